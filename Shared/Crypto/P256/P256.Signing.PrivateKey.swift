@@ -1,0 +1,69 @@
+import COpenSSLShims
+
+extension P256.Signing {
+    /// A P-256 private key for ECDSA-SHA256 signatures.
+    public struct PrivateKey: Sendable {
+        let key: OpenSSLKey
+
+        /// Generates a new random key.
+        public init() throws(CryptoError) {
+            try OpenSSL.ensureReady()
+            key = try OpenSSLKey.generate()
+        }
+
+        /// Imports a raw 32-byte big-endian scalar (CryptoKit `rawRepresentation`).
+        public init(rawRepresentation: [UInt8]) throws(CryptoError) {
+            try OpenSSL.ensureReady()
+            key = try OpenSSLKey.privateKey(raw: rawRepresentation)
+        }
+
+        /// Imports an unencrypted PKCS#8 `PrivateKeyInfo` in DER.
+        public init(pkcs8DERRepresentation: [UInt8]) throws(CryptoError) {
+            try OpenSSL.ensureReady()
+            key = try OpenSSLKey.privateKey(pkcs8: pkcs8DERRepresentation)
+        }
+
+        /// Imports a PEM `PRIVATE KEY` block (PKCS#8).
+        public init(pemRepresentation: String) throws(CryptoError) {
+            let der = try PEM.decode(pemRepresentation, label: "PRIVATE KEY")
+            try self.init(pkcs8DERRepresentation: der)
+        }
+
+        /// The raw 32-byte scalar. Treat as secret.
+        public var rawRepresentation: [UInt8] { key.rawPrivate() }
+        /// PKCS#8 DER. Treat as secret.
+        public var pkcs8DERRepresentation: [UInt8] { key.pkcs8() }
+        /// PKCS#8 PEM. Treat as secret.
+        public var pemRepresentation: String { PEM.encode(pkcs8DERRepresentation, label: "PRIVATE KEY") }
+
+        /// The matching public key.
+        public var publicKey: PublicKey {
+            // The point comes from our own key: it is valid by construction.
+            try! PublicKey(x963Representation: key.x963())
+        }
+
+        /// Signs SHA-256(`message`) and returns the raw `r‖s` signature.
+        public func signature(for message: [UInt8]) throws(CryptoError) -> ECDSASignature {
+            var sig = [UInt8](repeating: 0, count: 64)
+            let rc = message.withUnsafeBufferPointer { m in
+                sig.withUnsafeMutableBufferPointer { s in
+                    mw_ecdsa_sign(key.handle, m.baseAddress, m.count, s.baseAddress)
+                }
+            }
+            guard rc == 1 else { throw CryptoError(.internalFailure, "ECDSA signing failed") }
+            return ECDSASignature(uncheckedRaw: sig)
+        }
+
+        /// Signs an already computed SHA-256 digest.
+        public func signature(forDigest digest: SHA256.Digest) throws(CryptoError) -> ECDSASignature {
+            var sig = [UInt8](repeating: 0, count: 64)
+            let rc = digest.bytes.withUnsafeBufferPointer { d in
+                sig.withUnsafeMutableBufferPointer { s in
+                    mw_ecdsa_sign_digest(key.handle, d.baseAddress, s.baseAddress)
+                }
+            }
+            guard rc == 1 else { throw CryptoError(.internalFailure, "ECDSA signing failed") }
+            return ECDSASignature(uncheckedRaw: sig)
+        }
+    }
+}
