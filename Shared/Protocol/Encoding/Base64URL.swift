@@ -1,0 +1,91 @@
+/// Base64url without padding (RFC 4648 §5), strict.
+///
+/// Decoding rejects padding, characters outside the URL-safe alphabet, a
+/// length of 1 mod 4, and non-zero trailing bits, so every byte string has
+/// exactly one accepted encoding.
+public enum Base64URL {
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    private static let decodeTable: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { t[Int(c)] = UInt8(i) }
+        return t
+    }()
+
+    /// Encodes bytes.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var it = bytes.makeIterator()
+        while let b0 = it.next() {
+            let b1 = it.next()
+            let b2 = it.next()
+            out.append(alphabet[Int(b0 >> 2)])
+            out.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
+            if let b1 {
+                out.append(alphabet[Int((b1 & 0x0F) << 2 | (b2 ?? 0) >> 6)])
+                if let b2 { out.append(alphabet[Int(b2 & 0x3F)]) }
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The length of the encoding of `byteCount` bytes.
+    public static func encodedLength(of byteCount: Int) -> Int {
+        (byteCount * 4 + 2) / 3
+    }
+
+    /// Decodes a string, or returns nil when it is not canonical base64url.
+    public static func decode(_ string: some StringProtocol) -> [UInt8]? {
+        Array(string.utf8).withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// Decodes UTF-8 bytes, or returns nil when they are not canonical base64url.
+    public static func decode(_ chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let n = chars.count
+        if n % 4 == 1 { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(n * 3 / 4)
+        var i = 0
+        while i + 4 <= n {
+            let a = decodeTable[Int(chars[i])], b = decodeTable[Int(chars[i + 1])]
+            let c = decodeTable[Int(chars[i + 2])], d = decodeTable[Int(chars[i + 3])]
+            if (a | b | c | d) & 0xC0 != 0 { return nil }
+            out.append(a << 2 | b >> 4)
+            out.append(b << 4 | c >> 2)
+            out.append(c << 6 | d)
+            i += 4
+        }
+        let rest = n - i
+        if rest == 2 {
+            let a = decodeTable[Int(chars[i])], b = decodeTable[Int(chars[i + 1])]
+            if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { return nil }
+            out.append(a << 2 | b >> 4)
+        } else if rest == 3 {
+            let a = decodeTable[Int(chars[i])], b = decodeTable[Int(chars[i + 1])], c = decodeTable[Int(chars[i + 2])]
+            if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { return nil }
+            out.append(a << 2 | b >> 4)
+            out.append(b << 4 | c >> 2)
+        }
+        return out
+    }
+
+    /// Decodes a field that must hold exactly `count` bytes.
+    static func decode(_ string: String, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
+        guard let bytes = decode(string) else { throw .malformed("\(field) is not base64url without padding") }
+        guard bytes.count == count else { throw .malformed("\(field) must be \(count) bytes, got \(bytes.count)") }
+        return bytes
+    }
+
+    /// Decodes a field whose length must lie in `range`.
+    static func decode(_ string: String, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
+        guard string.utf8.count <= encodedLength(of: range.upperBound) else {
+            throw ProtocolError(.tooLarge, "\(field) is longer than \(range.upperBound) bytes")
+        }
+        guard let bytes = decode(string) else { throw .malformed("\(field) is not base64url without padding") }
+        guard range.contains(bytes.count) else {
+            throw .malformed("\(field) must be \(range.lowerBound)...\(range.upperBound) bytes, got \(bytes.count)")
+        }
+        return bytes
+    }
+}

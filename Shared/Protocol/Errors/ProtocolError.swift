@@ -1,0 +1,55 @@
+/// A protocol check that failed.
+///
+/// `code` is stable and shared with the Python reference implementation and
+/// the test vectors (`Tests/Vectors/README.md`); `message` says which check
+/// failed without echoing secrets, keys or ciphertext.
+public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable, extensible error code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// JSON shape, unknown or missing field, bad base64url, wrong length,
+        /// unsupported version, algorithm or kind.
+        public static let malformed = Code("malformed")
+        /// A public key that is not a valid P-256 point.
+        public static let invalidKey = Code("invalid_key")
+        /// A signature that does not verify.
+        public static let badSignature = Code("bad_signature")
+        /// `aud` is not the expected audience.
+        public static let wrongAudience = Code("wrong_audience")
+        /// `pairing_id` is not the expected pairing.
+        public static let wrongPairing = Code("wrong_pairing")
+        /// The AES-GCM tag check failed.
+        public static let decryptionFailed = Code("decryption_failed")
+        /// An event id or nonce that was already accepted.
+        public static let replayed = Code("replayed")
+        /// Past `exp`, or outside the allowed age.
+        public static let expired = Code("expired")
+        /// A request timestamp more than the allowed skew from now.
+        public static let clockSkew = Code("clock_skew")
+        /// A key id or device id that does not match its key, or an unknown key id.
+        public static let wrongKey = Code("wrong_key")
+        /// A pairing credential or management token that does not match.
+        public static let badCredential = Code("bad_credential")
+        /// A management consent asking for a scope that was not offered.
+        public static let scopeNotOffered = Code("scope_not_offered")
+        /// An input over its size limit.
+        public static let tooLarge = Code("too_large")
+        /// Randomness or OpenSSL failed while producing a message.
+        public static let internalFailure = Code("internal_failure")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func malformed(_ message: String) -> ProtocolError { ProtocolError(.malformed, message) }
+}

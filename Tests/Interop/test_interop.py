@@ -1,0 +1,910 @@
+"""Interop tests for the Mailwake protocol v1 (stdlib unittest).
+
+  python3 -m unittest discover -s Tests/Interop -v
+
+(a) the Swift-generated vectors (Tests/Vectors/protocol-v1.json, or the file
+    named by MAILWAKE_VECTORS) are checked by the independent implementation;
+(b) the Python implementation is tested on its own (RFC 5869, round trips,
+    every tampered field fails with the right code) and the checker is tested
+    against vectors the Python side generates;
+(c) with MAILWAKE_PROTOCOL_CLI naming the Swift ``mailwake-protocol`` binary,
+    round trips run in both directions through the two CLIs.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shlex
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import check_vectors  # noqa: E402
+import mailwake_ref as mw  # noqa: E402
+from mailwake_ref import ProtocolError, b64u_decode, b64u_encode  # noqa: E402
+
+VECTORS = os.environ.get("MAILWAKE_VECTORS") or os.path.join(os.path.dirname(HERE), "Vectors", "protocol-v1.json")
+PY_CLI = os.path.join(HERE, "mailwake_py_cli.py")
+
+AUD = "https://push.example.net"
+IAT = 1764400000
+
+
+def flip(data: bytes, index: int = 0, bit: int = 0) -> bytes:
+    out = bytearray(data)
+    out[index] ^= 1 << bit
+    return bytes(out)
+
+
+def flip_b64u(text: str, index: int = 0, bit: int = 0) -> str:
+    return b64u_encode(flip(b64u_decode(text), index, bit))
+
+
+def flip_text(text: str, index: int = 0) -> str:
+    """Flip the lowest bit of one ASCII character (stays printable ASCII)."""
+    return text[:index] + chr(ord(text[index]) ^ 1) + text[index + 1 :]
+
+
+def new_pairing_id() -> str:
+    return b64u_encode(os.urandom(16))
+
+
+def new_event_id() -> str:
+    """A lower-case UUIDv7 (48-bit ms timestamp, version 7, RFC 4122 variant)."""
+    ms = int.from_bytes(os.urandom(6), "big") >> 1
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    return str(uuid.UUID(int=value))
+
+
+def activity(event: str = "update") -> dict:
+    return {"id": "act-1", "event": event, "timestamp": IAT, "stale_date": IAT + 3600, "dismissal_date": 0}
+
+
+# --------------------------------------------------------------------------
+# Python-generated vectors in the README schema (to test the checker itself)
+# --------------------------------------------------------------------------
+
+
+def build_sample_vectors() -> dict:
+    outpost = mw.new_private_key()
+    outpost_pub = mw.public_from_private(outpost)
+    device_sign = mw.new_private_key()
+    device_sign_pub = mw.public_from_private(device_sign)
+    device_agree = mw.new_private_key()
+    device_agree_pub = mw.public_from_private(device_agree)
+    pid = new_pairing_id()
+    doc: dict = {"protocol": "mailwake/v1"}
+
+    doc["fingerprint"] = [
+        {"name": "outpost", "public_key": b64u_encode(outpost_pub),
+         "fingerprint": mw.fingerprint(outpost_pub), "id": mw.key_id(outpost_pub)},
+    ]  # fmt: skip
+
+    doc["context"], doc["seal"] = [], []
+    for kind, act in (("notification", None), ("live-activity", activity("start"))):
+        fields = dict(aud=AUD, pairing_id=pid, event_id=new_event_id(), kind=kind, iat=IAT, activity=act)
+        doc["context"].append(
+            {"name": kind, "alg": mw.ALG, **fields, "context": b64u_encode(mw.build_context(**fields))}
+        )
+        eph = mw.new_private_key()
+        salt, nonce = os.urandom(32), os.urandom(12)
+        plaintext = json.dumps({"mailbox": "Work", "subject": "Grüße"}, ensure_ascii=False).encode()
+        s = mw.seal_detailed(
+            plaintext, outpost_signing_private=outpost, device_agreement_public=device_agree_pub,
+            ephemeral_private=eph, salt=salt, nonce=nonce, **fields,
+        )  # fmt: skip
+        doc["seal"].append(
+            {
+                "name": kind,
+                "outpost_signing_private": b64u_encode(outpost),
+                "outpost_signing_public": b64u_encode(outpost_pub),
+                "device_agreement_private": b64u_encode(device_agree),
+                "device_agreement_public": b64u_encode(device_agree_pub),
+                "ephemeral_private": b64u_encode(eph),
+                "ephemeral_public": b64u_encode(s.ephemeral_public),
+                "salt": b64u_encode(salt),
+                "nonce": b64u_encode(nonce),
+                **fields,
+                "plaintext": b64u_encode(plaintext),
+                **{k: b64u_encode(getattr(s, k)) for k in ("context", "shared_secret", "info", "key", "ct", "signing_input")},
+                "envelope": s.envelope,
+            }
+        )
+
+    credential = os.urandom(32)
+    exp = IAT + 300
+    consent = mw.build_consent(
+        device_signing_private=device_sign, device_agreement_public=device_agree_pub,
+        outpost_public=outpost_pub, pairing_id=pid, credential=credential, exp=exp,
+    )  # fmt: skip
+    device_id = mw.key_id(device_sign_pub)
+    consent_si = mw.consent_signing_input(
+        pairing_id=pid, outpost_public=outpost_pub, device_id=device_id, device_signing_key=device_sign_pub,
+        device_agreement_key=device_agree_pub, credential=credential, exp=exp,
+    )  # fmt: skip
+    doc["consent"] = [
+        {"name": "basic", "outpost_public": b64u_encode(outpost_pub),
+         "device_signing_private": b64u_encode(device_sign), "device_signing_public": b64u_encode(device_sign_pub),
+         "device_agreement_public": b64u_encode(device_agree_pub), "pairing_id": pid,
+         "credential": b64u_encode(credential), "exp": exp, "device_id": device_id,
+         "signing_input": b64u_encode(consent_si), "consent": consent},
+    ]  # fmt: skip
+
+    token = os.urandom(32)
+    scopes = ["push", "content", "manage"]
+    body = mw.build_manage_consent(
+        device_signing_private=device_sign, device_agreement_public=device_agree_pub,
+        outpost_public=outpost_pub, token=token, scopes=scopes, exp=exp,
+    )  # fmt: skip
+    manage_si = mw.manage_consent_signing_input(
+        outpost_public=outpost_pub, device_id=device_id, device_signing_key=device_sign_pub,
+        device_agreement_key=device_agree_pub, token=token, scopes=scopes, exp=exp,
+    )  # fmt: skip
+    doc["manage_consent"] = [
+        {"name": "all scopes", "outpost_public": b64u_encode(outpost_pub),
+         "device_signing_private": b64u_encode(device_sign), "device_signing_public": b64u_encode(device_sign_pub),
+         "device_agreement_public": b64u_encode(device_agree_pub), "token": b64u_encode(token),
+         "scopes": scopes, "exp": exp, "device_id": device_id,
+         "signing_input": b64u_encode(manage_si), "body": body},
+    ]  # fmt: skip
+
+    payload = {"v": 1, "o": mw.key_id(outpost_pub), "d": device_id, "m": "mbx-1",
+               "f": "Archiv/2025 Entwürfe", "uv": 1700000000, "u": 4711, "iat": IAT}  # fmt: skip
+    ref = mw.build_ref(outpost, payload)
+    payload_bytes = mw.ref_payload_bytes(payload)
+    doc["ref"] = [
+        {"name": "basic", "outpost_signing_private": b64u_encode(outpost),
+         "outpost_signing_public": b64u_encode(outpost_pub), "payload": payload,
+         "ref_payload": b64u_encode(payload_bytes),
+         "signing_input": b64u_encode(mw.ref_signing_input(payload_bytes)), "ref": ref},
+    ]  # fmt: skip
+
+    req_nonce, req_body = os.urandom(16), b'{"pairing_id":"x"}'
+    req = dict(method="POST", origin=AUD, path="/v1/pairings?x=1", body=req_body)
+    header = mw.sign_request(outpost, ts=IAT, nonce=req_nonce, **req)
+    doc["request"] = [
+        {"name": "post", "signing_private": b64u_encode(outpost), "signing_public": b64u_encode(outpost_pub),
+         "keyid": mw.key_id(outpost_pub), "method": "POST", "origin": AUD, "path": req["path"], "ts": IAT,
+         "nonce": b64u_encode(req_nonce), "body": b64u_encode(req_body),
+         "signing_input": b64u_encode(mw.request_signing_input("POST", AUD, req["path"], IAT, req_nonce, req_body)),
+         "header": header},
+    ]  # fmt: skip
+
+    pin, cred = os.urandom(32), credential
+    pair_params = {"v": 1, "ok": b64u_encode(outpost_pub), "relay": AUD, "env": "sandbox",
+                   "pid": pid, "cred": b64u_encode(cred), "exp": exp}  # fmt: skip
+    manage_params = {"v": 1, "ok": b64u_encode(outpost_pub), "url": "https://home.example:8443",
+                     "pin": b64u_encode(pin), "tok": b64u_encode(token), "scope": "manage,content,push",
+                     "exp": exp, "relay": AUD, "env": "production", "pid": pid, "cred": b64u_encode(cred)}  # fmt: skip
+    pair_link = mw.build_pair_link(outpost_public=outpost_pub, relay=AUD, env="sandbox",
+                                   pairing_id=pid, credential=cred, exp=exp)  # fmt: skip
+    manage_link = mw.build_manage_link(
+        outpost_public=outpost_pub, url="https://home.example:8443", pin=pin, token=token,
+        scopes=["manage", "content", "push"], exp=exp, relay=AUD, env="production", pairing_id=pid, credential=cred,
+    )  # fmt: skip
+    doc["links"] = [
+        {"name": "pair", "kind": "pair", "params": pair_params, "link": pair_link},
+        {"name": "manage+push", "kind": "manage", "params": manage_params, "link": manage_link},
+    ]
+
+    env = doc["seal"][0]["envelope"]
+    open_input = {"envelope": env, "device_agreement_private": b64u_encode(device_agree),
+                  "outpost_public": b64u_encode(outpost_pub), "aud": AUD, "pairing_id": pid}  # fmt: skip
+    neg = []
+
+    def add(name, operation, error, **changes):
+        base = {
+            "open": open_input,
+            "verify_envelope": {"envelope": env, "outpost_public": b64u_encode(outpost_pub)},
+            "verify_consent": {"consent": consent, "outpost_public": b64u_encode(outpost_pub),
+                               "credential": b64u_encode(credential), "pairing_id": pid, "now": IAT},
+            "verify_manage_consent": {"body": body, "outpost_public": b64u_encode(outpost_pub),
+                                      "token": b64u_encode(token), "offered_scopes": scopes, "now": IAT},
+            "verify_ref": {"ref": ref, "outpost_public": b64u_encode(outpost_pub), "device_id": device_id},
+            "verify_request": {"header": header, "method": "POST", "origin": AUD, "path": req["path"],
+                               "body": b64u_encode(req_body), "public_key": b64u_encode(outpost_pub), "now": IAT},
+            "parse_link": {"link": pair_link},
+        }[operation]  # fmt: skip
+        neg.append({"name": name, "operation": operation, "input": {**copy.deepcopy(base), **changes}, "error": error})
+
+    add("ct flipped", "open", "bad_signature", envelope={**env, "ct": flip_b64u(env["ct"])})
+    add("wrong aud", "open", "wrong_audience", aud="https://other.example")
+    add("replay", "open", "replayed", seen_event_ids=[env["event_id"]])
+    add("unknown field", "verify_envelope", "malformed", envelope={**env, "x": 1})
+    add("consent expired", "verify_consent", "expired", now=exp + 1)
+    add("scope not offered", "verify_manage_consent", "malformed", offered_scopes=["push"])
+    add("ref other device", "verify_ref", "wrong_key", device_id="AAAAAAAAAAAAAAAAAAAAAA")
+    add("request skew", "verify_request", "clock_skew", now=IAT + 301)
+    add("link out of order", "parse_link", "malformed", link=pair_link.replace("v=1&", "") + "&v=1")
+    doc["negative"] = neg
+    return doc
+
+
+# --------------------------------------------------------------------------
+# (a) Swift vectors
+# --------------------------------------------------------------------------
+
+
+class SwiftVectorsTest(unittest.TestCase):
+    def test_vectors_file(self):
+        if not os.path.exists(VECTORS):
+            self.skipTest(f"{VECTORS} not present yet (generate it with `mailwake-protocol vectors`)")
+        summary = check_vectors.check_file(VECTORS)
+        self.assertGreater(summary["checked"], 0)
+        self.assertEqual(summary["failed"], [], json.dumps(summary, indent=2, ensure_ascii=False))
+
+
+class CheckerSelfTest(unittest.TestCase):
+    """The checker accepts correct vectors and catches wrong ones."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.doc = build_sample_vectors()
+
+    def test_sample_vectors_pass(self):
+        summary = check_vectors.check_document(copy.deepcopy(self.doc))
+        self.assertEqual(summary["failed"], [], json.dumps(summary, indent=2))
+        self.assertEqual(summary["checked"], sum(len(v) for k, v in self.doc.items() if k != "protocol"))
+
+    def test_script_exit_codes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "v.json")
+            with open(path, "w") as f:
+                json.dump(self.doc, f)
+            ok = subprocess.run([sys.executable, os.path.join(HERE, "check_vectors.py"), path], capture_output=True)
+            self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+            self.assertEqual(json.loads(ok.stdout)["failed"], [])
+            bad = copy.deepcopy(self.doc)
+            bad["context"][0]["context"] = flip_b64u(bad["context"][0]["context"], 40)
+            with open(path, "w") as f:
+                json.dump(bad, f)
+            res = subprocess.run([sys.executable, os.path.join(HERE, "check_vectors.py"), path], capture_output=True)
+            self.assertEqual(res.returncode, 1)
+            self.assertEqual(len(json.loads(res.stdout)["failed"]), 1)
+
+    def assertCaught(self, mutate, section):
+        doc = copy.deepcopy(self.doc)
+        mutate(doc)
+        failed = check_vectors.check_document(doc)["failed"]
+        self.assertTrue(failed, "mutation was not detected")
+        self.assertEqual({f["section"] for f in failed}, {section}, failed)
+
+    def test_detects_wrong_bytes(self):
+        self.assertCaught(lambda d: d["fingerprint"][0].update(id="A" * 22), "fingerprint")
+        for field in ("shared_secret", "info", "key", "ct", "signing_input", "context"):
+            self.assertCaught(lambda d, f=field: d["seal"][0].update({f: flip_b64u(d["seal"][0][f], 3)}), "seal")
+        self.assertCaught(lambda d: d["seal"][1]["envelope"].update(sig=flip_b64u(d["seal"][1]["envelope"]["sig"], 5)), "seal")
+        self.assertCaught(lambda d: d["consent"][0]["consent"].update(exp=1), "consent")
+        self.assertCaught(lambda d: d["manage_consent"][0].update(scopes=["push"]), "manage_consent")
+        self.assertCaught(lambda d: d["ref"][0].update(ref_payload=b64u_encode(b" " + b64u_decode(d["ref"][0]["ref_payload"]))), "ref")
+        self.assertCaught(lambda d: d["request"][0].update(header=d["request"][0]["header"].replace(", ", ",")), "request")
+        self.assertCaught(lambda d: d["links"][1].update(link=d["links"][1]["link"].replace("%3A", "%3a")), "links")
+
+    def test_detects_wrong_error_code(self):
+        self.assertCaught(lambda d: d["negative"][0].update(error="decryption_failed"), "negative")
+        self.assertCaught(lambda d: d["negative"][1]["input"].update(aud=AUD), "negative")  # now succeeds
+
+    def test_missing_section_is_reported(self):
+        self.assertCaught(lambda d: d.pop("ref"), "ref")
+
+
+# --------------------------------------------------------------------------
+# (b) The Python implementation on its own
+# --------------------------------------------------------------------------
+
+
+class HKDFTest(unittest.TestCase):
+    """RFC 5869 Appendix A, test cases 1-3 (SHA-256)."""
+
+    def test_rfc5869(self):
+        cases = [
+            (bytes([0x0B] * 22), bytes(range(0x00, 0x0D)), bytes(range(0xF0, 0xFA)), 42,
+             "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"),
+            (bytes(range(0x00, 0x50)), bytes(range(0x60, 0xB0)), bytes(range(0xB0, 0x100)), 82,
+             "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c"
+             "59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71"
+             "cc30c58179ec3e87c14c01d5c1f3434f1d87"),
+            (bytes([0x0B] * 22), b"", b"", 42,
+             "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8"),
+        ]  # fmt: skip
+        for ikm, salt, info, length, okm in cases:
+            self.assertEqual(mw.hkdf_sha256(ikm, salt, info, length).hex(), okm)
+
+
+class EncodingTest(unittest.TestCase):
+    def test_b64u_round_trip(self):
+        for n in range(0, 40):
+            data = os.urandom(n)
+            self.assertEqual(b64u_decode(b64u_encode(data)), data)
+
+    def test_b64u_strict(self):
+        for bad in ("AA==", "A", "AB+/", "AB/_", "AB C", "AB\n", "AR", "AAB", "ÄA", 5, None):
+            with self.assertRaises(ProtocolError) as cm:
+                b64u_decode(bad)
+            self.assertEqual(cm.exception.code, "malformed", bad)
+        self.assertEqual(b64u_decode("AQ"), b"\x01")
+        self.assertEqual(b64u_decode(""), b"")
+        with self.assertRaises(ProtocolError):
+            b64u_decode("AQ", length=2)
+
+    def test_lp_u64(self):
+        self.assertEqual(mw.lp("ab"), b"\x00\x00\x00\x02ab")
+        self.assertEqual(mw.lp(b""), b"\x00\x00\x00\x00")
+        self.assertEqual(mw.lp("é"), b"\x00\x00\x00\x02\xc3\xa9")
+        self.assertEqual(mw.u64be(1), b"\x00" * 7 + b"\x01")
+        for bad in (-1, 2**64, True, 1.0):
+            with self.assertRaises(ProtocolError):
+                mw.u64be(bad)
+
+    def test_percent_encoding(self):
+        self.assertEqual(mw.percent_encode("https://a.b:8443/~x y"), "https%3A%2F%2Fa.b%3A8443%2F~x%20y")
+        self.assertEqual(mw.percent_encode("ü"), "%C3%BC")
+        self.assertEqual(mw.percent_decode("https%3A%2F%2Fa.b"), "https://a.b")
+        for bad in ("https%3a%2F%2Fa.b", "https://a.b", "%41", "%C3", "%zz"):
+            with self.assertRaises(ProtocolError, msg=bad):
+                mw.percent_decode(bad)
+
+    def test_ids_and_fingerprint(self):
+        pub = mw.public_from_private(mw.new_private_key())
+        digest = mw.sha256(pub)[:16]
+        self.assertEqual(mw.key_id(pub), b64u_encode(digest))
+        self.assertEqual(len(mw.key_id(pub)), 22)
+        fp = mw.fingerprint(pub)
+        self.assertRegex(fp, r"^([0-9A-F]{4} ){7}[0-9A-F]{4}$")
+        self.assertEqual(fp.replace(" ", ""), digest.hex().upper())
+
+    def test_public_key_validation(self):
+        pub = mw.public_from_private(mw.new_private_key())
+        for bad, code in ((flip(pub, 64), "invalid_key"), (flip(pub, 10), "invalid_key"),
+                          (b"\x04" + bytes(64), "invalid_key"), (b"\x02" + pub[1:], "invalid_key"),
+                          (pub[:33], "malformed"), (pub + b"\x00", "malformed")):  # fmt: skip
+            with self.assertRaises(ProtocolError) as cm:
+                mw.load_public_key(bad)
+            self.assertEqual(cm.exception.code, code)
+
+    def test_signature_format(self):
+        priv = mw.new_private_key()
+        pub = mw.public_from_private(priv)
+        sig = mw.ecdsa_sign(priv, b"m")
+        self.assertEqual(len(sig), 64)
+        mw.ecdsa_verify(pub, b"m", sig)
+        for bad, code in ((sig[:63], "malformed"), (sig + b"\x00", "malformed"), (flip(sig, 40), "bad_signature"),
+                          (bytes(64), "bad_signature")):  # fmt: skip
+            with self.assertRaises(ProtocolError) as cm:
+                mw.ecdsa_verify(pub, b"m", bad)
+            self.assertEqual(cm.exception.code, code)
+
+    def test_context_layout(self):
+        ctx = mw.build_context(aud="a", pairing_id="p", event_id="e", kind="notification", iat=1)
+        want = b"".join(mw.lp(x) for x in ("mailwake/ctx/v1", mw.ALG, "a", "p", "e", "notification"))
+        self.assertEqual(ctx, want + mw.lp(mw.u64be(1)))
+        act = {"id": "i", "event": "end", "timestamp": 2, "stale_date": 0, "dismissal_date": 3}
+        live = mw.build_context(aud="a", pairing_id="p", event_id="e", kind="live-activity", iat=1, activity=act)
+        tail = mw.lp("i") + mw.lp("end") + mw.lp(mw.u64be(2)) + mw.lp(mw.u64be(0)) + mw.lp(mw.u64be(3))
+        self.assertTrue(live.endswith(tail))
+
+
+class SealOpenTest(unittest.TestCase):
+    def setUp(self):
+        self.outpost = mw.new_private_key()
+        self.outpost_pub = mw.public_from_private(self.outpost)
+        self.device = mw.new_private_key()
+        self.device_pub = mw.public_from_private(self.device)
+        self.pid = new_pairing_id()
+        self.plaintext = b'{"mailbox":"Work","subject":"Hello"}'
+
+    def seal(self, kind="notification", act=None):
+        return mw.seal(
+            self.plaintext, outpost_signing_private=self.outpost, device_agreement_public=self.device_pub,
+            aud=AUD, pairing_id=self.pid, event_id=new_event_id(), iat=IAT, kind=kind, activity=act,
+        )  # fmt: skip
+
+    def open(self, env, **overrides):
+        args = dict(device_agreement_private=self.device, outpost_public=self.outpost_pub, aud=AUD, pairing_id=self.pid)
+        args.update(overrides)
+        return mw.open_envelope(env, **args)
+
+    def resign(self, env):
+        """Re-sign a tampered envelope with the outpost key, to reach the checks after the signature."""
+        e = mw.parse_envelope(env)
+        return {**env, "sig": b64u_encode(mw.ecdsa_sign(self.outpost, e.signing_input()))}
+
+    def assertCode(self, code, fn, *args, **kwargs):
+        with self.assertRaises(ProtocolError) as cm:
+            fn(*args, **kwargs)
+        self.assertEqual(cm.exception.code, code, cm.exception.message)
+
+    def test_round_trip(self):
+        env = self.seal()
+        self.assertEqual(list(env), list(mw.ENVELOPE_FIELDS))
+        self.assertEqual(self.open(env), self.plaintext)
+        self.assertEqual(self.open(json.dumps(env).encode()), self.plaintext)  # JSON bytes too
+        mw.verify_envelope(env, self.outpost_pub)
+
+    def test_round_trip_live_activity(self):
+        env = self.seal("live-activity", activity("start"))
+        self.assertEqual(env["activity"], activity("start"))
+        self.assertEqual(self.open(env), self.plaintext)
+
+    def test_injected_randomness_is_deterministic(self):
+        kwargs = dict(
+            outpost_signing_private=self.outpost, device_agreement_public=self.device_pub, aud=AUD,
+            pairing_id=self.pid, event_id="e", iat=IAT, ephemeral_private=mw.new_private_key(),
+            salt=os.urandom(32), nonce=os.urandom(12),
+        )  # fmt: skip
+        a, b = mw.seal_detailed(b"x", **kwargs), mw.seal_detailed(b"x", **kwargs)
+        self.assertEqual((a.ct, a.key, a.info, a.signing_input), (b.ct, b.key, b.info, b.signing_input))
+        self.assertEqual(a.shared_secret, mw.ecdh(self.device, a.ephemeral_public))
+        self.assertEqual(a.info, a.context + mw.lp(a.ephemeral_public) + mw.lp(self.device_pub))
+        self.assertEqual(len(a.ct), 1 + 16)
+
+    def test_bit_flips_fail_signature(self):
+        """Every field is covered by the outpost signature: any flip is bad_signature."""
+        env = self.seal()
+        ct_len = len(b64u_decode(env["ct"]))
+        tampered = {
+            "ct": {**env, "ct": flip_b64u(env["ct"], 0)},
+            "tag": {**env, "ct": flip_b64u(env["ct"], ct_len - 1, 7)},
+            "epk": {**env, "epk": flip_b64u(env["epk"], 20)},
+            "salt": {**env, "salt": flip_b64u(env["salt"], 31)},
+            "nonce": {**env, "nonce": flip_b64u(env["nonce"], 5)},
+            "sig": {**env, "sig": flip_b64u(env["sig"], 63)},
+            "aud": {**env, "aud": flip_text(env["aud"], len(env["aud"]) - 1)},
+            "pairing_id": {**env, "pairing_id": flip_text(env["pairing_id"], 0)},
+            "event_id": {**env, "event_id": flip_text(env["event_id"], 3)},
+            "iat": {**env, "iat": env["iat"] ^ 1},
+        }
+        for field, bad in tampered.items():
+            with self.subTest(field=field):
+                self.assertCode("bad_signature", self.open, bad)
+                self.assertCode("bad_signature", mw.verify_envelope, bad, self.outpost_pub)
+
+    def test_bit_flips_after_resigning(self):
+        """With a valid signature over the tampered fields, the later checks catch each flip."""
+        env = self.seal()
+        ct_len = len(b64u_decode(env["ct"]))
+        cases = {
+            "ct": ({**env, "ct": flip_b64u(env["ct"], 0)}, "decryption_failed"),
+            "tag": ({**env, "ct": flip_b64u(env["ct"], ct_len - 1, 7)}, "decryption_failed"),
+            "epk": ({**env, "epk": flip_b64u(env["epk"], 20)}, "invalid_key"),
+            "salt": ({**env, "salt": flip_b64u(env["salt"], 31)}, "decryption_failed"),
+            "nonce": ({**env, "nonce": flip_b64u(env["nonce"], 5)}, "decryption_failed"),
+            "aud": ({**env, "aud": flip_text(env["aud"], len(env["aud"]) - 1)}, "wrong_audience"),
+            "pairing_id": ({**env, "pairing_id": flip_text(env["pairing_id"], 0)}, "wrong_pairing"),
+            "event_id": ({**env, "event_id": flip_text(env["event_id"], 3)}, "decryption_failed"),
+            "iat": ({**env, "iat": env["iat"] ^ 1}, "decryption_failed"),
+        }
+        for field, (bad, code) in cases.items():
+            with self.subTest(field=field):
+                self.assertCode(code, self.open, self.resign(bad))
+
+    def test_receiver_checks(self):
+        env = self.seal()
+        self.assertCode("wrong_audience", self.open, env, aud="https://push.example.org")
+        self.assertCode("wrong_pairing", self.open, env, pairing_id=new_pairing_id())
+        self.assertCode("bad_signature", self.open, env, outpost_public=mw.public_from_private(mw.new_private_key()))
+        self.assertCode("invalid_key", self.open, env, outpost_public=flip(self.outpost_pub, 64))
+        self.assertCode("decryption_failed", self.open, env, device_agreement_private=mw.new_private_key())
+        seen: set = set()
+        self.assertEqual(self.open(env, seen_event_ids=seen), self.plaintext)
+        self.assertEqual(seen, {env["event_id"]})
+        self.assertCode("replayed", self.open, env, seen_event_ids=seen)
+
+    def test_shape_checks(self):
+        env = self.seal()
+        live = self.seal("live-activity", activity())
+        no_activity = {k: v for k, v in live.items() if k != "activity"}
+        bad_envelopes = {
+            "unknown field": {**env, "extra": 1},
+            "missing field": {k: v for k, v in env.items() if k != "salt"},
+            "v 2": {**env, "v": 2},
+            "v true": {**env, "v": True},
+            "v string": {**env, "v": "1"},
+            "alg": {**env, "alg": "P256-HKDF-SHA256-A128GCM"},
+            "kind": {**env, "kind": "alert"},
+            "activity on notification": {**env, "activity": activity()},
+            "live without activity": no_activity,
+            "activity bad event": {**live, "activity": {**activity(), "event": "pause"}},
+            "activity extra field": {**live, "activity": {**activity(), "x": 0}},
+            "activity missing date": {**live, "activity": {k: v for k, v in activity().items() if k != "stale_date"}},
+            "iat float": {**env, "iat": float(IAT)},
+            "iat negative": {**env, "iat": -1},
+            "epk short": {**env, "epk": b64u_encode(b64u_decode(env["epk"])[:33])},
+            "salt short": {**env, "salt": b64u_encode(os.urandom(31))},
+            "nonce long": {**env, "nonce": b64u_encode(os.urandom(16))},
+            "sig short": {**env, "sig": b64u_encode(b64u_decode(env["sig"])[:63])},
+            "ct short": {**env, "ct": b64u_encode(os.urandom(15))},
+            "ct padded": {**env, "ct": env["ct"] + "=" * (-len(env["ct"]) % 4 or 4)},
+            "aud not string": {**env, "aud": 5},
+        }
+        for name, bad in bad_envelopes.items():
+            with self.subTest(name):
+                self.assertCode("malformed", self.open, bad)
+                self.assertCode("malformed", mw.verify_envelope, bad, self.outpost_pub)
+        self.assertCode("malformed", self.open, b'{"v":1,"v":1}')
+        self.assertCode("malformed", self.open, b"[]")
+        self.assertCode("malformed", self.open, b"\xff")
+        # A JSON null activity on a notification reads as absent.
+        self.assertEqual(self.open({**env, "activity": None}), self.plaintext)
+
+
+class SignedObjectsTest(unittest.TestCase):
+    def setUp(self):
+        self.outpost = mw.new_private_key()
+        self.outpost_pub = mw.public_from_private(self.outpost)
+        self.dsk = mw.new_private_key()
+        self.dsk_pub = mw.public_from_private(self.dsk)
+        self.dak_pub = mw.public_from_private(mw.new_private_key())
+        self.device_id = mw.key_id(self.dsk_pub)
+
+    def assertCode(self, code, fn, *args, **kwargs):
+        with self.assertRaises(ProtocolError) as cm:
+            fn(*args, **kwargs)
+        self.assertEqual(cm.exception.code, code, cm.exception.message)
+
+    def test_consent(self):
+        pid, cred = new_pairing_id(), os.urandom(32)
+        c = mw.build_consent(device_signing_private=self.dsk, device_agreement_public=self.dak_pub,
+                             outpost_public=self.outpost_pub, pairing_id=pid, credential=cred, exp=IAT)  # fmt: skip
+        self.assertEqual(list(c), list(mw.CONSENT_FIELDS))
+        ok = dict(outpost_public=self.outpost_pub, credential=cred, pairing_id=pid, now=IAT)
+        mw.verify_consent(c, **ok)
+        self.assertCode("expired", mw.verify_consent, c, **{**ok, "now": IAT + 1})
+        self.assertCode("bad_signature", mw.verify_consent, c, **{**ok, "credential": os.urandom(32)})
+        self.assertCode("bad_signature", mw.verify_consent, c, **{**ok, "outpost_public": self.dak_pub})
+        self.assertCode("wrong_pairing", mw.verify_consent, c, **{**ok, "pairing_id": new_pairing_id()})
+        self.assertCode("bad_signature", mw.verify_consent, {**c, "exp": IAT + 1}, **ok)
+        self.assertCode("wrong_key", mw.verify_consent, {**c, "device_id": mw.key_id(self.dak_pub)}, **ok)
+        self.assertCode("invalid_key", mw.verify_consent,
+                        {**c, "device_agreement_key": flip_b64u(c["device_agreement_key"], 64)}, **ok)  # fmt: skip
+        self.assertCode("malformed", mw.verify_consent, {**c, "extra": 0}, **ok)
+        self.assertCode("malformed", mw.verify_consent, {**c, "v": 2}, **ok)
+
+    def test_manage_consent(self):
+        tok = os.urandom(32)
+        body = mw.build_manage_consent(device_signing_private=self.dsk, device_agreement_public=self.dak_pub,
+                                       outpost_public=self.outpost_pub, token=tok, scopes=["push", "content"],
+                                       exp=IAT)  # fmt: skip
+        si = mw.manage_consent_signing_input(
+            outpost_public=self.outpost_pub, device_id=self.device_id, device_signing_key=self.dsk_pub,
+            device_agreement_key=self.dak_pub, token=tok, scopes=["push", "content"], exp=IAT,
+        )  # fmt: skip
+        self.assertIn(mw.lp("content,push"), si)  # sorted, comma-joined
+        ok = dict(outpost_public=self.outpost_pub, token=tok, offered_scopes=["manage", "content", "push"], now=IAT)
+        mw.verify_manage_consent(body, **ok)
+        mw.verify_manage_consent({**body, "scopes": ["content", "push"]}, **ok)  # order is free
+        self.assertCode("malformed", mw.verify_manage_consent, body, **{**ok, "offered_scopes": ["content"]})
+        self.assertCode("bad_signature", mw.verify_manage_consent, body, **{**ok, "token": os.urandom(32)})
+        self.assertCode("bad_signature", mw.verify_manage_consent, {**body, "scopes": ["content"]}, **ok)
+        self.assertCode("expired", mw.verify_manage_consent, body, **{**ok, "now": IAT + 1})
+        self.assertCode("malformed", mw.verify_manage_consent, {**body, "scopes": ["push", "push"]}, **ok)
+        self.assertCode("malformed", mw.verify_manage_consent, {**body, "scopes": ["admin"]}, **ok)
+        self.assertCode("wrong_key", mw.verify_manage_consent, {**body, "device_id": "x"}, **ok)
+
+    def test_ref(self):
+        payload = {"v": 1, "o": mw.key_id(self.outpost_pub), "d": self.device_id, "m": "m1",
+                   "f": "INBOX/Sub", "uv": 7, "u": 42, "iat": IAT}  # fmt: skip
+        ref = mw.build_ref(self.outpost, payload)
+        part = ref.split(".")[0]
+        self.assertEqual(
+            b64u_decode(part),
+            ('{"v":1,"o":"%s","d":"%s","m":"m1","f":"INBOX/Sub","uv":7,"u":42,"iat":%d}'
+             % (payload["o"], self.device_id, IAT)).encode(),
+        )  # fmt: skip
+        self.assertEqual(mw.verify_ref(ref, outpost_public=self.outpost_pub, device_id=self.device_id), payload)
+        self.assertCode("wrong_key", mw.verify_ref, ref, outpost_public=self.outpost_pub, device_id="other")
+        self.assertCode("bad_signature", mw.verify_ref, ref, outpost_public=self.dak_pub, device_id=self.device_id)
+        raw = b64u_decode(part)
+        tampered = flip(raw, raw.index(b'"m1"') + 2)  # "m1" -> "m0": still valid JSON
+        self.assertCode("bad_signature", mw.verify_ref, b64u_encode(tampered) + "." + ref.split(".")[1],
+                        outpost_public=self.outpost_pub, device_id=self.device_id)  # fmt: skip
+        self.assertCode("malformed", mw.verify_ref, b64u_encode(flip(raw, 3)) + "." + ref.split(".")[1],
+                        outpost_public=self.outpost_pub, device_id=self.device_id)  # fmt: skip
+        for bad in (ref + ".x", ref.replace(".", ""), part + "." + b64u_encode(bytes(63))):
+            self.assertCode("malformed", mw.verify_ref, bad, outpost_public=self.outpost_pub, device_id=self.device_id)
+        # The verifier uses the bytes as given: a re-spaced but validly signed payload is accepted.
+        spaced = json.dumps(payload).encode()
+        ref2 = b64u_encode(spaced) + "." + b64u_encode(mw.ecdsa_sign(self.outpost, mw.ref_signing_input(spaced)))
+        self.assertEqual(mw.verify_ref(ref2, outpost_public=self.outpost_pub, device_id=self.device_id), payload)
+
+    def test_request(self):
+        body, nonce = b"hello", os.urandom(16)
+        req = dict(method="POST", origin=AUD, path="/v1/pairings/abc/consent?wait=30", body=body)
+        header = mw.sign_request(self.dsk, ts=IAT, nonce=nonce, **req)
+        self.assertRegex(header, r'^keyid="[A-Za-z0-9_-]{22}", ts="1764400000", nonce="[A-Za-z0-9_-]{22}", '
+                                 r'sig="[A-Za-z0-9_-]{86}"$')  # fmt: skip
+        ok = dict(public_key=self.dsk_pub, now=IAT, **req)
+        self.assertEqual(mw.verify_request(header, **ok), self.device_id)
+        self.assertEqual(mw.verify_request(header, **{**ok, "now": IAT + 300}), self.device_id)
+        self.assertCode("clock_skew", mw.verify_request, header, **{**ok, "now": IAT + 301})
+        self.assertCode("clock_skew", mw.verify_request, header, **{**ok, "now": IAT - 301})
+        self.assertCode("wrong_key", mw.verify_request, header, **{**ok, "public_key": self.outpost_pub})
+        self.assertCode("bad_signature", mw.verify_request, header, **{**ok, "body": b"hellO"})
+        self.assertCode("bad_signature", mw.verify_request, header, **{**ok, "path": "/v1/pairings/abc/consent"})
+        self.assertCode("bad_signature", mw.verify_request, header, **{**ok, "method": "GET"})
+        seen: set = set()
+        mw.verify_request(header, seen_nonces=seen, **ok)
+        self.assertCode("replayed", mw.verify_request, header, seen_nonces=seen, **ok)
+        for bad in (header.replace(", ", ","), header + " ", "Mailwake-Signature: " + header,
+                    header.replace('ts="', 'ts="0'), header.replace("keyid", "kid")):  # fmt: skip
+            self.assertCode("malformed", mw.verify_request, bad, **ok)
+
+    def test_links(self):
+        pid, cred, pin, tok = new_pairing_id(), os.urandom(32), os.urandom(32), os.urandom(32)
+        pair = mw.build_pair_link(outpost_public=self.outpost_pub, relay=AUD, env="production",
+                                  pairing_id=pid, credential=cred, exp=IAT)  # fmt: skip
+        self.assertEqual(
+            pair,
+            f"mailwake://pair?v=1&ok={b64u_encode(self.outpost_pub)}&relay=https%3A%2F%2Fpush.example.net"
+            f"&env=production&pid={pid}&cred={b64u_encode(cred)}&exp={IAT}",
+        )
+        parsed = mw.parse_link(pair)
+        self.assertEqual((parsed["kind"], parsed["relay"], parsed["exp"], parsed["pid"]), ("pair", AUD, IAT, pid))
+        manage = mw.build_manage_link(outpost_public=self.outpost_pub, url="https://h.example", pin=pin,
+                                      token=tok, scopes=["manage", "content"], exp=IAT)  # fmt: skip
+        self.assertTrue(manage.endswith(f"&scope=manage,content&exp={IAT}"))
+        self.assertEqual(mw.parse_link(manage)["scope"], ["manage", "content"])
+        with_push = mw.build_manage_link(outpost_public=self.outpost_pub, url="https://h.example", pin=pin,
+                                         token=tok, scopes=["push"], exp=IAT, relay=AUD, env="sandbox",
+                                         pairing_id=pid, credential=cred)  # fmt: skip
+        self.assertEqual(list(mw.parse_link(with_push))[-4:], ["relay", "env", "pid", "cred"])
+
+        bad_links = {
+            "order": pair.replace("v=1&", "") + "&v=1",
+            "missing": pair.replace("&env=production", ""),
+            "extra": pair + "&x=1",
+            "duplicate": pair + "&exp=1",
+            "v2": pair.replace("v=1", "v=2"),
+            "env": pair.replace("production", "staging"),
+            "lower hex": pair.replace("%3A", "%3a"),
+            "unescaped": pair.replace("https%3A%2F%2F", "https://"),
+            "exp": pair.replace(f"exp={IAT}", "exp=01"),
+            "cred": pair.replace(b64u_encode(cred), b64u_encode(cred[:31])),
+            "scheme": pair.replace("mailwake://", "https://"),
+            "manage push params without push": manage + f"&relay=x&env=sandbox&pid={pid}&cred={b64u_encode(cred)}",
+            "manage push without params": with_push.split("&relay=")[0],
+            "scope": manage.replace("manage,content", "manage,admin"),
+        }
+        for name, link in bad_links.items():
+            with self.subTest(name):
+                with self.assertRaises(ProtocolError) as cm:
+                    mw.parse_link(link)
+                self.assertEqual(cm.exception.code, "malformed", cm.exception.message)
+        bad_ok = b64u_encode(flip(self.outpost_pub, 64))
+        with self.assertRaises(ProtocolError) as cm:
+            mw.parse_link(pair.replace(b64u_encode(self.outpost_pub), bad_ok))
+        self.assertEqual(cm.exception.code, "invalid_key")
+
+
+# --------------------------------------------------------------------------
+# (c) Cross round trips through the CLIs
+# --------------------------------------------------------------------------
+
+
+def _command(value: str) -> list:
+    """MAILWAKE_PROTOCOL_CLI: a path to the binary, or a shell-quoted command line."""
+    return [value] if os.path.exists(value) else shlex.split(value)
+
+
+class CLIHelpers:
+    tmp: str
+
+    def run_cli(self, cmd: list, *args: str, stdin: bytes = b"", ok: bool = True) -> subprocess.CompletedProcess:
+        res = subprocess.run(cmd + list(args), input=stdin, capture_output=True, timeout=120)
+        if ok:
+            self.assertEqual(res.returncode, 0, f"{cmd} {args[0]} failed: {res.stderr.decode(errors='replace')}")
+        return res
+
+    def keygen(self, cmd: list, name: str) -> dict:
+        path = os.path.join(self.tmp, name)
+        self.run_cli(cmd, "keygen", "--out", path)
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o600, f"{path} is not 0600")
+        with open(path) as f:
+            keys = json.load(f)
+        self.assertEqual(
+            sorted(keys),
+            sorted(["signing_private", "signing_public", "agreement_private", "agreement_public", "device_id", "outpost_id"]),
+        )
+        keys["path"] = path
+        return keys
+
+    def body_file(self, data: bytes) -> str:
+        fd, path = tempfile.mkstemp(dir=self.tmp)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return path
+
+
+@unittest.skipUnless(
+    os.environ.get("MAILWAKE_PROTOCOL_CLI"),
+    "MAILWAKE_PROTOCOL_CLI is not set; set it to the Swift mailwake-protocol binary to run cross round trips",
+)
+class CrossImplementationTest(CLIHelpers, unittest.TestCase):
+    def setUp(self):
+        self.swift = _command(os.environ["MAILWAKE_PROTOCOL_CLI"])
+        self.py = [sys.executable, PY_CLI]
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+        self.pid = new_pairing_id()
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def plaintext(self) -> bytes:
+        return json.dumps({"mailbox": "Work", "folder": "INBOX", "from": {"name": "Zoë", "address": "z@example.com"},
+                           "subject": "Grüße " + os.urandom(8).hex(), "received_at": IAT}, ensure_ascii=False).encode()  # fmt: skip
+
+    def test_swift_keygen_matches_python(self):
+        keys = self.keygen(self.swift, "swift.json")
+        sign_pub = b64u_decode(keys["signing_public"])
+        self.assertEqual(mw.public_from_private(b64u_decode(keys["signing_private"])), sign_pub)
+        self.assertEqual(mw.public_from_private(b64u_decode(keys["agreement_private"])), b64u_decode(keys["agreement_public"]))
+        self.assertEqual(keys["device_id"], mw.key_id(sign_pub))
+        self.assertEqual(keys["outpost_id"], mw.key_id(sign_pub))
+
+    def test_fingerprint(self):
+        for source in (self.py, self.swift):
+            keys = self.keygen(source, f"fp-{len(source)}.json")
+            for field in ("signing_public", "agreement_public"):
+                pub = keys[field]
+                out = json.loads(self.run_cli(self.swift, "fingerprint", pub).stdout)
+                self.assertEqual(out, {"fingerprint": mw.fingerprint(b64u_decode(pub)), "id": mw.key_id(b64u_decode(pub))})
+        res = self.run_cli(self.swift, "fingerprint", b64u_encode(b"\x04" + bytes(64)), ok=False)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn(b"invalid_key", res.stderr)
+
+    def _seal_args(self, identity: dict, device: dict, event: str, kind: str, act) -> list:
+        args = ["seal", "--identity", identity["path"], "--device-key", device["agreement_public"], "--aud", AUD,
+                "--pairing", self.pid, "--event", event, "--iat", str(IAT), "--kind", kind]  # fmt: skip
+        if act is not None:
+            args += ["--activity-json", json.dumps(act)]
+        return args
+
+    def test_python_seals_swift_opens(self):
+        outpost = self.keygen(self.py, "outpost.json")
+        device = self.keygen(self.swift, "device.json")
+        for kind, act in (("notification", None), ("live-activity", activity("start")), ("live-activity", activity("end"))):
+            with self.subTest(kind=kind, act=act):
+                pt = self.plaintext()
+                env = mw.seal(
+                    pt, outpost_signing_private=b64u_decode(outpost["signing_private"]),
+                    device_agreement_public=b64u_decode(device["agreement_public"]), aud=AUD, pairing_id=self.pid,
+                    event_id=new_event_id(), iat=IAT, kind=kind, activity=act,
+                )  # fmt: skip
+                open_args = ["open", "--keys", device["path"], "--outpost-key", outpost["signing_public"],
+                             "--aud", AUD, "--pairing", self.pid]  # fmt: skip
+                res = self.run_cli(self.swift, *open_args, stdin=json.dumps(env).encode())
+                self.assertEqual(res.stdout, pt)
+                # Swift must refuse what Python refuses.
+                for bad, code in (({**env, "ct": flip_b64u(env["ct"], 0)}, b"bad_signature"),
+                                  ({**env, "extra": 1}, b"malformed")):  # fmt: skip
+                    res = self.run_cli(self.swift, *open_args, stdin=json.dumps(bad).encode(), ok=False)
+                    self.assertEqual(res.returncode, 1)
+                    self.assertIn(code, res.stderr)
+                res = self.run_cli(self.swift, *open_args[:-4], "--aud", "https://other.example", "--pairing", self.pid,
+                                   stdin=json.dumps(env).encode(), ok=False)  # fmt: skip
+                self.assertEqual(res.returncode, 1)
+                self.assertIn(b"wrong_audience", res.stderr)
+
+    def test_swift_seals_python_opens(self):
+        outpost = self.keygen(self.swift, "outpost.json")
+        device = self.keygen(self.py, "device.json")
+        for kind, act in (("notification", None), ("live-activity", activity("update"))):
+            with self.subTest(kind=kind):
+                pt, event = self.plaintext(), new_event_id()
+                res = self.run_cli(self.swift, *self._seal_args(outpost, device, event, kind, act), stdin=pt)
+                env = mw.loads_strict(res.stdout)
+                expected = {"v": 1, "alg": mw.ALG, "aud": AUD, "pairing_id": self.pid, "event_id": event,
+                            "kind": kind, "iat": IAT}  # fmt: skip
+                self.assertEqual({k: env.get(k) for k in expected}, expected)
+                self.assertEqual(env.get("activity"), act)
+                mw.verify_envelope(env, b64u_decode(outpost["signing_public"]))
+                got = mw.open_envelope(env, device_agreement_private=b64u_decode(device["agreement_private"]),
+                                       outpost_public=b64u_decode(outpost["signing_public"]), aud=AUD,
+                                       pairing_id=self.pid)  # fmt: skip
+                self.assertEqual(got, pt)
+                # And through the Python CLI, as the Swift CLI would be used.
+                res = self.run_cli(self.py, "open", "--keys", device["path"], "--outpost-key", outpost["signing_public"],
+                                   "--aud", AUD, "--pairing", self.pid, stdin=res.stdout)  # fmt: skip
+                self.assertEqual(res.stdout, pt)
+
+    def test_swift_seal_is_randomized(self):
+        outpost = self.keygen(self.swift, "outpost.json")
+        device = self.keygen(self.py, "device.json")
+        args = self._seal_args(outpost, device, new_event_id(), "notification", None)
+        a = json.loads(self.run_cli(self.swift, *args, stdin=b"same").stdout)
+        b = json.loads(self.run_cli(self.swift, *args, stdin=b"same").stdout)
+        for field in ("epk", "salt", "nonce", "ct"):
+            self.assertNotEqual(a[field], b[field], f"{field} repeated across two seals")
+
+    def test_requests_both_ways(self):
+        swift_keys = self.keygen(self.swift, "swift.json")
+        py_keys = self.keygen(self.py, "py.json")
+        for body in (b"", os.urandom(300), '{"k":"ü"}'.encode()):
+            path = self.body_file(body)
+            req = ["--method", "POST", "--origin", AUD, "--path", "/v1/pairings?wait=30", "--body-file", path]
+            with self.subTest(body=len(body)):
+                # Swift signs -> Python verifies.
+                nonce = os.urandom(16)
+                header = json.loads(self.run_cli(self.swift, "sign-request", "--keys", swift_keys["path"], *req,
+                                                 "--ts", str(IAT), "--nonce", b64u_encode(nonce)).stdout)["header"]  # fmt: skip
+                hdr = mw.parse_signature_header(header)
+                self.assertEqual((hdr.keyid, hdr.ts, hdr.nonce), (swift_keys["device_id"], IAT, nonce))
+                keyid = mw.verify_request(header, method="POST", origin=AUD, path="/v1/pairings?wait=30", body=body,
+                                          public_key=b64u_decode(swift_keys["signing_public"]), now=IAT + 10)  # fmt: skip
+                self.assertEqual(keyid, swift_keys["device_id"])
+                # Swift signs with its own clock and nonce.
+                header = json.loads(self.run_cli(self.swift, "sign-request", "--keys", swift_keys["path"], *req).stdout)["header"]
+                mw.verify_request(header, method="POST", origin=AUD, path="/v1/pairings?wait=30", body=body,
+                                  public_key=b64u_decode(swift_keys["signing_public"]))  # fmt: skip
+                # Python signs -> Swift verifies.
+                header = mw.sign_request(b64u_decode(py_keys["signing_private"]), method="POST", origin=AUD,
+                                         path="/v1/pairings?wait=30", body=body, ts=IAT)  # fmt: skip
+                verify = ["verify-request", "--public-key", py_keys["signing_public"], "--header", header, *req]
+                out = json.loads(self.run_cli(self.swift, *verify, "--now", str(IAT + 299)).stdout)
+                self.assertEqual(out, {"valid": True, "keyid": py_keys["device_id"]})
+                res = self.run_cli(self.swift, *verify, "--now", str(IAT + 301), ok=False)
+                self.assertEqual(res.returncode, 1)
+                self.assertIn(b"clock_skew", res.stderr)
+                res = self.run_cli(self.swift, "verify-request", "--public-key", swift_keys["signing_public"],
+                                   "--header", header, *req, "--now", str(IAT), ok=False)  # fmt: skip
+                self.assertEqual(res.returncode, 1)
+                self.assertIn(b"wrong_key", res.stderr)
+                other = self.body_file(body + b"x")
+                res = self.run_cli(self.swift, *verify[:-1], other, "--now", str(IAT), ok=False)
+                self.assertEqual(res.returncode, 1)
+                self.assertIn(b"bad_signature", res.stderr)
+
+
+class PythonCLITest(CLIHelpers, unittest.TestCase):
+    """The Python CLI on its own (the Swift-facing half of the round trips)."""
+
+    def setUp(self):
+        self.py = [sys.executable, PY_CLI]
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def test_seal_open_fingerprint_requests(self):
+        outpost, device = self.keygen(self.py, "o.json"), self.keygen(self.py, "d.json")
+        pid = new_pairing_id()
+        seal = ["seal", "--identity", outpost["path"], "--device-key", device["agreement_public"], "--aud", AUD,
+                "--pairing", pid, "--event", new_event_id(), "--iat", str(IAT)]  # fmt: skip
+        env = self.run_cli(self.py, *seal, "--kind", "live-activity", "--activity-json", json.dumps(activity()),
+                           stdin=b"\x00binary\xff").stdout  # fmt: skip
+        opened = self.run_cli(self.py, "open", "--keys", device["path"], "--outpost-key", outpost["signing_public"],
+                              "--aud", AUD, "--pairing", pid, stdin=env).stdout  # fmt: skip
+        self.assertEqual(opened, b"\x00binary\xff")
+        res = self.run_cli(self.py, "open", "--keys", device["path"], "--outpost-key", outpost["signing_public"],
+                           "--aud", AUD, "--pairing", new_pairing_id(), stdin=env, ok=False)  # fmt: skip
+        self.assertEqual((res.returncode, json.loads(res.stderr)["error"]), (1, "wrong_pairing"))
+        self.assertEqual(res.stdout, b"")
+
+        fp = json.loads(self.run_cli(self.py, "fingerprint", outpost["signing_public"]).stdout)
+        self.assertEqual(fp["id"], outpost["outpost_id"])
+
+        body = self.body_file(b"{}")
+        req = ["--method", "DELETE", "--origin", AUD, "--path", f"/v1/pairings/{pid}", "--body-file", body]
+        header = json.loads(self.run_cli(self.py, "sign-request", "--keys", device["path"], *req).stdout)["header"]
+        out = json.loads(self.run_cli(self.py, "verify-request", "--public-key", device["signing_public"],
+                                      "--header", header, *req).stdout)  # fmt: skip
+        self.assertEqual(out, {"valid": True, "keyid": device["device_id"]})
+        res = self.run_cli(self.py, "verify-request", "--public-key", device["signing_public"], "--header", header,
+                           *req, "--now", "0", ok=False)  # fmt: skip
+        self.assertEqual(json.loads(res.stderr)["error"], "clock_skew")
+        self.assertEqual(self.run_cli(self.py, "seal", ok=False).returncode, 2)  # usage error
+
+
+if __name__ == "__main__":
+    unittest.main()
