@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "mailwake-protocol-bench", targets: ["mailwake-protocol-bench"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
+        .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
     ],
     targets: [
         // MARK: C bridges (the only code that touches C APIs)
@@ -43,6 +44,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "MailwakeCore",
+            path: "Shared/Core",
+            swiftSettings: strict
+        ),
+        .target(
             name: "MailwakeProtocol",
             dependencies: ["MailwakeCrypto"],
             path: "Shared/Protocol",
@@ -52,19 +58,19 @@ let package = Package(
         // MARK: Services (placeholders until their issues land)
         .executableTarget(
             name: "mailwake-outpost",
-            dependencies: ["MailwakeProtocol"],
+            dependencies: ["MailwakeProtocol", "MailwakeCore"],
             path: "Services/Outpost/Sources/mailwake-outpost",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "mailwake-relay",
-            dependencies: ["MailwakeProtocol"],
+            dependencies: ["MailwakeProtocol", "MailwakeCore"],
             path: "Services/Relay/Sources/mailwake-relay",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "mailwake-accounts",
-            dependencies: ["MailwakeProtocol"],
+            dependencies: ["MailwakeProtocol", "MailwakeCore"],
             path: "Services/Accounts/Sources/mailwake-accounts",
             swiftSettings: strict
         ),
@@ -72,28 +78,33 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "mailwake-protocol",
-            dependencies: ["MailwakeProtocol", "MailwakeCrypto"],
+            dependencies: ["MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/ProtocolCLI",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "mailwake-protocol-bench",
-            dependencies: ["MailwakeProtocol", "MailwakeCrypto", "COpenSSLShims"],
+            dependencies: ["MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "COpenSSLShims"],
             path: "Tools/ProtocolBench",
             swiftSettings: strict
         ),
 
         // MARK: Tests
+        .target(
+            name: "TestSupport",
+            path: "Tests/Support",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "CryptoTests",
-            dependencies: ["MailwakeCrypto"],
+            dependencies: ["MailwakeCrypto", "TestSupport"],
             path: "Tests/CryptoTests",
-            resources: [.copy("Fixtures")],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ProtocolTests",
-            dependencies: ["MailwakeProtocol", "MailwakeCrypto"],
+            dependencies: ["MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/ProtocolTests",
             swiftSettings: strict
         ),

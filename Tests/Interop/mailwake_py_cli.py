@@ -4,6 +4,7 @@ independent Python implementation, so that round trips can run both ways.
 
 JSON on stdout, errors on stderr as {"error": code, "message": ...};
 exit 0 on success, 1 on any failed check, 2 on a usage error.
+A base64url value that starts with '-' must be passed as ``--flag=VALUE``.
 
   keygen --out FILE
   seal --identity FILE --device-key B64U --aud URL --pairing ID --event ID --iat N

@@ -53,8 +53,17 @@ def flip_text(text: str, index: int = 0) -> str:
     return text[:index] + chr(ord(text[index]) ^ 1) + text[index + 1 :]
 
 
+def cli_safe_random(n: int) -> bytes:
+    """n random bytes whose b64u does not start with '-': such a value after a
+    flag (``--pairing -x...``) reads as an option to most argument parsers."""
+    while True:
+        data = os.urandom(n)
+        if not b64u_encode(data).startswith("-"):
+            return data
+
+
 def new_pairing_id() -> str:
-    return b64u_encode(os.urandom(16))
+    return b64u_encode(cli_safe_random(16))
 
 
 def new_event_id() -> str:
@@ -834,7 +843,7 @@ class CrossImplementationTest(CLIHelpers, unittest.TestCase):
             req = ["--method", "POST", "--origin", AUD, "--path", "/v1/pairings?wait=30", "--body-file", path]
             with self.subTest(body=len(body)):
                 # Swift signs -> Python verifies.
-                nonce = os.urandom(16)
+                nonce = cli_safe_random(16)
                 header = json.loads(self.run_cli(self.swift, "sign-request", "--keys", swift_keys["path"], *req,
                                                  "--ts", str(IAT), "--nonce", b64u_encode(nonce)).stdout)["header"]  # fmt: skip
                 hdr = mw.parse_signature_header(header)

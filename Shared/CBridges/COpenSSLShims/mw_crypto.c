@@ -33,6 +33,7 @@ static EVP_MAC *g_hmac = NULL;
 static EVP_MAC_CTX *g_hmac_template = NULL;
 static EVP_KDF *g_hkdf = NULL;
 static EVP_KDF_CTX *g_hkdf_template = NULL;
+static int g_hkdf_dup_ok = 0; /* OpenSSL 3.0's HKDF cannot be duplicated; 3.1+ can */
 static EC_GROUP *g_p256 = NULL;
 static BIGNUM *g_order = NULL;
 
@@ -68,7 +69,28 @@ static void mw_init_once(void) {
     if (!g_hkdf_template || EVP_KDF_CTX_set_params(g_hkdf_template, kparams) != 1) {
         return;
     }
+    EVP_KDF_CTX *probe = EVP_KDF_CTX_dup(g_hkdf_template);
+    g_hkdf_dup_ok = probe != NULL;
+    EVP_KDF_CTX_free(probe);
+    ERR_clear_error();
     g_ready = 1;
+}
+
+/* A fresh HKDF-SHA256 context: a copy of the template when the provider can
+ * duplicate, otherwise a new context with the digest set. */
+static EVP_KDF_CTX *new_hkdf_ctx(void) {
+    if (g_hkdf_dup_ok) return EVP_KDF_CTX_dup(g_hkdf_template);
+    EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(g_hkdf);
+    if (!ctx) return NULL;
+    char digest[] = "SHA256";
+    OSSL_PARAM params[2];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0);
+    params[1] = OSSL_PARAM_construct_end();
+    if (EVP_KDF_CTX_set_params(ctx, params) != 1) {
+        EVP_KDF_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 int mw_crypto_init(void) {
@@ -442,7 +464,7 @@ int mw_hkdf_sha256(const uint8_t *ikm, size_t ikmlen, const uint8_t *salt, size_
     }
     params[n++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)NONNULL(info), infolen);
     params[n] = OSSL_PARAM_construct_end();
-    EVP_KDF_CTX *ctx = EVP_KDF_CTX_dup(g_hkdf_template);
+    EVP_KDF_CTX *ctx = new_hkdf_ctx();
     if (!ctx) goto done;
     if (EVP_KDF_derive(ctx, out, outlen, params) != 1) goto done;
     rc = 1;
