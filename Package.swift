@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "mailwake-accounts", targets: ["mailwake-accounts"]),
         .executable(name: "mailwake-protocol", targets: ["mailwake-protocol"]),
         .executable(name: "mailwake-protocol-bench", targets: ["mailwake-protocol-bench"]),
+        .executable(name: "mailwake-vectors", targets: ["mailwake-vectors"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
         .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
@@ -80,6 +81,12 @@ let package = Package(
             name: "mailwake-protocol",
             dependencies: ["MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/ProtocolCLI",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-vectors",
+            dependencies: ["MailwakeProtocol", "MailwakeCrypto"],
+            path: "Tools/VectorGen",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -110,3 +110,15 @@ struct SymmetricTests {
         #expect(ConstantTime.equals([], []))
     }
 }
+
+@Suite("AES-GCM edge cases")
+struct AESGCMEdgeCaseTests {
+    @Test func emptyPlaintextWithAADSealsAndOpens() throws {
+        let key = try SymmetricKey(randomByteCount: 32)
+        let nonce = try SecureRandom.bytes(12), aad = Array("context bytes".utf8)
+        let sealed = try AESGCM.seal([], using: key, nonce: nonce, authenticating: aad)
+        #expect(sealed.count == 16)
+        #expect(try AESGCM.open(sealed, using: key, nonce: nonce, authenticating: aad) == [])
+        #expect(throws: CryptoError.self) { try AESGCM.open(sealed, using: key, nonce: nonce, authenticating: []) }
+    }
+}

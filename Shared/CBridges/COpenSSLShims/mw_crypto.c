@@ -481,11 +481,11 @@ int mw_aes256gcm_seal(const uint8_t key[32], const uint8_t nonce[12],
                       const uint8_t *pt, size_t ptlen, uint8_t *out) {
     REQUIRE_INIT();
     if (ptlen > INT_MAX / 2 || aadlen > INT_MAX / 2) return -1;
-    int rc = -1, len = 0, fin = 0;
+    int rc = -1, len = 0, fin = 0, aadout = 0; /* the AAD update reports its own length */
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (!ctx) goto done;
     if (EVP_EncryptInit_ex2(ctx, g_aes256gcm, key, nonce, NULL) != 1) goto done;
-    if (aadlen > 0 && EVP_EncryptUpdate(ctx, NULL, &len, aad, (int)aadlen) != 1) goto done;
+    if (aadlen > 0 && EVP_EncryptUpdate(ctx, NULL, &aadout, aad, (int)aadlen) != 1) goto done;
     if (ptlen > 0 && EVP_EncryptUpdate(ctx, out, &len, pt, (int)ptlen) != 1) goto done;
     if (EVP_EncryptFinal_ex(ctx, out + len, &fin) != 1) goto done;
     if ((size_t)(len + fin) != ptlen) goto done;
@@ -504,13 +504,13 @@ int mw_aes256gcm_open(const uint8_t key[32], const uint8_t nonce[12],
     if (ctlen < 16) return 0;
     if (ctlen > INT_MAX / 2 || aadlen > INT_MAX / 2) return -1;
     size_t ptlen = ctlen - 16;
-    int rc = -1, len = 0, fin = 0;
+    int rc = -1, len = 0, fin = 0, aadout = 0; /* the AAD update reports its own length */
     uint8_t tag[16];
     memcpy(tag, ct + ptlen, 16);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (!ctx) goto done;
     if (EVP_DecryptInit_ex2(ctx, g_aes256gcm, key, nonce, NULL) != 1) goto done;
-    if (aadlen > 0 && EVP_DecryptUpdate(ctx, NULL, &len, aad, (int)aadlen) != 1) goto done;
+    if (aadlen > 0 && EVP_DecryptUpdate(ctx, NULL, &aadout, aad, (int)aadlen) != 1) goto done;
     if (ptlen > 0 && EVP_DecryptUpdate(ctx, out, &len, ct, (int)ptlen) != 1) goto done;
     if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) != 1) goto done;
     if (EVP_DecryptFinal_ex(ctx, out + len, &fin) != 1) {
