@@ -1,0 +1,101 @@
+import Foundation
+import MailwakeCrypto
+import MailwakeProtocol
+import TestSupport
+import Testing
+
+@Suite("Pairing and management links and consents (PROTOCOL §9, §10)")
+struct PairingTests {
+    let f: Fixtures
+    let credential: [UInt8]
+    let now: Int64 = 1_764_400_000
+    init() throws {
+        f = try Fixtures()
+        credential = try SecureRandom.bytes(32)
+    }
+
+    var link: PairingLink {
+        PairingLink(outpostKey: f.outpost.publicKey.x963Representation, relay: "https://push.example.net:8443", environment: .sandbox,
+                    pairingID: f.pairingID, credential: credential, expiresAt: now + 300)
+    }
+
+    @Test func aPairingLinkRoundTripsWithTheRelayPercentEncoded() throws {
+        #expect(link.link.contains("relay=https%3A%2F%2Fpush.example.net%3A8443&"))
+        #expect(link.link.hasPrefix("mailwake://pair?v=1&ok="))
+        #expect(try PairingLink.parse(link.link) == link)
+    }
+
+    @Test func loopbackRelaysMayUsePlainHTTPForTests() throws {
+        var l = link
+        l.relay = "http://127.0.0.1:8080"
+        #expect(try PairingLink.parse(l.link).relay == "http://127.0.0.1:8080")
+        l.relay = "http://10.0.0.1"
+        #expect(protocolErrorCode { _ = try PairingLink.parse(l.link) } == "malformed")
+    }
+
+    @Test func aConsentVerifiesAtTheOutpostAndAtTheRelay() throws {
+        let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        let decoded = try PairingConsent.decode(consent.jsonBytes)
+        let keys = try decoded.verify(outpostKey: link.outpostKey, credential: credential, pairingID: f.pairingID, expectedExpiry: link.expiresAt, now: now)
+        #expect(keys.agreement == f.deviceAgreement.publicKey)
+        // The relay holds only the credential hash.
+        #expect(protocolErrorCode { try decoded.verify(outpostKey: link.outpostKey, credentialHash: SHA256.hash(credential).bytes, pairingID: f.pairingID, now: now) } == nil)
+    }
+
+    @Test func aConsentWithAnotherExpiryThanThePairingIsRefused() throws {
+        let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, credential: credential, pairingID: f.pairingID, expectedExpiry: link.expiresAt - 1, now: now) } == "expired")
+    }
+
+    @Test func aConsentSubmissionRoundTrips() throws {
+        let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        let submission = ConsentSubmission(credential: credential, consent: consent)
+        #expect(try StrictJSON.decode(ConsentSubmission.self, from: submission.jsonBytes) == submission)
+    }
+
+    var manageLink: ManagementLink {
+        ManagementLink(outpostKey: f.outpost.publicKey.x963Representation, url: "https://[::1]:8443", pin: [UInt8](repeating: 7, count: 32),
+                       token: [UInt8](repeating: 9, count: 32), scopes: [.content, .push, .manage], expiresAt: now + 300,
+                       push: .init(relay: "https://push.example.net", environment: .production, pairingID: f.pairingID, credential: credential))
+    }
+
+    @Test func aManagementLinkOfferingPushCarriesThePairingParameters() throws {
+        let parsed = try ManagementLink.parse(manageLink.link)
+        #expect(parsed == manageLink)
+        #expect(parsed.pairingLink?.pairingID == f.pairingID)
+        #expect(parsed.pairingLink?.expiresAt == now + 300)
+    }
+
+    @Test func aManagementConsentGrantsASubsetOfTheOffer() throws {
+        let consent = try ManagementConsent.create(for: manageLink, scopes: [.manage], signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        let decoded = try ManagementConsent.decode(consent.jsonBytes)
+        #expect(decoded == consent)
+        #expect(protocolErrorCode { try decoded.verify(outpostKey: manageLink.outpostKey, token: manageLink.token, offeredScopes: manageLink.scopes, now: now) } == nil)
+        #expect(protocolErrorCode { try decoded.verify(outpostKey: manageLink.outpostKey, token: manageLink.token, offeredScopes: [.content], now: now) } == "scope_not_offered")
+    }
+
+    @Test func theScopeOrderDoesNotChangeTheSignature() throws {
+        let a = try ManagementConsent.create(for: manageLink, scopes: [.push, .content], signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        var b = a
+        b.scopes = [.content, .push]
+        #expect(protocolErrorCode { try b.verify(outpostKey: manageLink.outpostKey, token: manageLink.token, offeredScopes: manageLink.scopes, now: now) } == nil)
+    }
+
+    @Test func repeatedOrUnknownScopesAreMalformed() {
+        let base = #"{"v":1,"device_id":"AAAAAAAAAAAAAAAAAAAAAA","device_signing_key":"x","device_agreement_key":"x","token":"x","scopes":SCOPES,"exp":1,"sig":"x"}"#
+        for scopes in [#"["manage","manage"]"#, #"["root"]"#, "[]", #"["manage,content"]"#] {
+            #expect(protocolErrorCode { _ = try ManagementConsent.decode(Array(base.replacingOccurrences(of: "SCOPES", with: scopes).utf8)) } == "malformed")
+        }
+    }
+
+    @Test func eventIDsAreLowerCaseUUIDv7WithTheirTime() throws {
+        let id = try EventID.generate()
+        #expect(EventID.isValid(id))
+        #expect(id == id.lowercased())
+        let millis = EventID.timestampMillis(of: id)!
+        let nowMillis = UInt64(Date().timeIntervalSince1970 * 1000)
+        #expect(millis <= nowMillis && nowMillis - millis < 10_000)
+        #expect(!EventID.isValid("01936f3e-7c1a-4d2b-9c4e-2f1a0b3c4d5e"), "version 4")
+        #expect(!EventID.isValid("01936f3e-7c1a-7d2b-cc4e-2f1a0b3c4d5e"), "wrong variant")
+    }
+}
