@@ -20,6 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import mailwake_ref as mw  # noqa: E402
 
+# Top-level keys that carry information about the file, not vectors.
+METADATA = ("protocol", "generator")
 SECTIONS = ("fingerprint", "context", "seal", "consent", "manage_consent", "ref", "request", "links", "negative")
 
 
@@ -353,20 +355,32 @@ def _d(i: dict, field: str) -> bytes:
     return mw.b64u_decode(i[field], what=field)
 
 
+def _envelope(i: dict) -> Any:
+    """``envelope`` (a JSON object) or ``envelope_json`` (the raw document, for
+    duplicate keys, trailing bytes, fractions): exactly one must be given."""
+    if ("envelope" in i) == ("envelope_json" in i):
+        raise KeyError("envelope or envelope_json (exactly one)")
+    if "envelope" in i:
+        return i["envelope"]
+    if not isinstance(i["envelope_json"], str):
+        raise Mismatch("envelope_json is not a string")
+    return i["envelope_json"].encode("utf-8")
+
+
 def _scopes(value: Any) -> list:
     return value.split(",") if isinstance(value, str) else value
 
 
 NEGATIVE_OPERATIONS: dict[str, Callable[[dict], Any]] = {
     "open": lambda i: mw.open_envelope(
-        i["envelope"],
+        _envelope(i),
         device_agreement_private=_d(i, "device_agreement_private"),
         outpost_public=_d(i, "outpost_public"),
         aud=i["aud"],
         pairing_id=i["pairing_id"],
         seen_event_ids=set(i.get("seen_event_ids") or ()),
     ),
-    "verify_envelope": lambda i: mw.verify_envelope(i["envelope"], _d(i, "outpost_public")),
+    "verify_envelope": lambda i: mw.verify_envelope(_envelope(i), _d(i, "outpost_public")),
     "verify_consent": lambda i: mw.verify_consent(
         i["consent"],
         outpost_public=_d(i, "outpost_public"),
@@ -439,7 +453,9 @@ def check_document(doc: Any) -> dict:
         return {"checked": 0, "failed": [{"section": None, "name": None, "reason": "document is not an object"}]}
     if doc.get("protocol") != "mailwake/v1":
         failed.append({"section": "protocol", "name": None, "reason": f"protocol is {doc.get('protocol')!r}"})
-    for section in sorted(set(doc) - set(SECTIONS) - {"protocol"}):
+    if not isinstance(doc.get("generator", ""), str):
+        failed.append({"section": "generator", "name": None, "reason": "generator is not a string"})
+    for section in sorted(set(doc) - set(SECTIONS) - set(METADATA)):
         failed.append({"section": section, "name": None, "reason": "unknown section"})
     for section in SECTIONS:
         vectors = doc.get(section)

@@ -13,7 +13,11 @@ Conventions of this module
   (64 bytes). JSON-shaped objects (envelope, consent, ...) use ``b64u`` strings,
   exactly as on the wire.
 * Every failure raises :class:`ProtocolError` whose ``code`` is one of the stable
-  codes of the vectors README.
+  codes of the vectors README. (``too_large`` is accepted as a code but never
+  raised: neither document gives a number for it.)
+* Identifiers have the forms of §2 wherever a receiver parses them:
+  ``pairing_id`` is b64u of 16 bytes, ``event_id`` a lower-case UUIDv7; link
+  origins (``relay``, ``url``) are ``https://host[:port]`` with nothing after.
 
 Order of checks
 ---------------
@@ -24,10 +28,11 @@ gets a predictable code:
 1. shape: JSON types, exact key set, base64url, lengths, ``v``/``alg``/``kind``
    (``malformed``);
 2. every public key is a valid P-256 point (``invalid_key``);
-3. ids that must equal the id of a key carried alongside them (``wrong_key``);
+3. ids that must equal the id of a key carried alongside them (``wrong_key``),
+   and a management token against the invitation's (``bad_credential``);
 4. the signature (``bad_signature``);
 5. the authenticated claims against what the verifier expects (audience,
-   pairing, token, scopes, device);
+   pairing, scopes, device);
 6. time (``expired`` / ``clock_skew``);
 7. replay (``replayed``), recorded only once everything else passed.
 """
@@ -98,6 +103,9 @@ ERROR_CODES = frozenset(
         "expired",
         "clock_skew",
         "wrong_key",
+        "bad_credential",
+        "scope_not_offered",
+        "too_large",
     }
 )
 
@@ -350,6 +358,22 @@ def fingerprint(public_x963: bytes) -> str:
     return " ".join(digits[i : i + 4] for i in range(0, 32, 4))
 
 
+_UUIDV7_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+
+
+def check_pairing_id(value: Any, what: str = "pairing_id") -> str:
+    """``pairing_id`` is b64u of 16 bytes (§2)."""
+    b64u_decode(value, PAIRING_ID_LEN, what)
+    return value
+
+
+def check_event_id(value: Any, what: str = "event_id") -> str:
+    """``event_id`` is a lower-case UUIDv7 string (§2): version 7, RFC 9562 variant."""
+    if not isinstance(value, str) or not _UUIDV7_RE.fullmatch(value):
+        raise _malformed(f"{what} is not a lower-case UUIDv7")
+    return value
+
+
 # --------------------------------------------------------------------------
 # §3 Encryption context
 # --------------------------------------------------------------------------
@@ -454,7 +478,8 @@ class Envelope:
 
 
 def parse_envelope(envelope: Any) -> Envelope:
-    """Shape checks of §5; any failure is ``malformed``.
+    """Shape checks of §5; any failure is ``malformed``. Beyond the field
+    list, ``pairing_id`` and ``event_id`` must have their §2 forms.
 
     ``"activity": null`` is treated like an absent key (what a JSON encoder
     writes for an optional that is not set); any other value counts as present.
@@ -478,8 +503,8 @@ def parse_envelope(envelope: Any) -> Envelope:
         raise _malformed(f"envelope.ct must be at least {TAG_LEN} bytes")
     return Envelope(
         aud=_str_field(fields, "aud", "envelope"),
-        pairing_id=_str_field(fields, "pairing_id", "envelope"),
-        event_id=_str_field(fields, "event_id", "envelope"),
+        pairing_id=check_pairing_id(fields["pairing_id"], "envelope.pairing_id"),
+        event_id=check_event_id(fields["event_id"], "envelope.event_id"),
         kind=kind,
         iat=_u64_field(fields, "iat", "envelope"),
         activity=check_activity(fields["activity"]) if kind == "live-activity" else None,
@@ -522,7 +547,10 @@ def seal_detailed(
 ) -> Sealed:
     """§4 sealing. ``ephemeral_private``, ``salt`` and ``nonce`` are injectable
     for test vectors; when omitted they are freshly random, as they must be in
-    production."""
+    production. ``pairing_id`` and ``event_id`` must have their §2 forms, since
+    a receiver rejects anything else."""
+    check_pairing_id(pairing_id)
+    check_event_id(event_id)
     eph = ephemeral_private if ephemeral_private is not None else new_private_key()
     salt = salt if salt is not None else os.urandom(SALT_LEN)
     nonce = nonce if nonce is not None else os.urandom(NONCE_LEN)
@@ -870,7 +898,7 @@ def verify_consent(
     obj = _as_object(consent, "consent")
     _exact_keys(obj, CONSENT_FIELDS, "consent")
     _version_field(obj, "consent")
-    pid = _str_field(obj, "pairing_id", "consent")
+    pid = check_pairing_id(obj["pairing_id"], "consent.pairing_id")
     device_id = _str_field(obj, "device_id", "consent")
     dsk = b64u_decode(obj["device_signing_key"], PUBLIC_KEY_LEN, "consent.device_signing_key")
     dak = b64u_decode(obj["device_agreement_key"], PUBLIC_KEY_LEN, "consent.device_agreement_key")
@@ -994,10 +1022,10 @@ def verify_manage_consent(
 ) -> dict:
     """The outpost's check of a management redeem body (§10); returns it.
 
-    The README has no dedicated codes for these two, so: a token that is not
-    the invitation's is ``bad_signature`` (like a wrong pairing credential,
-    it is a secret the signature is checked against), and a requested scope
-    that was not offered is ``malformed``.
+    The token is compared (constant time) before the signature, which is then
+    checked over the hash of the invitation's own token: a token that is not
+    the invitation's is ``bad_credential``; a requested scope that was not
+    offered is ``scope_not_offered``.
     """
     obj = _as_object(body, "management consent")
     what = "management consent"
@@ -1017,6 +1045,8 @@ def verify_manage_consent(
     load_public_key(dak, f"{what}.device_agreement_key")
     if device_id != key_id(dsk):
         raise ProtocolError("wrong_key", "device_id is not the id of device_signing_key")
+    if not _ct_equal(body_token, token):
+        raise ProtocolError("bad_credential", "token is not the invitation token")
     signing_input = manage_consent_signing_input(
         outpost_public=outpost_public,
         device_id=device_id,
@@ -1027,10 +1057,8 @@ def verify_manage_consent(
         exp=exp,
     )
     ecdsa_verify(dsk, signing_input, sig, "management consent signature")
-    if not _ct_equal(body_token, token):
-        raise ProtocolError("bad_signature", "token is not the invitation token")
     if not set(scopes) <= offered:
-        raise _malformed("requested scopes exceed the offered scopes")
+        raise ProtocolError("scope_not_offered", "requested scopes exceed the offered scopes")
     now = int(time.time()) if now is None else now
     if now > exp:
         raise ProtocolError("expired", "management consent has expired")
@@ -1097,19 +1125,28 @@ def _check_env(env: Any) -> str:
     return env
 
 
-def _check_origin_text(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise _malformed(f"{what} must be a non-empty string")
-    utf8(value, what)
+# An https origin: scheme, host (DNS name, IPv4 or bracketed IPv6) and an
+# optional port; no userinfo, path (not even "/"), query or fragment.
+_DNS_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HTTPS_ORIGIN_RE = re.compile(
+    rf"https://(?:{_DNS_LABEL}(?:\.{_DNS_LABEL})*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[1-9][0-9]{{0,4}}))?"
+)
+
+
+def check_https_origin(value: Any, what: str) -> str:
+    """The relay (``aud``) and the outpost URL in links are https origins (§9, §10)."""
+    m = _HTTPS_ORIGIN_RE.fullmatch(value) if isinstance(value, str) else None
+    if m is None or (m.group("port") and int(m.group("port")) > 65535):
+        raise _malformed(f"{what} must be an https origin (https://host[:port])")
     return value
 
 
 def _push_pairs(relay: str, env: str, pairing_id: str, credential: bytes) -> list:
-    b64u_decode(pairing_id, PAIRING_ID_LEN, "pid")
+    check_pairing_id(pairing_id, "pid")
     if len(credential) != CREDENTIAL_LEN:
         raise _malformed(f"credential must be {CREDENTIAL_LEN} bytes")
     return [
-        ("relay", percent_encode(_check_origin_text(relay, "relay"))),
+        ("relay", percent_encode(check_https_origin(relay, "relay"))),
         ("env", _check_env(env)),
         ("pid", pairing_id),
         ("cred", b64u_encode(credential)),
@@ -1153,7 +1190,7 @@ def build_manage_link(
     pairs = [
         ("v", str(VERSION)),
         ("ok", b64u_encode(outpost_public)),
-        ("url", percent_encode(_check_origin_text(url, "url"))),
+        ("url", percent_encode(check_https_origin(url, "url"))),
         ("pin", b64u_encode(pin)),
         ("tok", b64u_encode(token)),
         ("scope", ",".join(scopes)),
@@ -1208,7 +1245,7 @@ def parse_link(link: Any) -> dict:
     ok = b64u_decode(raw["ok"], PUBLIC_KEY_LEN, "ok")
     out["ok"] = raw["ok"]
     if kind == "manage":
-        out["url"] = _check_origin_text(percent_decode(raw["url"], "url"), "url")
+        out["url"] = check_https_origin(percent_decode(raw["url"], "url"), "url")
         b64u_decode(raw["pin"], PIN_LEN, "pin")
         out["pin"] = raw["pin"]
         b64u_decode(raw["tok"], TOKEN_LEN, "tok")
@@ -1218,7 +1255,7 @@ def parse_link(link: Any) -> dict:
             raise _malformed("push-pairing parameters must be present exactly when push is offered")
     out["exp"] = parse_decimal(raw["exp"], "exp")
     if "relay" in raw:
-        out["relay"] = _check_origin_text(percent_decode(raw["relay"], "relay"), "relay")
+        out["relay"] = check_https_origin(percent_decode(raw["relay"], "relay"), "relay")
         out["env"] = _check_env(raw["env"])
         b64u_decode(raw["pid"], PAIRING_ID_LEN, "pid")
         out["pid"] = raw["pid"]

@@ -53,6 +53,12 @@ def flip_text(text: str, index: int = 0) -> str:
     return text[:index] + chr(ord(text[index]) ^ 1) + text[index + 1 :]
 
 
+def flip_hex(text: str, index: int) -> str:
+    """Flip the lowest bit of one hex digit, keeping it a lower-case hex digit
+    (a tampered event_id that is still a well-formed UUIDv7)."""
+    return text[:index] + format(int(text[index], 16) ^ 1, "x") + text[index + 1 :]
+
+
 def cli_safe_random(n: int) -> bytes:
     """n random bytes whose b64u does not start with '-': such a value after a
     flag (``--pairing -x...``) reads as an option to most argument parsers."""
@@ -230,7 +236,12 @@ def build_sample_vectors() -> dict:
     add("replay", "open", "replayed", seen_event_ids=[env["event_id"]])
     add("unknown field", "verify_envelope", "malformed", envelope={**env, "x": 1})
     add("consent expired", "verify_consent", "expired", now=exp + 1)
-    add("scope not offered", "verify_manage_consent", "malformed", offered_scopes=["push"])
+    add("scope not offered", "verify_manage_consent", "scope_not_offered", offered_scopes=["push"])
+    add("token of another invitation", "verify_manage_consent", "bad_credential", token=b64u_encode(os.urandom(32)))
+    raw_env = json.dumps(env)
+    neg_json = {k: v for k, v in open_input.items() if k != "envelope"}
+    neg.append({"name": "trailing bytes", "operation": "open", "error": "malformed",
+                "input": {**neg_json, "envelope_json": raw_env + "x"}})  # fmt: skip
     add("ref other device", "verify_ref", "wrong_key", device_id="AAAAAAAAAAAAAAAAAAAAAA")
     add("request skew", "verify_request", "clock_skew", now=IAT + 301)
     add("link out of order", "parse_link", "malformed", link=pair_link.replace("v=1&", "") + "&v=1")
@@ -393,7 +404,7 @@ class EncodingTest(unittest.TestCase):
             self.assertEqual(cm.exception.code, code)
 
     def test_context_layout(self):
-        ctx = mw.build_context(aud="a", pairing_id="p", event_id="e", kind="notification", iat=1)
+        ctx = mw.build_context(aud="a", pairing_id="p", event_id="e", kind="notification", iat=1)  # no id checks here
         want = b"".join(mw.lp(x) for x in ("mailwake/ctx/v1", mw.ALG, "a", "p", "e", "notification"))
         self.assertEqual(ctx, want + mw.lp(mw.u64be(1)))
         act = {"id": "i", "event": "end", "timestamp": 2, "stale_date": 0, "dismissal_date": 3}
@@ -447,7 +458,7 @@ class SealOpenTest(unittest.TestCase):
     def test_injected_randomness_is_deterministic(self):
         kwargs = dict(
             outpost_signing_private=self.outpost, device_agreement_public=self.device_pub, aud=AUD,
-            pairing_id=self.pid, event_id="e", iat=IAT, ephemeral_private=mw.new_private_key(),
+            pairing_id=self.pid, event_id=new_event_id(), iat=IAT, ephemeral_private=mw.new_private_key(),
             salt=os.urandom(32), nonce=os.urandom(12),
         )  # fmt: skip
         a, b = mw.seal_detailed(b"x", **kwargs), mw.seal_detailed(b"x", **kwargs)
@@ -468,8 +479,8 @@ class SealOpenTest(unittest.TestCase):
             "nonce": {**env, "nonce": flip_b64u(env["nonce"], 5)},
             "sig": {**env, "sig": flip_b64u(env["sig"], 63)},
             "aud": {**env, "aud": flip_text(env["aud"], len(env["aud"]) - 1)},
-            "pairing_id": {**env, "pairing_id": flip_text(env["pairing_id"], 0)},
-            "event_id": {**env, "event_id": flip_text(env["event_id"], 3)},
+            "pairing_id": {**env, "pairing_id": flip_b64u(env["pairing_id"], 0)},
+            "event_id": {**env, "event_id": flip_hex(env["event_id"], 3)},
             "iat": {**env, "iat": env["iat"] ^ 1},
         }
         for field, bad in tampered.items():
@@ -488,8 +499,8 @@ class SealOpenTest(unittest.TestCase):
             "salt": ({**env, "salt": flip_b64u(env["salt"], 31)}, "decryption_failed"),
             "nonce": ({**env, "nonce": flip_b64u(env["nonce"], 5)}, "decryption_failed"),
             "aud": ({**env, "aud": flip_text(env["aud"], len(env["aud"]) - 1)}, "wrong_audience"),
-            "pairing_id": ({**env, "pairing_id": flip_text(env["pairing_id"], 0)}, "wrong_pairing"),
-            "event_id": ({**env, "event_id": flip_text(env["event_id"], 3)}, "decryption_failed"),
+            "pairing_id": ({**env, "pairing_id": flip_b64u(env["pairing_id"], 0)}, "wrong_pairing"),
+            "event_id": ({**env, "event_id": flip_hex(env["event_id"], 3)}, "decryption_failed"),
             "iat": ({**env, "iat": env["iat"] ^ 1}, "decryption_failed"),
         }
         for field, (bad, code) in cases.items():
@@ -534,6 +545,11 @@ class SealOpenTest(unittest.TestCase):
             "ct short": {**env, "ct": b64u_encode(os.urandom(15))},
             "ct padded": {**env, "ct": env["ct"] + "=" * (-len(env["ct"]) % 4 or 4)},
             "aud not string": {**env, "aud": 5},
+            "event_id upper case": {**env, "event_id": env["event_id"].upper()},
+            "event_id UUIDv4": {**env, "event_id": str(uuid.uuid4())},
+            "event_id no dashes": {**env, "event_id": env["event_id"].replace("-", "")},
+            "pairing_id 15 bytes": {**env, "pairing_id": b64u_encode(os.urandom(15))},
+            "pairing_id not b64u": {**env, "pairing_id": "p" * 21 + "="},
         }
         for name, bad in bad_envelopes.items():
             with self.subTest(name):
@@ -591,8 +607,8 @@ class SignedObjectsTest(unittest.TestCase):
         ok = dict(outpost_public=self.outpost_pub, token=tok, offered_scopes=["manage", "content", "push"], now=IAT)
         mw.verify_manage_consent(body, **ok)
         mw.verify_manage_consent({**body, "scopes": ["content", "push"]}, **ok)  # order is free
-        self.assertCode("malformed", mw.verify_manage_consent, body, **{**ok, "offered_scopes": ["content"]})
-        self.assertCode("bad_signature", mw.verify_manage_consent, body, **{**ok, "token": os.urandom(32)})
+        self.assertCode("scope_not_offered", mw.verify_manage_consent, body, **{**ok, "offered_scopes": ["content"]})
+        self.assertCode("bad_credential", mw.verify_manage_consent, body, **{**ok, "token": os.urandom(32)})
         self.assertCode("bad_signature", mw.verify_manage_consent, {**body, "scopes": ["content"]}, **ok)
         self.assertCode("expired", mw.verify_manage_consent, body, **{**ok, "now": IAT + 1})
         self.assertCode("malformed", mw.verify_manage_consent, {**body, "scopes": ["push", "push"]}, **ok)
@@ -679,9 +695,13 @@ class SignedObjectsTest(unittest.TestCase):
             "exp": pair.replace(f"exp={IAT}", "exp=01"),
             "cred": pair.replace(b64u_encode(cred), b64u_encode(cred[:31])),
             "scheme": pair.replace("mailwake://", "https://"),
-            "manage push params without push": manage + f"&relay=x&env=sandbox&pid={pid}&cred={b64u_encode(cred)}",
+            "manage push params without push": manage + f"&relay=https%3A%2F%2Fx&env=sandbox&pid={pid}&cred={b64u_encode(cred)}",
             "manage push without params": with_push.split("&relay=")[0],
             "scope": manage.replace("manage,content", "manage,admin"),
+            "http relay": pair.replace("https%3A", "http%3A"),
+            "relay path": pair.replace("example.net", "example.net%2F"),
+            "relay port 0": pair.replace("example.net", "example.net%3A0"),
+            "pid 15 bytes": pair.replace(pid, b64u_encode(os.urandom(15))),
         }
         for name, link in bad_links.items():
             with self.subTest(name):

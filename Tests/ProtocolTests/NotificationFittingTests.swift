@@ -73,3 +73,23 @@ struct NotificationFittingTests {
         #expect(protocolErrorCode { _ = try NotificationContent.decode(Array(#"{"mailbox":"a","folder":"b","from":{"name":"","address":""},"subject":"","received_at":1}"#.utf8)) } == nil)
     }
 }
+
+@Suite("Plaintext budget arithmetic")
+struct PlaintextBudgetTests {
+    @Test func theBudgetIsTheLargestPlaintextThatFits() throws {
+        let f = try Fixtures()
+        for kind in EnvelopeKind.allCases {
+            let context = try f.context(kind: kind)
+            // A plaintext of exactly n bytes made of one long subject.
+            var n = f.notification(subject: "")
+            let baseCount = n.jsonBytes.count
+            n.subject = String(repeating: "x", count: 5000)
+            let fitted = try n.fitted(for: context)
+            let budget = fitted.jsonBytes.count
+            #expect(APNsPayload.size(context: context, plaintextBytes: budget) <= APNsPayload.maxBytes)
+            // Three more bytes always cross a base64 boundary: they must not fit.
+            #expect(APNsPayload.size(context: context, plaintextBytes: budget + 3) > APNsPayload.maxBytes)
+            #expect(budget > baseCount)
+        }
+    }
+}

@@ -545,3 +545,5 @@ int mw_ct_equal(const uint8_t *a, const uint8_t *b, size_t len) {
 void mw_cleanse(void *ptr, size_t len) {
     if (ptr && len) OPENSSL_cleanse(ptr, len);
 }
+
+const char *mw_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION); }

@@ -4,23 +4,28 @@ extension P256.KeyAgreement {
     /// A P-256 private key for ECDH.
     public struct PrivateKey: Sendable {
         let key: OpenSSLKey
+        /// The public point, exported once at creation.
+        private let publicX963: [UInt8]
 
         /// Generates a new random key.
         public init() throws(CryptoError) {
             try OpenSSL.ensureReady()
             key = try OpenSSLKey.generate()
+            publicX963 = key.x963()
         }
 
         /// Imports a raw 32-byte big-endian scalar (CryptoKit `rawRepresentation`).
         public init(rawRepresentation: [UInt8]) throws(CryptoError) {
             try OpenSSL.ensureReady()
             key = try OpenSSLKey.privateKey(raw: rawRepresentation)
+            publicX963 = key.x963()
         }
 
         /// Imports an unencrypted PKCS#8 `PrivateKeyInfo` in DER.
         public init(pkcs8DERRepresentation: [UInt8]) throws(CryptoError) {
             try OpenSSL.ensureReady()
             key = try OpenSSLKey.privateKey(pkcs8: pkcs8DERRepresentation)
+            publicX963 = key.x963()
         }
 
         /// Imports a PEM `PRIVATE KEY` block (PKCS#8).
@@ -38,7 +43,8 @@ extension P256.KeyAgreement {
 
         /// The matching public key.
         public var publicKey: PublicKey {
-            try! PublicKey(x963Representation: key.x963())
+            // Shares this key's handle: the point is valid by construction.
+            PublicKey(sharing: key, x963Representation: publicX963)
         }
 
         /// ECDH with `peer`: the 32-byte X coordinate of the shared point.

@@ -4,23 +4,28 @@ extension P256.Signing {
     /// A P-256 private key for ECDSA-SHA256 signatures.
     public struct PrivateKey: Sendable {
         let key: OpenSSLKey
+        /// The public point, exported once at creation.
+        private let publicX963: [UInt8]
 
         /// Generates a new random key.
         public init() throws(CryptoError) {
             try OpenSSL.ensureReady()
             key = try OpenSSLKey.generate()
+            publicX963 = key.x963()
         }
 
         /// Imports a raw 32-byte big-endian scalar (CryptoKit `rawRepresentation`).
         public init(rawRepresentation: [UInt8]) throws(CryptoError) {
             try OpenSSL.ensureReady()
             key = try OpenSSLKey.privateKey(raw: rawRepresentation)
+            publicX963 = key.x963()
         }
 
         /// Imports an unencrypted PKCS#8 `PrivateKeyInfo` in DER.
         public init(pkcs8DERRepresentation: [UInt8]) throws(CryptoError) {
             try OpenSSL.ensureReady()
             key = try OpenSSLKey.privateKey(pkcs8: pkcs8DERRepresentation)
+            publicX963 = key.x963()
         }
 
         /// Imports a PEM `PRIVATE KEY` block (PKCS#8).
@@ -38,8 +43,8 @@ extension P256.Signing {
 
         /// The matching public key.
         public var publicKey: PublicKey {
-            // The point comes from our own key: it is valid by construction.
-            try! PublicKey(x963Representation: key.x963())
+            // Shares this key's handle: the point is valid by construction.
+            PublicKey(sharing: key, x963Representation: publicX963)
         }
 
         /// Signs SHA-256(`message`) and returns the raw `r‖s` signature.

@@ -36,6 +36,12 @@ extension P256.Signing {
             return rc == 1
         }
 
+        /// Wraps the handle of a private key whose public point is already known.
+        init(sharing key: OpenSSLKey, x963Representation: [UInt8]) {
+            self.key = key
+            self.x963Representation = x963Representation
+        }
+
         public static func == (a: PublicKey, b: PublicKey) -> Bool {
             a.x963Representation == b.x963Representation
         }

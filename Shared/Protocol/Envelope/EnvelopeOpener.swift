@@ -11,6 +11,7 @@ public struct EnvelopeOpener: Sendable {
     public let outpostKey: P256.Signing.PublicKey
     public let audience: String
     public let pairingID: String
+    private let recipientX963: [UInt8]
 
     /// - Parameters:
     ///   - agreementKey: the device's key-agreement private key.
@@ -22,6 +23,7 @@ public struct EnvelopeOpener: Sendable {
         self.outpostKey = outpostKey
         self.audience = audience
         self.pairingID = pairingID
+        recipientX963 = agreementKey.publicKey.x963Representation
     }
 
     /// Opens `envelope` and returns the plaintext.
@@ -39,7 +41,7 @@ public struct EnvelopeOpener: Sendable {
             throw ProtocolError(.invalidKey, "epk is not a valid P-256 point")
         }
         let contextBytes = context.bytes
-        let info = EnvelopeKeySchedule.info(context: contextBytes, ephemeral: envelope.ephemeralPublicKey, recipient: agreementKey.publicKey.x963Representation)
+        let info = EnvelopeKeySchedule.info(context: contextBytes, ephemeral: envelope.ephemeralPublicKey, recipient: recipientX963)
         let plaintext: [UInt8]
         do {
             let shared = try agreementKey.sharedSecretFromKeyAgreement(with: epk)

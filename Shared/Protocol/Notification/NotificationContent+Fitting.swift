@@ -10,20 +10,14 @@ extension NotificationContent {
     ///   - context: the envelope context the plaintext will be sealed under.
     ///   - limit: the payload limit, 4096 by default.
     public func fitted(for context: EncryptionContext, limit: Int = APNsPayload.maxBytes, liveActivity: APNsPayload.LiveActivitySettings = .init()) throws(ProtocolError) -> NotificationContent {
-        // The payload size grows with the plaintext size and is otherwise fixed:
-        // find the largest plaintext that fits, then shorten until we are below it.
-        let fixed = APNsPayload.size(context: context, plaintextBytes: 0, liveActivity: liveActivity)
-        guard fixed <= limit else { throw ProtocolError(.tooLarge, "the envelope does not fit an APNs payload even when empty") }
-        var budget = 0
-        var lo = 0, hi = limit
-        while lo <= hi {
-            let mid = (lo + hi) / 2
-            if APNsPayload.size(context: context, plaintextBytes: mid, liveActivity: liveActivity) <= limit {
-                budget = mid
-                lo = mid + 1
-            } else {
-                hi = mid - 1
-            }
+        // Only the ciphertext length varies with the plaintext: the payload is a
+        // fixed part plus b64u(plaintext + 16 bytes). Find the largest plaintext
+        // that fits, then shorten until the plaintext is within it.
+        let fixed = APNsPayload.size(context: context, plaintextBytes: 0, liveActivity: liveActivity) - Base64URL.encodedLength(of: 16)
+        var budget = max(0, (limit - fixed) * 3 / 4 - 16 + 2)
+        while budget > 0, fixed + Base64URL.encodedLength(of: budget + 16) > limit { budget -= 1 }
+        guard fixed + Base64URL.encodedLength(of: 16) <= limit else {
+            throw ProtocolError(.tooLarge, "the envelope does not fit an APNs payload even when empty")
         }
         if jsonBytes.count <= budget { return self }
 

@@ -94,6 +94,8 @@ int mw_random_bytes(uint8_t *out, size_t len);
 /* Constant-time equality of two equal-length buffers: 1 equal, 0 different. */
 int mw_ct_equal(const uint8_t *a, const uint8_t *b, size_t len);
 void mw_cleanse(void *ptr, size_t len);
+/* The OpenSSL version string, e.g. "OpenSSL 3.0.19 27 Jan 2026". */
+const char *mw_openssl_version(void);
 /* Clears OpenSSL's thread error queue (call after an expected failure). */
 void mw_clear_errors(void);
 
