@@ -780,6 +780,64 @@ class CrossImplementationTest(CLIHelpers, unittest.TestCase):
         self.assertEqual(keys["device_id"], mw.key_id(sign_pub))
         self.assertEqual(keys["outpost_id"], mw.key_id(sign_pub))
 
+    def test_swift_keygen_prints_no_private_key(self):
+        path = os.path.join(self.tmp, "quiet.json")
+        res = self.run_cli(self.swift, "keygen", "--out", path)
+        printed = json.loads(res.stdout)
+        self.assertNotIn("signing_private", printed)
+        self.assertNotIn("agreement_private", printed)
+        with open(path) as f:
+            stored = json.load(f)
+        self.assertNotIn(stored["signing_private"].encode(), res.stdout)
+        self.assertNotIn(stored["agreement_private"].encode(), res.stdout)
+
+    def test_links_both_ways(self):
+        keys = self.keygen(self.py, "link-outpost.json")
+        ok = b64u_decode(keys["signing_public"])
+        cred = os.urandom(32)
+        # Python builds, Swift parses.
+        link = mw.build_pair_link(outpost_public=ok, relay="https://push.example.net:8443", env="sandbox",
+                                  pairing_id=self.pid, credential=cred, exp=IAT + 300)  # fmt: skip
+        parsed = json.loads(self.run_cli(self.swift, "parse-link", link).stdout)
+        self.assertEqual(parsed["kind"], "pair")
+        self.assertEqual(parsed["relay"], "https://push.example.net:8443")
+        self.assertEqual(parsed["pairing_id"], self.pid)
+        self.assertEqual(b64u_decode(parsed["credential"]), cred)
+        self.assertEqual(parsed["fingerprint"], mw.fingerprint(ok))
+        # Swift builds (pairing and management), Python parses and rebuilds the same string.
+        swift_pair = json.loads(self.run_cli(self.swift, "pair-link", "--outpost-key", keys["signing_public"],
+                                             "--relay", "https://push.example.net", "--env", "production",
+                                             "--pairing", self.pid, "--credential", b64u_encode(cred),
+                                             "--exp", str(IAT + 300)).stdout)["link"]  # fmt: skip
+        self.assertEqual(swift_pair, mw.build_pair_link(outpost_public=ok, relay="https://push.example.net", env="production",
+                                                        pairing_id=self.pid, credential=cred, exp=IAT + 300))  # fmt: skip
+        pin, tok = os.urandom(32), os.urandom(32)
+        swift_manage = json.loads(self.run_cli(self.swift, "pair-link", "--outpost-key", keys["signing_public"],
+                                               "--url", "https://outpost.example:8443", "--pin", b64u_encode(pin),
+                                               "--token", b64u_encode(tok), "--scope", "manage,content,push",
+                                               "--relay", "https://push.example.net", "--env", "sandbox",
+                                               "--pairing", self.pid, "--credential", b64u_encode(cred),
+                                               "--exp", str(IAT + 300)).stdout)["link"]  # fmt: skip
+        self.assertEqual(mw.parse_link(swift_manage)["kind"], "manage")
+        self.assertEqual(swift_manage, mw.build_manage_link(outpost_public=ok, url="https://outpost.example:8443", pin=pin, token=tok,
+                                                            scopes=["manage", "content", "push"], exp=IAT + 300,
+                                                            relay="https://push.example.net", env="sandbox",
+                                                            pairing_id=self.pid, credential=cred))  # fmt: skip
+        # Swift refuses a tampered link with the right code.
+        bad = link.replace("v=1", "v=2")
+        res = self.run_cli(self.swift, "parse-link", bad, ok=False)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn(b"malformed", res.stderr)
+
+    def test_values_starting_with_dashes_are_accepted(self):
+        keys = self.keygen(self.py, "dash.json")
+        pid = "--" + b64u_encode(os.urandom(16))[2:]
+        while len(b64u_decode(pid)) != 16:
+            pid = "--" + b64u_encode(os.urandom(16))[2:]
+        out = json.loads(self.run_cli(self.swift, "pair-link", "--outpost-key", keys["signing_public"], "--relay",
+                                      "https://push.example.net", "--pairing", pid, "--exp", str(IAT)).stdout)  # fmt: skip
+        self.assertEqual(mw.parse_link(out["link"])["pid"], pid)
+
     def test_fingerprint(self):
         for source in (self.py, self.swift):
             keys = self.keygen(source, f"fp-{len(source)}.json")

@@ -14,7 +14,7 @@ enum Commands {
     }
 
     static func decodeKey(_ s: String, option: String) throws -> [UInt8] {
-        guard let bytes = Base64URL.decode(s) else { throw UsageError("--\(option) is not base64url") }
+        guard let bytes = Base64URL.decode(s) else { throw ProtocolError(.malformed, "\(option) is not base64url without padding") }
         return bytes
     }
 
@@ -35,7 +35,8 @@ enum Commands {
         let file = try KeyFile.generate()
         let path = try args.required("out")
         try file.write(to: path)
-        StandardStreams.write(bytes: file.jsonBytes)
+        // Only the public half goes to stdout; the private keys stay in the 0600 file.
+        StandardStreams.write(bytes: file.publicJSONBytes)
         return .success
     }
 
@@ -45,6 +46,7 @@ enum Commands {
         CommandSpec("fingerprint", summary: "Print the fingerprint and id (PROTOCOL §2) of a public key.", positionals: ["B64U"])
     ) { args in
         let key = try decodeKey(args.positionals[0], option: "key")
+        guard key.count == 65 else { throw ProtocolError(.malformed, "a public key is 65 bytes (X9.63 uncompressed), got \(key.count)") }
         guard (try? P256.Signing.PublicKey(x963Representation: key)) != nil else {
             throw ProtocolError(.invalidKey, "not a valid X9.63 P-256 public key")
         }

@@ -12,12 +12,18 @@ struct KeyFile {
         KeyFile(signing: try P256.Signing.PrivateKey(), agreement: try P256.KeyAgreement.PrivateKey())
     }
 
-    var jsonBytes: [UInt8] {
+    /// The whole file, private keys included.
+    var jsonBytes: [UInt8] { json(includingPrivateKeys: true) }
+
+    /// The public half, safe to print.
+    var publicJSONBytes: [UInt8] { json(includingPrivateKeys: false) }
+
+    private func json(includingPrivateKeys: Bool) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
-        w.base64URL("signing_private", signing.rawRepresentation)
+        if includingPrivateKeys { w.base64URL("signing_private", signing.rawRepresentation) }
         w.base64URL("signing_public", signing.publicKey.x963Representation)
-        w.base64URL("agreement_private", agreement.rawRepresentation)
+        if includingPrivateKeys { w.base64URL("agreement_private", agreement.rawRepresentation) }
         w.base64URL("agreement_public", agreement.publicKey.x963Representation)
         let id = KeyIdentity.id(of: signing.publicKey)
         w.string("device_id", id)

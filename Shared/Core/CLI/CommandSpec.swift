@@ -41,8 +41,8 @@ public struct CommandSpec: Sendable {
 
     /// Parses `args` (everything after the command name).
     ///
-    /// Accepts `--name value`, `--name=value` and `--` to end options; a value
-    /// may start with `-` only in the `--name=value` form or when it is a number.
+    /// Accepts `--name value`, `--name=value` and `--` to end options. An option
+    /// that takes a value always consumes the next argument.
     public func parse(_ args: [String]) throws(UsageError) -> ParsedArguments {
         var values: [String: String] = [:]
         var flags: Set<String> = []
@@ -52,10 +52,11 @@ public struct CommandSpec: Sendable {
         while i < args.count {
             let arg = args[i]
             i += 1
-            if optionsEnded || !arg.hasPrefix("--") || arg == "-" {
-                if arg.hasPrefix("-"), arg != "-", !optionsEnded, Double(arg) == nil {
-                    throw UsageError("unknown option \(arg) for \(name)")
-                }
+            // After `--`, and for anything not starting with `--`, an argument is
+            // positional (a single leading dash is allowed: base64url values and
+            // negative numbers start with one).
+            if optionsEnded || !arg.hasPrefix("--") {
+                if !optionsEnded, arg == "-h" { throw UsageError.helpRequested }
                 positionalValues.append(arg)
                 continue
             }
@@ -79,7 +80,9 @@ public struct CommandSpec: Sendable {
             if let inlineValue {
                 values[key] = inlineValue
             } else {
-                guard i < args.count, !args[i].hasPrefix("--") else {
+                // An option that takes a value always takes the next argument,
+                // whatever it looks like (values may start with dashes).
+                guard i < args.count else {
                     throw UsageError("--\(key) needs a value \(spec.valueName!)")
                 }
                 values[key] = args[i]
