@@ -18,9 +18,15 @@ let package = Package(
         .executable(name: "mailwake-protocol", targets: ["mailwake-protocol"]),
         .executable(name: "mailwake-protocol-bench", targets: ["mailwake-protocol-bench"]),
         .executable(name: "mailwake-vectors", targets: ["mailwake-vectors"]),
+        .executable(name: "mailwake-http-bench", targets: ["mailwake-http-bench"]),
+        .executable(name: "mailwake-postgres-bench", targets: ["mailwake-postgres-bench"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
         .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
+        .library(name: "MailwakeHTTPServer", targets: ["MailwakeHTTPServer"]),
+        .library(name: "MailwakeHTTPClient", targets: ["MailwakeHTTPClient"]),
+        .library(name: "MailwakePostgres", targets: ["MailwakePostgres"]),
+        .library(name: "MailwakeSQLite", targets: ["MailwakeSQLite"]),
     ],
     targets: [
         // MARK: C bridges (the only code that touches C APIs)
@@ -37,6 +43,43 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
         ),
 
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Shared/CBridges/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibSQLite",
+            path: "Shared/CBridges/CLibSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibCurl",
+            path: "Shared/CBridges/CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-gnutls-dev"])]
+        ),
+        .target(
+            name: "CCurlShims",
+            dependencies: ["CLibCurl"],
+            path: "Shared/CBridges/CCurlShims",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
+        .systemLibrary(
+            name: "CLibMicroHTTPD",
+            path: "Shared/CBridges/CLibMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(
+            name: "CMicroHTTPDShims",
+            dependencies: ["CLibMicroHTTPD"],
+            path: "Shared/CBridges/CMicroHTTPDShims",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
+
         // MARK: Shared modules
         .target(
             name: "MailwakeCrypto",
@@ -47,6 +90,35 @@ let package = Package(
         .target(
             name: "MailwakeCore",
             path: "Shared/Core",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MailwakeHTTPTypes",
+            path: "Shared/HTTP/Types",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MailwakeHTTPServer",
+            dependencies: ["CMicroHTTPDShims", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol"],
+            path: "Shared/HTTP/Server",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MailwakeHTTPClient",
+            dependencies: ["CCurlShims", "MailwakeHTTPTypes", "MailwakeCore"],
+            path: "Shared/HTTP/Client",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MailwakePostgres",
+            dependencies: ["CLibPQ", "MailwakeCore"],
+            path: "Shared/Postgres",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MailwakeSQLite",
+            dependencies: ["CLibSQLite", "MailwakeCore"],
+            path: "Shared/SQLite",
             swiftSettings: strict
         ),
         .target(
@@ -90,6 +162,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "mailwake-http-bench",
+            dependencies: ["MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeCore"],
+            path: "Tools/HTTPBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-postgres-bench",
+            dependencies: ["MailwakePostgres", "MailwakeCore"],
+            path: "Tools/PostgresBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "mailwake-protocol-bench",
             dependencies: ["MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "COpenSSLShims"],
             path: "Tools/ProtocolBench",
@@ -99,7 +183,38 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "TestSupport",
+            dependencies: ["MailwakeCore"],
             path: "Tests/Support",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoreTests",
+            dependencies: ["MailwakeCore", "TestSupport"],
+            path: "Tests/CoreTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"],
+            path: "Tests/HTTPServerTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HTTPClientTests",
+            dependencies: ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"],
+            path: "Tests/HTTPClientTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["MailwakePostgres", "MailwakeCore", "TestSupport"],
+            path: "Tests/PostgresTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SQLiteTests",
+            dependencies: ["MailwakeSQLite", "MailwakeCore", "TestSupport"],
+            path: "Tests/SQLiteTests",
             swiftSettings: strict
         ),
         .testTarget(

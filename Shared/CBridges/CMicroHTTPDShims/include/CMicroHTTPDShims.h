@@ -1,0 +1,2 @@
+#pragma once
+int mw_CMicroHTTPDShims_placeholder(void);
