@@ -1,3 +1,12 @@
+import Foundation
+import TestSupport
 import Testing
 
-@Test func placeholderCoreTests() {}
+@Test func testCertificatesAreMadeWithAPin() throws {
+    let certs = try TestCertificates.make()
+    defer { certs.remove() }
+    #expect(certs.serverPin.hasPrefix("sha256//"))
+    #expect(certs.serverSPKISHA256.count == 32)
+    #expect(FileManager.default.fileExists(atPath: certs.serverCertificate.path))
+    #expect(try PortAllocator.freePort() > 0)
+}

@@ -1,0 +1,67 @@
+/// HTTP header fields in order, with case-insensitive lookup.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The fields as sent or received, names in their original case.
+    public private(set) var fields: [(name: String, value: String)] = []
+
+    public init() {}
+
+    public init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value of `name`.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Appends a field (keeps existing ones of the same name).
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field of `name` with one field.
+    public mutating func replace(_ name: String, _ value: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field of `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
+        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for f in fields {
+            hasher.combine(f.name.lowercased())
+            hasher.combine(f.value)
+        }
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality (header names are ASCII tokens).
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in
+            x == y || (x ^ 0x20 == y && ((x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A))
+        }
+    }
+}
