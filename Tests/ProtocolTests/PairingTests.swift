@@ -25,12 +25,20 @@ struct PairingTests {
         #expect(try PairingLink.parse(link.link) == link)
     }
 
-    @Test func loopbackRelaysMayUsePlainHTTPForTests() throws {
+    @Test(arguments: ["http://127.0.0.1:8080", "https://push.example.net:+443", "https://push.example.net:0443", "https://push.example.net:0",
+                      "https://push.example.net:65536", "https://-push.example.net", "https://push..example.net", "https://user@push.example.net",
+                      "https://push.example.net/", "https://[::1", "https://push_example.net"])
+    func relaysMustBeCanonicalHTTPSOrigins(relay: String) {
         var l = link
-        l.relay = "http://127.0.0.1:8080"
-        #expect(try PairingLink.parse(l.link).relay == "http://127.0.0.1:8080")
-        l.relay = "http://10.0.0.1"
-        #expect(protocolErrorCode { _ = try PairingLink.parse(l.link) } == "malformed")
+        l.relay = relay
+        #expect(protocolErrorCode { _ = try PairingLink.parse(l.link) } == "malformed", "\(relay)")
+    }
+
+    @Test(arguments: ["https://push.example.net", "https://192.168.1.10:8443", "https://[::1]:8443", "https://localhost:65535"])
+    func ipLiteralsAndPortsAreAcceptedInOrigins(relay: String) throws {
+        var l = link
+        l.relay = relay
+        #expect(try PairingLink.parse(l.link).relay == relay)
     }
 
     @Test func aConsentVerifiesAtTheOutpostAndAtTheRelay() throws {

@@ -63,39 +63,48 @@ enum LinkQuery {
         return out
     }
 
-    /// Checks an `https` origin (`http` only for loopback hosts): scheme,
-    /// host and optional port; no user info, path, query or fragment.
+    /// Checks an `https` origin: `https://host[:port]` where host is DNS
+    /// labels (letters, digits, inner hyphens, each 1–63 characters; dotted
+    /// IPv4 fits) or a bracketed IPv6 literal, and port is 1–65535 without a
+    /// sign or leading zeros. No user info, path, query or fragment.
     static func checkOrigin(_ origin: String, field: String) throws(ProtocolError) {
         guard origin.utf8.count <= EncryptionContext.maxAudienceBytes else { throw ProtocolError(.tooLarge, "\(field) is too long") }
-        let scheme: String
-        if origin.hasPrefix("https://") { scheme = "https" } else if origin.hasPrefix("http://") { scheme = "http" } else {
-            throw .malformed("\(field) must be an https origin")
-        }
-        let authority = origin.dropFirst(scheme.count + 3)
-        guard !authority.isEmpty, !authority.contains(where: { "/?#@ \\".contains($0) }) else {
-            throw .malformed("\(field) must be scheme://host[:port] without path, query or user info")
-        }
+        guard origin.hasPrefix("https://") else { throw .malformed("\(field) must be an https origin (https://host[:port])") }
+        let authority = origin.dropFirst("https://".count)
         var host = authority
+        var port: Substring?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw .malformed("\(field) has a broken IPv6 literal") }
             host = authority[...close]
             let rest = authority[authority.index(after: close)...]
-            if !rest.isEmpty { try checkPort(rest, field: field) }
-        } else if let colon = authority.firstIndex(of: ":") {
-            host = authority[..<colon]
-            try checkPort(authority[colon...], field: field)
-        }
-        guard !host.isEmpty else { throw .malformed("\(field) has no host") }
-        if scheme == "http" {
-            guard ["localhost", "127.0.0.1", "[::1]"].contains(String(host)) else {
-                throw .malformed("\(field) may use http only for a loopback host")
+            if !rest.isEmpty {
+                guard rest.first == ":" else { throw .malformed("\(field) must be https://host[:port]") }
+                port = rest.dropFirst()
+            }
+            let inner = host.dropFirst().dropLast()
+            guard !inner.isEmpty, inner.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }) else {
+                throw .malformed("\(field) has a broken IPv6 literal")
+            }
+        } else {
+            if let colon = authority.firstIndex(of: ":") {
+                host = authority[..<colon]
+                port = authority[authority.index(after: colon)...]
+            }
+            let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+            for label in labels {
+                let ok = (1...63).contains(label.utf8.count)
+                    && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
+                    && label.utf8.first != 0x2D && label.utf8.last != 0x2D
+                guard ok else { throw .malformed("\(field) must be https://host[:port] with a DNS name or IP address host") }
             }
         }
+        if let port { try checkPort(port, field: field) }
     }
 
-    private static func checkPort(_ s: Substring, field: String) throws(ProtocolError) {
-        let digits = s.dropFirst()
-        guard s.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCII), let port = Int(digits), port > 0, port < 65536 else {
+    private static func checkPort(_ digits: Substring, field: String) throws(ProtocolError) {
+        guard (1...5).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), digits.utf8.first != 0x30,
+              let port = Int(digits), port <= 65535
+        else {
             throw .malformed("\(field) has an invalid port")
         }
     }

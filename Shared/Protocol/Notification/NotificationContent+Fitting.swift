@@ -44,6 +44,7 @@ extension NotificationContent {
     /// The longest prefix of `value` (in characters) plus `…` whose measured
     /// size fits `budget`; an ellipsis alone when nothing fits.
     private static func shorten(_ value: String, budget: Int, measure: (String) -> Int) -> String {
+        guard !value.isEmpty else { return value }
         let chars = Array(value)
         var best = ellipsis
         var lo = 0, hi = chars.count - 1

@@ -29,7 +29,8 @@ public struct SignatureHeader: Sendable, Hashable {
     }
 
     /// Parses a header value strictly: exactly the four parameters, each once,
-    /// quoted, in any order, separated by commas with optional spaces.
+    /// quoted, in the order `keyid, ts, nonce, sig`, separated by `", "`, so
+    /// every header has one accepted spelling.
     public static func parse(_ value: String) throws(ProtocolError) -> SignatureHeader {
         guard value.utf8.count <= maxLength else { throw ProtocolError(.tooLarge, "\(name) header is too long") }
         var params: [String: String] = [:]
@@ -51,10 +52,14 @@ public struct SignatureHeader: Sendable, Hashable {
         guard !ts.isEmpty, ts.utf8.count <= 12, ts.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
               !(ts.utf8.count > 1 && ts.utf8.first == 0x30), let timestamp = Int64(ts)
         else { throw .malformed("ts must be Unix seconds in ASCII decimal") }
-        return SignatureHeader(
+        let header = SignatureHeader(
             keyID: keyID, timestamp: timestamp,
             nonce: try Base64URL.decode(nonce, field: "nonce", count: 16),
             signature: try Base64URL.decode(sig, field: "sig", count: 64))
+        guard header.value == value else {
+            throw .malformed("\(name) must be keyid=\"…\", ts=\"…\", nonce=\"…\", sig=\"…\" in that order")
+        }
+        return header
     }
 }
 
