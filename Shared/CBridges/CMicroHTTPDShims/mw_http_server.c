@@ -275,8 +275,10 @@ mw_http_server *mw_http_server_start(const mw_http_server_config *c, char *error
         s->private_key_pem = strdup(c->private_key_pem);
         if (!s->certificate_pem || !s->private_key_pem) goto fail;
     }
-    struct MHD_OptionItem options[16];
+    struct MHD_OptionItem options[20];
     int n = 0;
+    /* The logger must come first, or MHD logs early messages on stderr itself. */
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, s};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &addr};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, c->thread_pool_size ? c->thread_pool_size : 1, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, c->connection_limit, NULL};
@@ -288,7 +290,6 @@ mw_http_server *mw_http_server_start(const mw_http_server_config *c, char *error
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL};
-    options[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, s};
     if (tls) {
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->certificate_pem};
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->private_key_pem};

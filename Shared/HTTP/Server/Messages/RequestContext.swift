@@ -1,0 +1,32 @@
+public import MailwakeCore
+
+/// Per-request values handed to middleware and handlers.
+public struct RequestContext: Sendable {
+    /// A fresh id for this request, echoed in `X-Request-Id` and in every log line.
+    public var requestID: String
+    /// The service logger with `request_id` set.
+    public var logger: Logger
+    /// Path parameters of the matched route (`{id}` → `parameters["id"]`), decoded.
+    public var parameters: [String: String]
+    /// The matched route pattern (`/v1/pairings/{id}/consent`), for logs and metrics.
+    public var route: String
+    /// Monotonic nanoseconds (DispatchTime) when the request was complete.
+    public var receivedAt: UInt64
+    /// Monotonic nanoseconds after which the server answers 503 on the handler's behalf.
+    public var deadline: UInt64
+
+    public init(requestID: String, logger: Logger, parameters: [String: String] = [:], route: String = "", receivedAt: UInt64 = 0, deadline: UInt64 = .max) {
+        self.requestID = requestID
+        self.logger = logger
+        self.parameters = parameters
+        self.route = route
+        self.receivedAt = receivedAt
+        self.deadline = deadline
+    }
+
+    /// The path parameter `name`, or a 404 problem when the route has none (a programming error shows as not found, never a crash).
+    public func parameter(_ name: String) throws -> String {
+        guard let value = parameters[name] else { throw HTTPError(.notFound, code: "not-found", detail: "no such resource") }
+        return value
+    }
+}

@@ -1,0 +1,107 @@
+import CMicroHTTPDShims
+import Dispatch
+import MailwakeCore
+import MailwakeHTTPTypes
+
+extension HTTPServer {
+    /// Called on an MHD thread with a suspended connection: copy the request
+    /// into Swift values and start its handler task. Never blocks.
+    func dispatch(_ raw: OpaquePointer) {
+        let receivedAt = DispatchTime.now().uptimeNanoseconds
+        var headers = HTTPHeaders()
+        for i in 0..<mw_http_request_header_count(raw) {
+            headers.add(String(cString: mw_http_request_header_name(raw, i)), String(cString: mw_http_request_header_value(raw, i)))
+        }
+        let length = mw_http_request_body_length(raw)
+        let body = length > 0 ? Array(UnsafeBufferPointer(start: mw_http_request_body(raw), count: length)) : []
+        let request = HTTPRequest(method: HTTPMethod(rawValue: String(cString: mw_http_request_method(raw))),
+                                  target: String(cString: mw_http_request_target(raw)),
+                                  version: String(cString: mw_http_request_version(raw)),
+                                  headers: headers, body: body,
+                                  remoteAddress: String(cString: mw_http_request_client_address(raw)))
+        let rejection = mw_http_request_rejection(raw)
+        let pending = PendingRequest(raw)
+        let requestID = RequestID.generate()
+        let deadline = receivedAt + UInt64(max(0.001, configuration.requestDeadlineSeconds) * 1e9)
+        let context = RequestContext(requestID: requestID, logger: logger.with("request_id", .string(requestID)),
+                                     route: "unmatched", receivedAt: receivedAt, deadline: deadline)
+        state.withLock { $0.inFlight[ObjectIdentifier(pending)] = pending }
+        metrics.inFlight.increment()
+
+        if rejection == 413 {
+            let problem = HTTPError(.contentTooLarge, code: "payload-too-large",
+                                    detail: "the request body is larger than \(configuration.maxBodyBytes) bytes", headers: ["Connection": "close"])
+            finish(pending, problem.response(requestID: requestID), request: request, context: context)
+            return
+        }
+
+        let deadlineItem = DispatchWorkItem { [weak self, weak pending] in
+            guard let self, let pending else { return }
+            let problem = HTTPError(.serviceUnavailable, code: "deadline-exceeded",
+                                    detail: "the request took longer than \(self.configuration.requestDeadlineSeconds) s", headers: ["Retry-After": "1"])
+            if self.finish(pending, problem.response(requestID: requestID), request: request, context: context) {
+                pending.cancelHandler()
+            }
+        }
+        let task = Task { [self] in
+            var routed = context
+            let response = await self.respond(to: request, context: &routed)
+            self.finish(pending, response, request: request, context: routed)
+        }
+        pending.attach(task: task, deadline: deadlineItem)
+        DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline), execute: deadlineItem)
+    }
+
+    /// Routes and runs the handler, mapping every error to a response.
+    func respond(to request: HTTPRequest, context: inout RequestContext) async -> HTTPResponse {
+        switch router.resolve(method: request.method, rawPath: request.rawPath) {
+        case .found(let handler, let parameters, let route):
+            context.parameters = parameters
+            context.route = route
+            do {
+                return try await handler(request, context)
+            } catch let error as any HTTPResponseError {
+                return error.response(requestID: context.requestID)
+            } catch is CancellationError {
+                return HTTPError(.serviceUnavailable, code: "cancelled", detail: "the request was cancelled").response(requestID: context.requestID)
+            } catch {
+                context.logger.error("handler failed", ["route": .string(route), "error": .string(String(describing: type(of: error))),
+                                                         "reason": .string(String(describing: error))])
+                return HTTPError(.internalServerError, code: "internal", detail: "the server failed to handle the request").response(requestID: context.requestID)
+            }
+        case .methodNotAllowed(let allowed, let route):
+            context.route = route
+            return HTTPError(.methodNotAllowed, code: "method-not-allowed", detail: "\(request.method) is not allowed here",
+                             headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]).response(requestID: context.requestID)
+        case .notFound:
+            return HTTPError(.notFound, code: "not-found", detail: "no such resource").response(requestID: context.requestID)
+        case .badPath:
+            return HTTPError(.badRequest, code: "bad-path", detail: "the request path is not valid percent-encoded UTF-8").response(requestID: context.requestID)
+        }
+    }
+
+    /// Answers `pending` (if nobody did yet), logs the access line and counts it.
+    @discardableResult
+    func finish(_ pending: PendingRequest, _ response: HTTPResponse, request: HTTPRequest, context: RequestContext) -> Bool {
+        var response = response
+        response.headers.replace("X-Request-Id", context.requestID)
+        let draining = state.withLock { $0.draining }
+        if draining { response.headers.replace("Connection", "close") }
+        guard pending.answer(response) else {
+            context.logger.debug("handler finished after the request was answered", ["route": .string(context.route)])
+            return false
+        }
+        state.withLock { _ = $0.inFlight.removeValue(forKey: ObjectIdentifier(pending)) }
+        metrics.inFlight.decrement()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - context.receivedAt) / 1e9
+        let route = context.route
+        metrics.requests(method: request.method.rawValue, route: route, status: response.status.code).increment()
+        metrics.duration(route: route).observe(seconds)
+        context.logger.info("request", [
+            "method": .string(request.method.rawValue), "route": .string(route), "status": .int(response.status.code),
+            "duration_ms": .double((seconds * 1e6).rounded() / 1e3), "bytes_in": .int(request.body.count),
+            "bytes_out": .int(response.body.count), "remote": .string(request.remoteAddress),
+        ])
+        return true
+    }
+}

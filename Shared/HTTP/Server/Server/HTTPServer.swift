@@ -1,0 +1,193 @@
+import CMicroHTTPDShims
+import Dispatch
+import Foundation
+public import MailwakeCore
+import MailwakeHTTPTypes
+import Synchronization
+
+/// An HTTPS server over libmicrohttpd with async handlers (DESIGN.md §3).
+///
+/// Each complete request is handed to Swift with its connection suspended, so
+/// a handler can await without holding an MHD thread; the answer resumes the
+/// connection. A per-request deadline makes sure no suspended connection
+/// waits forever. Cancelling `run()` drains: the listener stops accepting,
+/// in-flight requests get `drainTimeoutSeconds` to finish, the rest are
+/// answered 503, and only then is the daemon stopped.
+public final class HTTPServer: Service {
+    public let configuration: Configuration
+    public var name: String { configuration.name }
+    let router: Router
+    let logger: Logger
+    let metrics: Metrics
+    let state = Mutex<State>(State())
+
+    /// `@unchecked Sendable`: the daemon pointer is only passed to MHD calls
+    /// that are thread-safe (port, quiesce) or made once at shutdown (stop).
+    struct Daemon: @unchecked Sendable { let raw: OpaquePointer }
+
+    struct State {
+        var daemon: Daemon?
+        var port: UInt16 = 0
+        var draining = false
+        var stopped = false
+        var inFlight: [ObjectIdentifier: PendingRequest] = [:]
+        var retainedSelf: Unmanaged<HTTPServer>?
+    }
+
+    struct Metrics: Sendable {
+        let registry: MetricsRegistry
+        let prefix: String
+        let inFlight: Gauge
+
+        func requests(method: String, route: String, status: Int) -> Counter {
+            registry.counter("\(prefix)_http_requests_total", help: "HTTP requests answered, by method, route and status.",
+                             labels: ["listener": "", "method": method, "route": route, "status": String(status)])
+        }
+
+        func duration(route: String) -> Histogram {
+            registry.histogram("\(prefix)_http_request_duration_seconds", help: "Time from a complete request to its answer, by route.",
+                               labels: ["route": route])
+        }
+    }
+
+    /// - Parameters:
+    ///   - configuration: the listener settings.
+    ///   - router: routes and middleware.
+    ///   - logger: the service logger; each request adds `request_id`.
+    ///   - metrics: the service registry.
+    public init(configuration: Configuration, router: Router, logger: Logger, metrics: MetricsRegistry) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger.with("listener", .string(configuration.name))
+        self.metrics = Metrics(registry: metrics, prefix: configuration.metricsPrefix,
+                               inFlight: metrics.gauge("\(configuration.metricsPrefix)_http_requests_in_flight", help: "Requests being handled.",
+                                                       labels: ["listener": configuration.name]))
+    }
+
+    /// The bound port (after `start()`).
+    public var port: UInt16 { state.withLock { $0.port } }
+
+    /// Binds and starts accepting; idempotent. `run()` calls it.
+    ///
+    /// - Returns: the bound port.
+    @discardableResult
+    public func start() throws -> UInt16 {
+        if let port = state.withLock({ $0.daemon != nil ? $0.port : nil }) { return port }
+        let c = configuration
+        var certificate: String?
+        var key: String?
+        if let tls = c.tls {
+            do {
+                certificate = try String(contentsOfFile: tls.certificatePath, encoding: .utf8)
+                key = try String(contentsOfFile: tls.privateKeyPath, encoding: .utf8)
+            } catch {
+                throw HTTPServerError("cannot read the TLS certificate or key of listener \(c.name): \(error.localizedDescription)")
+            }
+        } else if !(c.allowPlainHTTP && c.isLoopback) {
+            throw HTTPServerError("listener \(c.name) has no TLS certificate; plain HTTP is allowed only on loopback when explicitly enabled")
+        }
+        guard c.threads >= 1, c.maxBodyBytes >= 0, c.maxHeaderBytes >= 1024, c.connectionLimit >= 1 else {
+            throw HTTPServerError("listener \(c.name) has an invalid limit")
+        }
+        let unmanaged = Unmanaged.passRetained(self)
+        var error = [CChar](repeating: 0, count: 256)
+        let daemon: OpaquePointer? = c.host.withCString { host in
+            withOptionalCString(certificate) { cert in
+                withOptionalCString(key) { keyPtr in
+                    var config = mw_http_server_config(
+                        bind_address: host, port: c.port, certificate_pem: cert, private_key_pem: keyPtr,
+                        thread_pool_size: UInt32(c.threads), connection_limit: UInt32(c.connectionLimit),
+                        per_ip_connection_limit: UInt32(c.perIPConnectionLimit), connection_memory_limit: c.maxHeaderBytes,
+                        idle_timeout_seconds: UInt32(c.idleTimeoutSeconds), max_body_bytes: c.maxBodyBytes,
+                        strict_client_parsing: c.strictClientParsing ? 1 : 0,
+                        on_request: { ctx, request in
+                            guard let ctx, let request else { return }
+                            Unmanaged<HTTPServer>.fromOpaque(ctx).takeUnretainedValue().dispatch(request)
+                        },
+                        on_log: { ctx, message in
+                            guard let ctx, let message else { return }
+                            Unmanaged<HTTPServer>.fromOpaque(ctx).takeUnretainedValue().logger.warning("libmicrohttpd: \(String(cString: message))")
+                        },
+                        ctx: unmanaged.toOpaque())
+                    return mw_http_server_start(&config, &error, error.count)
+                }
+            }
+        }
+        guard let daemon else {
+            unmanaged.release()
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw HTTPServerError("listener \(c.name) on \(c.host):\(c.port): \(reason)")
+        }
+        let port = mw_http_server_port(daemon)
+        state.withLock {
+            $0.daemon = Daemon(raw: daemon)
+            $0.port = port
+            $0.retainedSelf = unmanaged
+        }
+        logger.info("listening", ["host": .string(c.host), "port": .int(port), "tls": .bool(c.tls != nil)])
+        return port
+    }
+
+    /// Starts if needed, serves until cancelled, then drains and stops.
+    public func run() async throws {
+        try start()
+        await waitUntilCancelled()
+        await shutdown()
+    }
+
+    /// Drains and stops (also called by `run()` on cancellation).
+    public func shutdown() async {
+        guard let daemon = state.withLock({ s -> Daemon? in
+            guard !s.draining, let d = s.daemon else { return nil }
+            s.draining = true
+            return d
+        })?.raw else { return }
+        logger.info("draining", ["in_flight": .int(state.withLock { $0.inFlight.count })])
+        mw_http_server_quiesce(daemon)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.drainTimeoutSeconds * 1e9)
+        while state.withLock({ !$0.inFlight.isEmpty }), DispatchTime.now().uptimeNanoseconds < deadline {
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let leftovers = state.withLock { Array($0.inFlight.values) }
+        for pending in leftovers {
+            if pending.answer(ProblemDetails(status: .serviceUnavailable, code: "shutting-down", detail: "the server is shutting down", requestID: "").response) {
+                pending.cancelHandler()
+            }
+            _ = state.withLock { $0.inFlight.removeValue(forKey: ObjectIdentifier(pending)) }
+        }
+        if !leftovers.isEmpty {
+            logger.warning("answered unfinished requests with 503 at shutdown", ["count": .int(leftovers.count)])
+            // Let the epoll threads pick up the resumed connections and send.
+            try? await Task.sleep(nanoseconds: 100_000_000)
+        }
+        let retained = state.withLock { s -> Unmanaged<HTTPServer>? in
+            s.stopped = true
+            s.daemon = nil
+            defer { s.retainedSelf = nil }
+            return s.retainedSelf
+        }
+        mw_http_server_stop(daemon)
+        retained?.release()
+        logger.info("stopped")
+    }
+
+    private func waitUntilCancelled() async {
+        let waiter = CancellationWaiter()
+        await withTaskCancellationHandler {
+            await waiter.wait()
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+}
+
+/// The server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let s else { return body(nil) }
+    return s.withCString { body($0) }
+}
