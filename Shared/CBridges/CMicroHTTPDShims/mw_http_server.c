@@ -27,6 +27,10 @@ struct mw_http_server {
 
 enum request_state { REQ_HEADERS = 0, REQ_BODY, REQ_DISPATCHED, REQ_DONE };
 
+/* How much of an oversize chunked body is read and thrown away before the
+ * connection is closed instead of answered. */
+#define DISCARD_CAP(server) ((server)->max_body_bytes * 4 + 65536)
+
 struct mw_http_request {
     mw_http_server *server;
     struct MHD_Connection *connection;
@@ -42,6 +46,7 @@ struct mw_http_request {
     size_t body_length;
     size_t body_capacity;
     unsigned int rejection;
+    size_t discarded;
     unsigned int status;
     struct MHD_Response *response;
 };
@@ -155,9 +160,19 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
         if (*upload_data_size > 0) {
             size_t n = *upload_data_size;
             *upload_data_size = 0;
+            if (r->rejection) {
+                /* Already over the limit: MHD cannot answer in the middle of a
+                 * chunked body, so discard until it ends (then answer 413), but
+                 * close the connection if the client keeps streaming far past it. */
+                r->discarded += n;
+                return r->discarded > DISCARD_CAP(server) ? MHD_NO : MHD_YES;
+            }
             if (r->body_length + n > server->max_body_bytes) {
                 r->rejection = 413;
-                dispatch(r);
+                r->discarded = r->body_length + n;
+                free(r->body);
+                r->body = NULL;
+                r->body_length = r->body_capacity = 0;
                 return MHD_YES;
             }
             if (r->body_length + n > r->body_capacity) {

@@ -145,20 +145,22 @@ public final class HTTPServer: Service {
         logger.info("draining", ["in_flight": .int(state.withLock { $0.inFlight.count })])
         mw_http_server_quiesce(daemon)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.drainTimeoutSeconds * 1e9)
+        // run() is cancelled when we get here, so sleeps must ignore cancellation.
         while state.withLock({ !$0.inFlight.isEmpty }), DispatchTime.now().uptimeNanoseconds < deadline {
-            try? await Task.sleep(nanoseconds: 5_000_000)
+            await sleepIgnoringCancellation(nanoseconds: 5_000_000)
         }
         let leftovers = state.withLock { Array($0.inFlight.values) }
         for pending in leftovers {
             if pending.answer(ProblemDetails(status: .serviceUnavailable, code: "shutting-down", detail: "the server is shutting down", requestID: "").response) {
                 pending.cancelHandler()
+                metrics.inFlight.decrement()
             }
             _ = state.withLock { $0.inFlight.removeValue(forKey: ObjectIdentifier(pending)) }
         }
         if !leftovers.isEmpty {
             logger.warning("answered unfinished requests with 503 at shutdown", ["count": .int(leftovers.count)])
             // Let the epoll threads pick up the resumed connections and send.
-            try? await Task.sleep(nanoseconds: 100_000_000)
+            await sleepIgnoringCancellation(nanoseconds: 100_000_000)
         }
         let retained = state.withLock { s -> Unmanaged<HTTPServer>? in
             s.stopped = true
@@ -185,6 +187,13 @@ public final class HTTPServer: Service {
 public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Sleeps even when the current task is cancelled (shutdown runs in a cancelled task).
+func sleepIgnoringCancellation(nanoseconds: UInt64) async {
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { c.resume() }
+    }
 }
 
 func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
