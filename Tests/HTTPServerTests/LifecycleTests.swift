@@ -70,7 +70,7 @@ struct LifecycleTests {
         let metrics = try await admin.get("/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
-        #expect(metrics.text.contains(#"mailwake_test_http_requests_total{listener="",method="GET",route="/ok",status="200"} 1"#))
+        #expect(metrics.text.contains(#"mailwake_test_http_requests_total{listener="http",method="GET",route="/ok",status="200"} 1"#))
         #expect(metrics.text.contains("# TYPE mailwake_test_http_request_duration_seconds histogram"))
         #expect(try await admin.get("/healthz").text == #"{"status":"ok"}"#)
         let ready = try await admin.get("/readyz")

@@ -4,6 +4,8 @@
 #include "mw_http_server.h"
 
 #include <arpa/inet.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +25,9 @@ struct mw_http_server {
     char *certificate_pem; /* copies kept until the daemon stops */
     char *private_key_pem;
     int quiesced;
+    /* Connections suspended and not yet picked up again after their resume:
+     * MHD aborts if it is stopped while any is left. */
+    atomic_int suspended;
 };
 
 enum request_state { REQ_HEADERS = 0, REQ_BODY, REQ_DISPATCHED, REQ_DONE };
@@ -112,6 +117,7 @@ static void format_client_address(struct MHD_Connection *c, char *out, size_t le
 
 static void dispatch(struct mw_http_request *r) {
     r->state = REQ_DISPATCHED;
+    atomic_fetch_add(&r->server->suspended, 1);
     MHD_suspend_connection(r->connection);
     r->server->on_request(r->server->ctx, r);
 }
@@ -194,6 +200,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
         /* Resumed: Swift has answered. Any unread upload is discarded. */
         *upload_data_size = 0;
         if (!r->response) return MHD_YES;
+        atomic_fetch_sub(&server->suspended, 1);
         {
             enum MHD_Result ok = MHD_queue_response(connection, r->status, r->response);
             MHD_destroy_response(r->response);
@@ -338,14 +345,21 @@ void mw_http_server_quiesce(mw_http_server *s) {
     if (fd != MHD_INVALID_SOCKET) close(fd);
 }
 
-void mw_http_server_stop(mw_http_server *s) {
-    if (!s) return;
+int mw_http_server_stop(mw_http_server *s, unsigned int wait_ms) {
+    if (!s) return 1;
+    /* Every dispatched request has been answered; wait until MHD has picked
+     * each resumed connection up again, since stopping with one still marked
+     * suspended aborts the process. */
+    struct timespec pause = {0, 1000000};
+    for (unsigned int waited = 0; atomic_load(&s->suspended) > 0 && waited < wait_ms; waited++) nanosleep(&pause, NULL);
+    if (atomic_load(&s->suspended) > 0) return 0; /* leave the daemon running rather than abort */
     MHD_stop_daemon(s->daemon);
     if (s->certificate_pem) memset(s->certificate_pem, 0, strlen(s->certificate_pem));
     if (s->private_key_pem) memset(s->private_key_pem, 0, strlen(s->private_key_pem));
     free(s->certificate_pem);
     free(s->private_key_pem);
     free(s);
+    return 1;
 }
 
 const char *mw_http_request_method(const mw_http_request *r) { return r->method; }

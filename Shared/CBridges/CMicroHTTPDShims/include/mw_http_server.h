@@ -48,8 +48,11 @@ mw_http_server *mw_http_server_start(const mw_http_server_config *config, char *
 uint16_t mw_http_server_port(const mw_http_server *server);
 /* Stops accepting new connections; established ones continue. */
 void mw_http_server_quiesce(mw_http_server *server);
-/* Stops the daemon and frees it. Every dispatched request must have been answered. */
-void mw_http_server_stop(mw_http_server *server);
+/* Stops the daemon and frees it. Every dispatched request must have been
+ * answered; waits up to wait_ms for MHD to take the answered connections
+ * back. Returns 1, or 0 when some were still suspended (the daemon is then
+ * left running: stopping it would abort the process). */
+int mw_http_server_stop(mw_http_server *server, unsigned int wait_ms);
 
 /* Request accessors: valid from on_request until mw_http_request_respond. */
 const char *mw_http_request_method(const mw_http_request *request);

@@ -20,12 +20,21 @@ extension HTTPServer {
                                   headers: headers, body: body,
                                   remoteAddress: String(cString: mw_http_request_client_address(raw)))
         let rejection = mw_http_request_rejection(raw)
-        let pending = PendingRequest(raw)
+        let pending = PendingRequest(raw, deadline: receivedAt + UInt64(max(0.001, configuration.requestDeadlineSeconds) * 1e9))
         let requestID = RequestID.generate()
         let deadline = receivedAt + UInt64(max(0.001, configuration.requestDeadlineSeconds) * 1e9)
         let context = RequestContext(requestID: requestID, logger: logger.with("request_id", .string(requestID)),
                                      route: "unmatched", receivedAt: receivedAt, deadline: deadline)
-        state.withLock { $0.inFlight[ObjectIdentifier(pending)] = pending }
+        let finalized = state.withLock { s -> Bool in
+            guard !s.finalized else { return true }
+            s.inFlight[ObjectIdentifier(pending)] = pending
+            return false
+        }
+        if finalized {
+            pending.answer(HTTPError(.serviceUnavailable, code: "shutting-down", detail: "the server is shutting down",
+                                     headers: ["Connection": "close"]).response(requestID: requestID))
+            return
+        }
         metrics.inFlight.increment()
 
         if rejection == 413 {
@@ -35,21 +44,26 @@ extension HTTPServer {
             return
         }
 
-        let deadlineItem = DispatchWorkItem { [weak self, weak pending] in
-            guard let self, let pending else { return }
+        let task = Task { [self] in
+            var routed = context
+            let response = await self.respond(to: request, context: &routed)
+            self.finish(pending, response, request: request, context: routed)
+        }
+        pending.attach(task: task) { [weak self] in
+            guard let self else { return }
             let problem = HTTPError(.serviceUnavailable, code: "deadline-exceeded",
                                     detail: "the request took longer than \(self.configuration.requestDeadlineSeconds) s", headers: ["Retry-After": "1"])
             if self.finish(pending, problem.response(requestID: requestID), request: request, context: context) {
                 pending.cancelHandler()
             }
         }
-        let task = Task { [self] in
-            var routed = context
-            let response = await self.respond(to: request, context: &routed)
-            self.finish(pending, response, request: request, context: routed)
-        }
-        pending.attach(task: task, deadline: deadlineItem)
-        DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline), execute: deadlineItem)
+    }
+
+    /// Answers every request past its deadline; runs every 50 ms while the server is up.
+    func sweepDeadlines() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let expired = state.withLock { s in s.inFlight.values.filter { $0.deadline <= now } }
+        for pending in expired { pending.expire() }
     }
 
     /// Routes and runs the handler, mapping every error to a response.
@@ -95,8 +109,9 @@ extension HTTPServer {
         metrics.inFlight.decrement()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - context.receivedAt) / 1e9
         let route = context.route
-        metrics.requests(method: request.method.rawValue, route: route, status: response.status.code).increment()
-        metrics.duration(route: route).observe(seconds)
+        let (counter, histogram) = metrics.series(method: request.method.rawValue, route: route, status: response.status.code)
+        counter.increment()
+        histogram.observe(seconds)
         context.logger.info("request", [
             "method": .string(request.method.rawValue), "route": .string(route), "status": .int(response.status.code),
             "duration_ms": .double((seconds * 1e6).rounded() / 1e3), "bytes_in": .int(request.body.count),

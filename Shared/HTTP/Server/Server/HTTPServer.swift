@@ -29,24 +29,43 @@ public final class HTTPServer: Service {
         var daemon: Daemon?
         var port: UInt16 = 0
         var draining = false
+        /// Set with the last look at `inFlight`: later dispatches answer 503 themselves.
+        var finalized = false
         var stopped = false
         var inFlight: [ObjectIdentifier: PendingRequest] = [:]
         var retainedSelf: Unmanaged<HTTPServer>?
     }
 
-    struct Metrics: Sendable {
-        let registry: MetricsRegistry
-        let prefix: String
-        let inFlight: Gauge
-
-        func requests(method: String, route: String, status: Int) -> Counter {
-            registry.counter("\(prefix)_http_requests_total", help: "HTTP requests answered, by method, route and status.",
-                             labels: ["listener": "", "method": method, "route": route, "status": String(status)])
+    final class Metrics: Sendable {
+        struct Key: Hashable, Sendable {
+            let method: String
+            let route: String
+            let status: Int
         }
 
-        func duration(route: String) -> Histogram {
-            registry.histogram("\(prefix)_http_request_duration_seconds", help: "Time from a complete request to its answer, by route.",
-                               labels: ["route": route])
+        let registry: MetricsRegistry
+        let prefix: String
+        let listener: String
+        let inFlight: Gauge
+        /// Series already looked up, so the hot path skips the registry's label sorting.
+        let cache = Mutex<[Key: (Counter, Histogram)]>([:])
+
+        init(registry: MetricsRegistry, prefix: String, listener: String, inFlight: Gauge) {
+            self.registry = registry
+            self.prefix = prefix
+            self.listener = listener
+            self.inFlight = inFlight
+        }
+
+        func series(method: String, route: String, status: Int) -> (Counter, Histogram) {
+            let key = Key(method: method, route: route, status: status)
+            if let hit = cache.withLock({ $0[key] }) { return hit }
+            let counter = registry.counter("\(prefix)_http_requests_total", help: "HTTP requests answered, by listener, method, route and status.",
+                                           labels: ["listener": listener, "method": method, "route": route, "status": String(status)])
+            let histogram = registry.histogram("\(prefix)_http_request_duration_seconds", help: "Time from a complete request to its answer, by listener and route.",
+                                               labels: ["listener": listener, "route": route])
+            cache.withLock { $0[key] = (counter, histogram) }
+            return (counter, histogram)
         }
     }
 
@@ -59,7 +78,7 @@ public final class HTTPServer: Service {
         self.configuration = configuration
         self.router = router
         self.logger = logger.with("listener", .string(configuration.name))
-        self.metrics = Metrics(registry: metrics, prefix: configuration.metricsPrefix,
+        self.metrics = Metrics(registry: metrics, prefix: configuration.metricsPrefix, listener: configuration.name,
                                inFlight: metrics.gauge("\(configuration.metricsPrefix)_http_requests_in_flight", help: "Requests being handled.",
                                                        labels: ["listener": configuration.name]))
     }
@@ -125,6 +144,12 @@ public final class HTTPServer: Service {
             $0.retainedSelf = unmanaged
         }
         logger.info("listening", ["host": .string(c.host), "port": .int(port), "tls": .bool(c.tls != nil)])
+        Task.detached { [weak self] in
+            while let server = self, !server.state.withLock({ $0.stopped }) {
+                server.sweepDeadlines()
+                await sleepIgnoringCancellation(nanoseconds: 50_000_000)
+            }
+        }
         return port
     }
 
@@ -149,7 +174,10 @@ public final class HTTPServer: Service {
         while state.withLock({ !$0.inFlight.isEmpty }), DispatchTime.now().uptimeNanoseconds < deadline {
             await sleepIgnoringCancellation(nanoseconds: 5_000_000)
         }
-        let leftovers = state.withLock { Array($0.inFlight.values) }
+        let leftovers = state.withLock { s -> [PendingRequest] in
+            s.finalized = true
+            return Array(s.inFlight.values)
+        }
         for pending in leftovers {
             if pending.answer(ProblemDetails(status: .serviceUnavailable, code: "shutting-down", detail: "the server is shutting down", requestID: "").response) {
                 pending.cancelHandler()
@@ -168,9 +196,12 @@ public final class HTTPServer: Service {
             defer { s.retainedSelf = nil }
             return s.retainedSelf
         }
-        mw_http_server_stop(daemon)
-        retained?.release()
-        logger.info("stopped")
+        if mw_http_server_stop(daemon, 5000) == 1 {
+            retained?.release()
+            logger.info("stopped")
+        } else {
+            logger.error("libmicrohttpd still held suspended connections after 5 s; the daemon is left running")
+        }
     }
 
     private func waitUntilCancelled() async {

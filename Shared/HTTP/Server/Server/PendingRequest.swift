@@ -13,27 +13,35 @@ final class PendingRequest: Sendable {
 
     private let pointer: Pointer
     private let answered = Atomic<Bool>(false)
-    /// `@unchecked Sendable`: DispatchWorkItem's `cancel()` is thread-safe and
-    /// the item is only cancelled through this box.
-    private struct Timer: @unchecked Sendable { let item: DispatchWorkItem }
-    private let extras = Mutex<(task: Task<Void, Never>?, deadline: Timer?)>((nil, nil))
+    private let extras = Mutex<(task: Task<Void, Never>?, onDeadline: (@Sendable () -> Void)?)>((nil, nil))
+    /// Monotonic nanoseconds after which the deadline sweeper expires this request.
+    let deadline: UInt64
 
-    init(_ raw: OpaquePointer) { pointer = Pointer(raw: raw) }
+    init(_ raw: OpaquePointer, deadline: UInt64) {
+        pointer = Pointer(raw: raw)
+        self.deadline = deadline
+    }
 
     var isAnswered: Bool { answered.load(ordering: .acquiring) }
 
-    /// Attaches the handler task and deadline timer so whoever answers can stop the other.
-    func attach(task: Task<Void, Never>?, deadline: DispatchWorkItem?) {
-        let timer = deadline.map(Timer.init(item:))
-        extras.withLock { $0 = (task, timer) }
+    /// Attaches the handler task and what to do at the deadline.
+    func attach(task: Task<Void, Never>?, onDeadline: @escaping @Sendable () -> Void) {
+        extras.withLock { $0 = (task, onDeadline) }
+    }
+
+    /// Runs the deadline action once (the sweeper calls it).
+    func expire() {
+        guard !isAnswered, let action = extras.withLock({ e -> (@Sendable () -> Void)? in
+            defer { e.onDeadline = nil }
+            return e.onDeadline
+        }) else { return }
+        action()
     }
 
     /// Answers the request if nobody did yet; returns whether this call did.
     @discardableResult
     func answer(_ response: HTTPResponse) -> Bool {
         guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return false }
-        let (_, deadline) = extras.withLock { $0 }
-        deadline?.item.cancel()
         var names: [UnsafeMutablePointer<CChar>?] = []
         var values: [UnsafeMutablePointer<CChar>?] = []
         for (name, value) in response.headers where Self.isSafeHeader(name, value) {
