@@ -23,17 +23,7 @@ public final class JSONLinesLogSink: LogSink {
 
     public func write(_ record: LogRecord) {
         let bytes = Array((record.jsonLine + "\n").utf8)
-        lock.withLock { _ in
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
+        lock.withLock { _ in _ = FileDescriptorIO.writeAll(fd, bytes) }
     }
 }
 

@@ -3,48 +3,32 @@ import COpenSSLShims
 extension P256.KeyAgreement {
     /// A P-256 private key for ECDH.
     public struct PrivateKey: Sendable {
-        let key: OpenSSLKey
-        /// The public point, exported once at creation.
-        private let publicX963: [UInt8]
+        let pair: P256KeyPair
+        var key: OpenSSLKey { pair.key }
 
         /// Generates a new random key.
-        public init() throws(CryptoError) {
-            try OpenSSL.ensureReady()
-            key = try OpenSSLKey.generate()
-            publicX963 = key.x963()
-        }
+        public init() throws(CryptoError) { pair = try .generate() }
 
         /// Imports a raw 32-byte big-endian scalar (CryptoKit `rawRepresentation`).
-        public init(rawRepresentation: [UInt8]) throws(CryptoError) {
-            try OpenSSL.ensureReady()
-            key = try OpenSSLKey.privateKey(raw: rawRepresentation)
-            publicX963 = key.x963()
-        }
+        public init(rawRepresentation: [UInt8]) throws(CryptoError) { pair = try .raw(rawRepresentation) }
 
         /// Imports an unencrypted PKCS#8 `PrivateKeyInfo` in DER.
-        public init(pkcs8DERRepresentation: [UInt8]) throws(CryptoError) {
-            try OpenSSL.ensureReady()
-            key = try OpenSSLKey.privateKey(pkcs8: pkcs8DERRepresentation)
-            publicX963 = key.x963()
-        }
+        public init(pkcs8DERRepresentation: [UInt8]) throws(CryptoError) { pair = try .pkcs8(pkcs8DERRepresentation) }
 
         /// Imports a PEM `PRIVATE KEY` block (PKCS#8).
-        public init(pemRepresentation: String) throws(CryptoError) {
-            let der = try PEM.decode(pemRepresentation, label: "PRIVATE KEY")
-            try self.init(pkcs8DERRepresentation: der)
-        }
+        public init(pemRepresentation: String) throws(CryptoError) { pair = try .pem(pemRepresentation) }
 
         /// The raw 32-byte scalar. Treat as secret.
-        public var rawRepresentation: [UInt8] { key.rawPrivate() }
+        public var rawRepresentation: [UInt8] { pair.rawRepresentation }
         /// PKCS#8 DER. Treat as secret.
-        public var pkcs8DERRepresentation: [UInt8] { key.pkcs8() }
+        public var pkcs8DERRepresentation: [UInt8] { pair.pkcs8DERRepresentation }
         /// PKCS#8 PEM. Treat as secret.
-        public var pemRepresentation: String { PEM.encode(pkcs8DERRepresentation, label: "PRIVATE KEY") }
+        public var pemRepresentation: String { pair.pemRepresentation }
 
         /// The matching public key.
         public var publicKey: PublicKey {
             // Shares this key's handle: the point is valid by construction.
-            PublicKey(sharing: key, x963Representation: publicX963)
+            PublicKey(sharing: pair.key, x963Representation: pair.publicX963)
         }
 
         /// ECDH with `peer`: the 32-byte X coordinate of the shared point.
