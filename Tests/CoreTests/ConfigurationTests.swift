@@ -174,6 +174,10 @@ enum OutpostSample {
         let summary = config.summary.joined(separator: "\n")
         #expect(summary.contains("MAILWAKE_OUTPOST_IMAP_PASSWORD=(secret) (environment)"))
         #expect(summary.contains("MAILWAKE_OUTPOST_ADMIN_PORT=\"9090\" (default)"))
+        #expect(summary.contains("MAILWAKE_OUTPOST_TLS_CERT=(not set) (default)"))
+        #expect(summary.contains("MAILWAKE_OUTPOST_DRAIN_TIMEOUT=\"10\" (default)"))
+        #expect(summary.contains("MAILWAKE_OUTPOST_RELAY_URL=\"https://relay.mailwake.example\" (default)"))
+        #expect(summary.contains("MAILWAKE_OUTPOST_MODE=\"safe\" (default)"))
         #expect(!summary.contains("s3cret-pw"))
         #expect(!summary.contains("T0KEN"))
         #expect(config[S.webhook]?.host == "hooks.example")
@@ -234,6 +238,9 @@ enum OutpostSample {
         env["PATH"] = "/bin"
         let config = try S.spec.load(environment: env)
         #expect(config.warnings == ["ignoring unknown environment variable MAILWAKE_OUTPOST_SERVICE_HOST"])
+
+        let lower = try dir.write("lower.env", "mailwake_outpost_admin_port=1\n")
+        #expect(error { _ = try S.spec.load(configFile: lower, environment: S.minimal) }?.reason == "is not a setting of mailwake-outpost (names are upper case)")
 
         let missing = error { _ = try S.spec.load(configFile: dir.path + "/absent.env", environment: S.minimal) }
         #expect(missing?.key == "--config")

@@ -122,7 +122,13 @@ public struct ConfigurationSpec: Sendable {
     private func given(_ pairs: [(String, String, ConfigurationSource)], strict: Bool, warnings: inout [String]) throws(ConfigurationError) -> [String: Given] {
         let byName = Dictionary(uniqueKeysWithValues: settings.map { ($0.name, $0) })
         var out: [String: Given] = [:]
-        for (key, raw, source) in pairs.sorted(by: { $0.0 < $1.0 }) where key.hasPrefix(prefix) {
+        for (key, raw, source) in pairs.sorted(by: { $0.0 < $1.0 }) {
+            guard key.hasPrefix(prefix) else {
+                if strict, key.uppercased().hasPrefix(prefix) {
+                    throw ConfigurationError(key: key, reason: "is not a setting of mailwake-\(service) (names are upper case)", source: source)
+                }
+                continue
+            }
             let name = String(key.dropFirst(prefix.count))
             var match: Given?
             if let setting = byName[name] {

@@ -39,8 +39,8 @@ public struct ServiceConfiguration: Sendable {
             let shown: String
             if secretNames.contains(name) {
                 shown = "(secret)"
-            } else if let v = values[name] {
-                shown = "\"" + ConfigurationError.displayable(Self.render(v)) + "\""
+            } else if let v = values[name], let text = Self.render(v) {
+                shown = "\"" + ConfigurationError.displayable(text) + "\""
             } else {
                 shown = "(not set)"
             }
@@ -48,13 +48,17 @@ public struct ServiceConfiguration: Sendable {
         }
     }
 
-    static func render(_ value: any Sendable) -> String {
+    /// The value as it would be written in configuration; nil for an unset optional.
+    static func render(_ value: Any) -> String? {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first else { return nil }
+            return render(wrapped.value)
+        }
         switch value {
-        case let d as Duration: ConfigurationSetting<Duration>.format(d)
-        case let list as [String]: list.joined(separator: ",")
-        case let optional as Optional<any Sendable>:
-            if case .some(let inner) = optional { String(describing: inner) } else { "" }
-        default: String(describing: value)
+        case let d as Duration: return ConfigurationSetting<Duration>.format(d)
+        case let list as [String]: return list.joined(separator: ",")
+        default: return String(describing: value)
         }
     }
 }
