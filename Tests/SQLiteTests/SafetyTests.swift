@@ -13,6 +13,8 @@ import Testing
         // Looking the value up as data finds exactly that row, and `OR 1=1` is just text.
         #expect(try await db.queryValue("SELECT count(*) FROM users WHERE name = ?", "' OR 1=1 --", as: Int64.self) == 0)
         #expect(try await db.queryValue("SELECT count(*) FROM users WHERE name = ?", hostile, as: Int64.self) == 1)
+        let row = try #require(try await db.queryRow("SELECT rowid, name FROM users WHERE name = ?", hostile))
+        #expect(try row.get("rowid", as: Int64.self) == 2)
     }
 
     @Test func oneStatementPerCall() async throws {

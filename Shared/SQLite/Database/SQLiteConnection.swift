@@ -136,6 +136,10 @@ public final class SQLiteConnection {
         try rows(sql, .positional(parameters.map(\.sqliteValue)), limit: 1).first
     }
 
+    public func queryRow(_ sql: String, parameters: [any SQLiteBindable]) throws(SQLiteError) -> SQLiteRow? {
+        try rows(sql, .positional(parameters.map(\.sqliteValue)), limit: 1).first
+    }
+
     public func queryRow(_ sql: String, named parameters: [String: any SQLiteBindable]) throws(SQLiteError) -> SQLiteRow? {
         try rows(sql, .named(parameters.mapValues(\.sqliteValue)), limit: 1).first
     }

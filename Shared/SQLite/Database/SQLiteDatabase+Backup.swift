@@ -19,7 +19,7 @@ extension SQLiteDatabase {
     /// consistent database. Cancelling the task abandons the copy.
     @discardableResult
     public func backup(to destination: String, pagesPerStep: Int = 256) async throws(SQLiteError) -> SQLiteBackupReport {
-        let source = try open()
+        let source = try liveConnection()
         guard destination != configuration.path, !destination.isEmpty, destination != ":memory:" else {
             throw SQLiteError(.backup, "the backup destination must be another file")
         }

@@ -57,7 +57,8 @@ public actor SQLiteDatabase {
         connection = nil
     }
 
-    func open() throws(SQLiteError) -> SQLiteConnection {
+    /// The open connection, or `.closed`.
+    func liveConnection() throws(SQLiteError) -> SQLiteConnection {
         guard let connection else { throw SQLiteError.closedError }
         return connection
     }
@@ -67,41 +68,46 @@ public actor SQLiteDatabase {
     /// Runs one statement with positional parameters; returns the number of rows changed.
     @discardableResult
     public func execute(_ sql: String, _ parameters: any SQLiteBindable...) throws(SQLiteError) -> Int {
-        try open().execute(sql, parameters: parameters)
+        try liveConnection().execute(sql, parameters: parameters)
     }
 
     @discardableResult
     public func execute(_ sql: String, parameters: [any SQLiteBindable]) throws(SQLiteError) -> Int {
-        try open().execute(sql, parameters: parameters)
+        try liveConnection().execute(sql, parameters: parameters)
     }
 
     @discardableResult
     public func execute(_ sql: String, named parameters: [String: any SQLiteBindable]) throws(SQLiteError) -> Int {
-        try open().execute(sql, named: parameters)
+        try liveConnection().execute(sql, named: parameters)
     }
 
     /// All rows of one statement.
     public func query(_ sql: String, _ parameters: any SQLiteBindable...) throws(SQLiteError) -> [SQLiteRow] {
-        try open().query(sql, parameters: parameters)
+        try liveConnection().query(sql, parameters: parameters)
     }
 
     public func query(_ sql: String, parameters: [any SQLiteBindable]) throws(SQLiteError) -> [SQLiteRow] {
-        try open().query(sql, parameters: parameters)
+        try liveConnection().query(sql, parameters: parameters)
     }
 
     public func query(_ sql: String, named parameters: [String: any SQLiteBindable]) throws(SQLiteError) -> [SQLiteRow] {
-        try open().query(sql, named: parameters)
+        try liveConnection().query(sql, named: parameters)
+    }
+
+    /// The first row, or nil.
+    public func queryRow(_ sql: String, _ parameters: any SQLiteBindable...) throws(SQLiteError) -> SQLiteRow? {
+        try liveConnection().queryRow(sql, parameters: parameters)
     }
 
     /// The first column of the first row decoded as `T`, or nil when there is no row.
     public func queryValue<T: SQLiteDecodable>(_ sql: String, _ parameters: any SQLiteBindable..., as type: T.Type = T.self) throws(SQLiteError) -> T? {
-        guard let row = try open().query(sql, parameters: parameters).first else { return nil }
+        guard let row = try liveConnection().queryRow(sql, parameters: parameters) else { return nil }
         return try row.get(0, as: T.self)
     }
 
     /// Runs a parameterless script of one or more statements (schema, pragmas).
     public func executeScript(_ sql: String) throws(SQLiteError) {
-        try open().executeScript(sql)
+        try liveConnection().executeScript(sql)
     }
 
     // MARK: Units of work
@@ -116,12 +122,12 @@ public actor SQLiteDatabase {
         _ kind: SQLiteTransactionKind = .immediate,
         _ body: @Sendable (SQLiteConnection) throws -> T
     ) throws -> T {
-        try open().transaction(kind, body)
+        try liveConnection().transaction(kind, body)
     }
 
     /// Runs `body` with the connection and no transaction of its own
     /// (several reads, pragmas, or a caller-managed sequence).
     public func withConnection<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws -> T {
-        try body(open())
+        try body(liveConnection())
     }
 }
