@@ -1,5 +1,6 @@
 import Foundation
 import MailwakeCore
+import TestSupport
 import Testing
 
 enum Mode: String, CaseIterable, Sendable { case fast, safe }
@@ -310,5 +311,18 @@ enum OutpostSample {
         let command = CommandSpec("serve", summary: "run", options: [ConfigurationSpec.configOption])
         let config = try S.spec.load(arguments: try command.parse(["--config", file]), environment: [:])
         #expect(config[S.port] == 7000)
+    }
+}
+
+@Suite struct ConfigurationDocumentationTests {
+    /// The example in docs/configuration.md parses to what the comments in it say.
+    @Test func documentedExampleParsesAsDescribed() throws {
+        let doc = String(decoding: try RepositoryPaths.bytes("docs/configuration.md"), as: UTF8.self)
+        let start = try #require(doc.range(of: "```sh\n"))
+        let end = try #require(doc.range(of: "```", range: start.upperBound..<doc.endIndex))
+        let file = try EnvironmentFile(parsing: String(doc[start.upperBound..<end.lowerBound]), path: "docs/configuration.md")
+        #expect(file["MAILWAKE_OUTPOST_ADMIN_PORT"]?.value == "9090")
+        #expect(file["MAILWAKE_OUTPOST_NAME"]?.value == "Home server #1")
+        #expect(file["MAILWAKE_OUTPOST_IMAP_PASSWORD"]?.value == "pa$$word")
     }
 }
