@@ -1,0 +1,97 @@
+import MailwakeCore
+import Testing
+
+@Suite struct CommandLineTests {
+    static let add = CommandSpec(
+        "add", summary: "Add a mailbox.", positionals: ["NAME"],
+        options: [
+            OptionSpec("host", value: "HOST", required: true, help: "IMAP host"),
+            OptionSpec("port", value: "PORT", help: "IMAP port"),
+            OptionSpec("token", value: "B64U", help: "a token"),
+            OptionSpec("dry-run", help: "only check"),
+        ])
+
+    func usage(_ body: () throws -> Any) -> UsageError? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as UsageError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func optionsInBothSpellingsAndFlags() throws {
+        let a = try Self.add.parse(["inbox", "--host", "imap.example", "--port=993", "--dry-run"])
+        #expect(a.positionals == ["inbox"])
+        #expect(a.value("host") == "imap.example")
+        #expect(try a.int64("port") == 993)
+        #expect(a.flag("dry-run"))
+        #expect(!a.flag("other"))
+        #expect(a.value("token") == nil)
+        #expect(try a.required("host") == "imap.example")
+    }
+
+    @Test func valuesMayStartWithDashes() throws {
+        let a = try Self.add.parse(["--host", "-weird-host", "--token", "--AbC_-", "-5"])
+        #expect(a.value("host") == "-weird-host")
+        #expect(a.value("token") == "--AbC_-")
+        #expect(a.positionals == ["-5"])
+        let b = try Self.add.parse(["--host=--x", "--token=-h", "--", "--not-an-option"])
+        #expect(b.value("host") == "--x")
+        #expect(b.value("token") == "-h")
+        #expect(b.positionals == ["--not-an-option"])
+        #expect(try Self.add.parse(["--host", "h", "--token=", "n"]).value("token") == "")
+    }
+
+    @Test func helpAnywhere() {
+        #expect(usage { try Self.add.parse(["--help"]) }?.isHelpRequest == true)
+        #expect(usage { try Self.add.parse(["inbox", "--host", "h", "-h"]) }?.isHelpRequest == true)
+        #expect(usage { try Self.add.parse(["--bogus", "--help"]) }?.isHelpRequest == false)
+        let help = Self.add.help(tool: "mailwake-outpost")
+        #expect(help.hasPrefix("usage: mailwake-outpost add NAME --host HOST [--port PORT] [--token B64U] [--dry-run]"))
+        #expect(help.contains("  --host HOST"))
+        #expect(help.contains("--help"))
+    }
+
+    @Test func usageErrors() {
+        #expect(usage { try Self.add.parse(["inbox"]) }?.message == "missing --host HOST")
+        #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--bogus"]) }?.message == "unknown option --bogus for add")
+        #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--host", "i"]) }?.message == "--host given twice")
+        #expect(usage { try Self.add.parse(["inbox", "--host"]) }?.message == "--host needs a value HOST")
+        #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--dry-run=yes"]) }?.message == "--dry-run takes no value")
+        #expect(usage { try Self.add.parse(["--host", "h"]) }?.message == "add expects NAME")
+        #expect(usage { try Self.add.parse(["a", "b", "--host", "h"]) }?.message == "add expects NAME")
+        #expect(usage { try Self.add.parse(["a", "--host", "h", "--port", "x"]).int64("port") as Any }?.message == "--port must be an integer, got x")
+    }
+
+    static let tool = CommandLineTool(name: "mailwake-test", summary: "A tool for tests.", version: "1.2.3", commands: [
+        .init(add) { _ in .success },
+        .init(CommandSpec("fail", summary: "Fails.")) { _ in throw TestError() },
+        .init(CommandSpec("misuse", summary: "Refuses its input.")) { _ in throw UsageError("bad input") },
+        .init(CommandSpec("partial", summary: "Returns 1.")) { _ in .failure },
+    ])
+
+    struct TestError: Error {}
+
+    @Test func exitCodesAtEveryLevel() async {
+        #expect(await Self.tool.run([]) == .usage)
+        #expect(await Self.tool.run(["--help"]) == .success)
+        #expect(await Self.tool.run(["-h"]) == .success)
+        #expect(await Self.tool.run(["help"]) == .success)
+        #expect(await Self.tool.run(["--version"]) == .success)
+        #expect(await Self.tool.run(["nope"]) == .usage)
+        #expect(await Self.tool.run(["add", "--help"]) == .success)
+        #expect(await Self.tool.run(["add", "x", "--host", "h"]) == .success)
+        #expect(await Self.tool.run(["add", "x"]) == .usage)
+        #expect(await Self.tool.run(["fail"]) == .failure)
+        #expect(await Self.tool.run(["misuse"]) == .usage)
+        #expect(await Self.tool.run(["partial"]) == .failure)
+        #expect(ExitCode.success.rawValue == 0 && ExitCode.failure.rawValue == 1 && ExitCode.usage.rawValue == 2)
+        let help = Self.tool.help
+        #expect(help.contains("usage: mailwake-test <command> [options]"))
+        #expect(help.contains("  add"))
+        #expect(help.contains("Run 'mailwake-test <command> --help'"))
+    }
+}
