@@ -71,6 +71,7 @@ Paths (query parameters optional):
   /delay?ms=N              echo after N ms (other HTTP/2 streams go on meanwhile)
   /bytes?n=N&chunked=1     N bytes of 'a'; chunked (HTTP/1.1) or no content-length (HTTP/2)
   /redirect?to=/echo       302 to `to`
+  /loop                    302 to itself
   /never                   never answers
   /close                   closes the connection without answering
   /refuse                  HTTP/2: RST_STREAM REFUSED_STREAM; HTTP/1.1: close
@@ -120,6 +121,8 @@ def plan(method, target, headers, body, conn_id, stream_id, version):
         return ("respond", 200, hs, b"a" * n, 0)
     if path == "/redirect":
         return ("respond", 302, [("location", query.get("to", ["/echo"])[0])], b"", 0)
+    if path == "/loop":
+        return ("respond", 302, [("location", "/loop")], b"", 0)
     if path in ("/never", "/close", "/refuse", "/goaway"):
         return (path[1:],)
     return ("respond", 404, [], b"not found", 0)
@@ -272,9 +275,9 @@ class H2Connection:
             return
         _, status, extra, payload, delay = action
         if delay:
-            threading.Timer(delay, self.respond_locked, (stream_id, status, extra, payload)).start()
+            threading.Timer(delay, self.respond_locked, (stream_id, status, extra, payload, pseudo.get(":method"))).start()
         else:
-            self.respond(stream_id, status, extra, payload)
+            self.respond(stream_id, status, extra, payload, pseudo.get(":method"))
 
     def shut(self):
         with self.lock:
@@ -290,12 +293,14 @@ class H2Connection:
                 self.respond(*a)
                 self.flush()
 
-    def respond(self, stream_id, status, extra, payload):
+    def respond(self, stream_id, status, extra, payload, method="GET"):
         import h2.exceptions
         no_length = any(n == "x-no-length" for n, _ in extra)
         headers = [(":status", str(status))] + [(n.lower(), v) for n, v in extra]
         if not no_length:
             headers.append(("content-length", str(len(payload))))
+        if method == "HEAD":
+            payload = b""
         try:
             self.conn.send_headers(stream_id, headers, end_stream=not payload)
         except h2.exceptions.StreamClosedError:

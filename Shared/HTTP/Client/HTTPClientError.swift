@@ -25,10 +25,11 @@ public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let cancelled = Code(rawValue: "cancelled")
         /// The client was shut down before the request finished.
         public static let shutdown = Code(rawValue: "shutdown")
-        /// An HTTP/2 stream was reset before any response arrived (for
-        /// example REFUSED_STREAM, or a stream beyond a GOAWAY's last stream
-        /// id). libcurl 7.88 does not retry these; callers may retry on a
-        /// new request. See `isRetryable`.
+        /// The HTTP/2 layer failed the request before any response arrived:
+        /// the stream was refused (REFUSED_STREAM) or excluded by a GOAWAY's
+        /// last stream id, which libcurl 7.88 retries only sometimes and
+        /// otherwise reports as an HTTP/2 framing error. In the refused cases
+        /// the server did not process the request. See `isRetryable`.
         public static let streamRefused = Code(rawValue: "stream_refused")
         /// The connection closed (or failed to send or receive) before any
         /// response byte arrived. See `isRetryable`.

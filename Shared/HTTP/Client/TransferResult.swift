@@ -82,14 +82,15 @@ enum TransferResult {
     }
 
     static func error(_ transfer: CurlTransfer, _ result: CURLcode, responseStarted: Bool) -> HTTPClientError {
-        let code = classify(result, responseStarted: responseStarted, tooLarge: mw_transfer_too_large(transfer.raw) != 0)
         let summary = String(cString: curl_easy_strerror(result))
         let detail = String(cString: mw_transfer_error_message(transfer.raw))
+        let started = responseStarted || mw_transfer_bytes_received(transfer.raw) > 0
+        let code = classify(result, detail: detail, responseStarted: started, tooLarge: mw_transfer_too_large(transfer.raw) != 0)
         let message = detail.isEmpty || detail == summary ? summary : "\(summary): \(detail)"
         return HTTPClientError(code, message, curlCode: Int(result.rawValue))
     }
 
-    static func classify(_ result: CURLcode, responseStarted: Bool, tooLarge: Bool) -> HTTPClientError.Code {
+    static func classify(_ result: CURLcode, detail: String, responseStarted: Bool, tooLarge: Bool) -> HTTPClientError.Code {
         switch result {
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout
@@ -111,8 +112,17 @@ enum TransferResult {
         case CURLE_ABORTED_BY_CALLBACK:
             return .cancelled
         case CURLE_HTTP2_STREAM:
+            // The stream was reset. Only REFUSED_STREAM promises the server did
+            // not process it (RFC 9113 §8.7); libcurl names the code in its message.
+            if responseStarted { return .incompleteResponse }
+            return detail.contains("REFUSED_STREAM") ? .streamRefused : .protocol
+        case CURLE_HTTP2:
+            // libcurl 7.88 retries a refused stream by itself only sometimes:
+            // when a GOAWAY excludes a stream it has already retried it gives up
+            // with this code and no response (measured against the Python test
+            // server's /goaway).
             return responseStarted ? .incompleteResponse : .streamRefused
-        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2, CURLE_PARTIAL_FILE:
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
             return responseStarted ? .incompleteResponse : .connectionClosed
         case CURLE_TOO_MANY_REDIRECTS, CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING:
             return .protocol
