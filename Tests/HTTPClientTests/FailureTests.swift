@@ -29,13 +29,15 @@ import Testing
 
     @Test func totalTimeoutWhenTheServerStallsAfterTheHandshake() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
-            let client = try HTTPClient(configuration: .trusting(certificates) { $0.totalTimeout = .milliseconds(400) })
+            let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/never")) } == .timeout)
-            // The connection survives a timed-out stream.
-            #expect(try await client.execute(.init(url: server.baseURL + "/echo")).status == .ok)
+            let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/never", timeout: .milliseconds(300))) } == .timeout)
+            // The HTTP/2 connection survives a timed-out stream.
+            let after = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
+            #expect(after.connection == first.connection)
         }
     }
 
@@ -52,7 +54,7 @@ import Testing
     @Test func cancellingAnInFlightRequestReturnsPromptlyAndTheClientStaysUsable() async throws {
         try await withCertificates { certificates in
             let silent = try SilentTCPListener()
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -68,6 +70,7 @@ import Testing
 
             // A cancelled HTTP/2 stream leaves its connection and siblings alone.
             let base = server.baseURL
+            let first = try Echo(try await client.execute(.init(url: base + "/echo")))
             let slow = Task { try await client.execute(.init(url: base + "/delay?ms=5000")) }
             let sibling = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=600"))) }
             try await Task.sleep(for: .milliseconds(200))
@@ -77,9 +80,13 @@ import Testing
             #expect(seconds(clock.now - start2) < 1)
             let siblingEcho = try await sibling.value
             let after = try Echo(try await client.execute(.init(url: base + "/echo")))
-            #expect(after.connection == siblingEcho.connection)
+            #expect(siblingEcho.connection == first.connection)
+            #expect(after.connection == first.connection)
             #expect(server.connectionCount == 1)
-            #expect(server.logText().contains("reset 1 "), "the server saw the stream reset")
+            // The server saw the stream reset (RST_STREAM) shortly after.
+            let deadline = clock.now + .seconds(5)
+            while !server.logText().contains("reset \(first.connection) "), clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(server.logText().contains("reset \(first.connection) "))
 
             // Cancelled before it starts: nothing is sent.
             let early = Task {
@@ -93,7 +100,7 @@ import Testing
 
     @Test func manyCancellationsRaceCompletionsSafely() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -136,7 +143,7 @@ import Testing
     @Test(arguments: [HTTPClient.VersionPreference.http2, .http1_1])
     func connectionClosedBeforeAnyResponseIsRetryable(version: HTTPClient.VersionPreference) async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = version })
             defer { client.shutdown() }
@@ -152,7 +159,7 @@ import Testing
     /// server refuses it again) or fails as retryable. Never a response.
     @Test func goawayRefusedStreamsSurfaceAsRetryable() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -174,7 +181,7 @@ import Testing
 
     @Test func resetStreamsAreRetryable() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -222,7 +229,7 @@ import Testing
     /// Errors and log lines name the origin, never the path, headers or body.
     @Test func noSecretsInErrorsOrLogs() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let sink = MemoryLogSink()
             let logger = Logger(service: "test", level: .trace, sink: sink)

@@ -8,7 +8,7 @@ import Testing
 @Suite struct HTTP2Tests {
     @Test func getOverHTTP2TrustingTheTestCA() async throws {
         try await withCertificates { certificates in
-            let server = try NGHTTPDServer(certificates: certificates)
+            let server = try await NGHTTPDServer.start(certificates: certificates)
             defer { server.stop() }
             try server.addFile("hello.txt", Array("hello over h2\n".utf8))
             let client = try HTTPClient(configuration: .trusting(certificates))
@@ -29,7 +29,7 @@ import Testing
 
     @Test func concurrentRequestsShareOneConnection() async throws {
         try await withCertificates { certificates in
-            let server = try NGHTTPDServer(certificates: certificates)
+            let server = try await NGHTTPDServer.start(certificates: certificates)
             defer { server.stop() }
             let count = 64
             for i in 0..<count { try server.addFile("f\(i)", Array("file \(i)".utf8)) }
@@ -55,10 +55,10 @@ import Testing
 
     @Test func pinnedPublicKeyMatchSucceedsAndMismatchFails() async throws {
         try await withCertificates { certificates in
-            let server = try NGHTTPDServer(certificates: certificates)
+            let server = try await NGHTTPDServer.start(certificates: certificates)
             defer { server.stop() }
             try server.addFile("index.html", Array("pinned".utf8))
-            let other = try TestCertificates.make()
+            let other = try await runOffPool { try TestCertificates.make() }
             defer { other.remove() }
 
             let matching = try HTTPClient(configuration: .trusting(certificates) { $0.pinnedPublicKeys = [other.serverPin, certificates.serverPin] })
@@ -79,9 +79,9 @@ import Testing
 
     @Test func untrustedCertificateFailsWithTLS() async throws {
         try await withCertificates { certificates in
-            let server = try NGHTTPDServer(certificates: certificates)
+            let server = try await NGHTTPDServer.start(certificates: certificates)
             defer { server.stop() }
-            let other = try TestCertificates.make()
+            let other = try await runOffPool { try TestCertificates.make() }
             defer { other.remove() }
 
             let wrongCA = try HTTPClient(configuration: .trusting(other))
@@ -96,7 +96,7 @@ import Testing
 
     @Test func responseSizeLimit() async throws {
         try await withCertificates { certificates in
-            let server = try NGHTTPDServer(certificates: certificates)
+            let server = try await NGHTTPDServer.start(certificates: certificates)
             defer { server.stop() }
             let mebibyte = 1 << 20
             try server.addFile("exact", [UInt8](repeating: 0x61, count: mebibyte))
@@ -115,7 +115,7 @@ import Testing
 
     @Test func bodyIsUploadedIntact() async throws {
         try await withCertificates { certificates in
-            let server = try NGHTTPDServer(certificates: certificates, echoUpload: true)
+            let server = try await NGHTTPDServer.start(certificates: certificates, echoUpload: true)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -129,7 +129,7 @@ import Testing
 
     @Test func apnsStyleHeadersReachTheServer() async throws {
         try await withCertificates { certificates in
-            let server = try NGHTTPDServer(certificates: certificates, echoUpload: true, verbose: true)
+            let server = try await NGHTTPDServer.start(certificates: certificates, echoUpload: true, verbose: true)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }

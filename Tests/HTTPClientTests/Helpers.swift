@@ -40,7 +40,7 @@ struct Echo: Decodable {
 
 /// Runs `body` with fresh test certificates, removed afterwards.
 func withCertificates<T>(_ body: (TestCertificates) async throws -> T) async throws -> T {
-    let certificates = try TestCertificates.make()
+    let certificates = try await runOffPool { try TestCertificates.make() }
     defer { certificates.remove() }
     return try await body(certificates)
 }

@@ -21,7 +21,7 @@ import Testing
     @Test(arguments: [HTTPClient.VersionPreference.http2, .http1_1])
     func headersAndBodyAreSentExactly(version: HTTPClient.VersionPreference) async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = version })
             defer { client.shutdown() }
@@ -49,7 +49,7 @@ import Testing
 
     @Test func noContentTypeIsInventedAndMethodsAreSentAsGiven() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -78,7 +78,7 @@ import Testing
     @Test(arguments: [HTTPClient.VersionPreference.http2, .http1_1])
     func apnsStyleErrorResponse(version: HTTPClient.VersionPreference) async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = version })
             defer { client.shutdown() }
@@ -97,9 +97,9 @@ import Testing
 
     @Test func http11IsUsedWhenForcedOrWhenTheServerOffersNothingElse() async throws {
         try await withCertificates { certificates in
-            let both = try PythonHTTPTestServer(certificates: certificates)
+            let both = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { both.stop() }
-            let onlyH1 = try PythonHTTPTestServer(certificates: certificates, alpn: ["http/1.1"])
+            let onlyH1 = try await PythonHTTPTestServer.start(certificates: certificates, alpn: ["http/1.1"])
             defer { onlyH1.stop() }
 
             let forced = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = .http1_1 })
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func cleartextHTTP11AndHTTP2PriorKnowledge() async throws {
-        let server = try PythonHTTPTestServer(certificates: nil)
+        let server = try await PythonHTTPTestServer.start(certificates: nil)
         defer { server.stop() }
         let plain = try HTTPClient()
         defer { plain.shutdown() }
@@ -133,7 +133,7 @@ import Testing
 
     @Test func redirectsAreNotFollowedUnlessAsked() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -159,7 +159,7 @@ import Testing
     @Test(arguments: [HTTPClient.VersionPreference.http2, .http1_1])
     func sizeLimitWithoutContentLength(version: HTTPClient.VersionPreference) async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = version; $0.maxResponseBytes = 100_000 })
             defer { client.shutdown() }
@@ -174,7 +174,7 @@ import Testing
 
     @Test func streamsOnOneConnectionAtTheServer() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
@@ -194,7 +194,7 @@ import Testing
 
     @Test func metricsCountOutcomes() async throws {
         try await withCertificates { certificates in
-            let server = try PythonHTTPTestServer(certificates: certificates)
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
             let registry = MetricsRegistry()
             let client = try HTTPClient(configuration: .trusting(certificates) { $0.name = "apns" }, metrics: registry)

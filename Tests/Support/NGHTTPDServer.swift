@@ -4,7 +4,7 @@ public import Foundation
 /// 127.0.0.1 serving static files from a document root. With `echoUpload`
 /// it answers POST and PUT with the uploaded body; with `verbose` its log
 /// shows every frame and header it received (`logText()`).
-public final class NGHTTPDServer {
+public final class NGHTTPDServer: Sendable {
     public static let executable = "/usr/sbin/nghttpd"
 
     public let port: UInt16
@@ -53,6 +53,14 @@ public final class NGHTTPDServer {
     }
 
     deinit { stop() }
+
+    /// `init` run off the cooperative thread pool (see `runOffPool`).
+    public static func start(certificates: TestCertificates, echoUpload: Bool = false, verbose: Bool = false,
+                             maxConcurrentStreams: Int = 100) async throws -> NGHTTPDServer {
+        try await runOffPool {
+            try NGHTTPDServer(certificates: certificates, echoUpload: echoUpload, verbose: verbose, maxConcurrentStreams: maxConcurrentStreams)
+        }
+    }
 
     /// Writes a file below the document root.
     public func addFile(_ relativePath: String, _ bytes: [UInt8]) throws {

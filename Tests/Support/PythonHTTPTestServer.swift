@@ -6,7 +6,7 @@ import Foundation
 /// (delays, refused streams, GOAWAY, closed connections); the paths are
 /// listed at the top of `script`. Each connection gets a number, reported in
 /// echoes and in `logText()` ("connection N h2", "request N stream METHOD path").
-public final class PythonHTTPTestServer {
+public final class PythonHTTPTestServer: Sendable {
     /// Debian's interpreter, where `python3-h2` is installed.
     public static let python = "/usr/bin/python3"
 
@@ -44,6 +44,11 @@ public final class PythonHTTPTestServer {
     }
 
     deinit { stop() }
+
+    /// `init` run off the cooperative thread pool (see `runOffPool`).
+    public static func start(certificates: TestCertificates?, alpn: [String] = ["h2", "http/1.1"], maxConcurrentStreams: Int = 100) async throws -> PythonHTTPTestServer {
+        try await runOffPool { try PythonHTTPTestServer(certificates: certificates, alpn: alpn, maxConcurrentStreams: maxConcurrentStreams) }
+    }
 
     /// One line per connection and request, in order.
     public func logText() -> String { process.logText() }

@@ -2,14 +2,15 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A child process for a test server, with stderr (and optionally stdout)
 /// kept in a log file, killed by `stop()`.
-public final class TestServerProcess {
+public final class TestServerProcess: Sendable {
     public let process: Process
     /// Where the process's stderr goes (and stdout unless piped).
     public let logFile: URL
-    private var stopped = false
+    private let stopped = Mutex(false)
 
     /// Starts `executable` with `arguments`. When `pipeStdout` is true the
     /// caller reads `process.standardOutput` (a `Pipe`).
@@ -55,8 +56,7 @@ public final class TestServerProcess {
     /// Stops the process (SIGKILL) and removes the log
     /// unless `keepLog`.
     public func stop(keepLog: Bool = false) {
-        guard !stopped else { return }
-        stopped = true
+        guard !stopped.withLock({ was in defer { was = true }; return was }) else { return }
         if process.isRunning {
             // SIGKILL, not SIGTERM: a child started from a Dispatch worker
             // thread inherits its blocked signal mask, so SIGTERM stays
@@ -90,5 +90,15 @@ public final class TestServerProcess {
         return withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         } == 0
+    }
+}
+
+/// Runs blocking work (starting processes, waiting for them, file I/O) on a
+/// thread of its own, so that async tests running in parallel do not starve
+/// Swift's cooperative thread pool (two threads on a two-core machine) and
+/// skew each other's timings.
+public func runOffPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
