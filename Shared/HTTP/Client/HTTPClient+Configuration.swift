@@ -20,7 +20,11 @@ extension HTTPClient {
         /// Largest response header block accepted. Default 64 KiB.
         public var maxResponseHeaderBytes: Int = 64 << 10
         /// PEM file of CA certificates to trust instead of the system store
-        /// (private deployments). Default `nil`: the system trust store.
+        /// (private deployments); nothing else is trusted then. Default `nil`:
+        /// the system trust store (`/etc/ssl/certs/ca-certificates.crt` from
+        /// Debian's `ca-certificates` when present, else libcurl's default).
+        /// The trust store is read for every new connection, on the client's
+        /// thread: a small file keeps that cheap.
         public var caFile: String?
         /// Accepted server public keys, each `sha256//<base64 of the SHA-256 of
         /// the DER SubjectPublicKeyInfo>` (curl's format, as `openssl pkey
