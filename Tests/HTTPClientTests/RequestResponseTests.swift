@@ -192,6 +192,26 @@ import Testing
         }
     }
 
+    /// A server allowing few streams per connection (APNs starts low): with
+    /// `maxConcurrentStreams` at its limit nothing is refused; libcurl spreads
+    /// the requests over up to `maxConnectionsPerHost` connections.
+    @Test func lowServerStreamLimit() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates, maxConcurrentStreams: 2)
+            defer { server.stop() }
+            let client = try HTTPClient(configuration: .trusting(certificates) { $0.maxConcurrentStreams = 2; $0.maxConnectionsPerHost = 3 })
+            defer { client.shutdown() }
+            let base = server.baseURL
+            let echoes = try await withThrowingTaskGroup(of: Echo.self) { group in
+                for _ in 0..<12 { group.addTask { try Echo(try await client.execute(.init(url: base + "/delay?ms=50"))) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(echoes.count == 12)
+            #expect(Set(echoes.map(\.connection)).count <= 3)
+            #expect(!server.logText().contains("refused"))
+        }
+    }
+
     @Test func metricsCountOutcomes() async throws {
         try await withCertificates { certificates in
             let server = try await PythonHTTPTestServer.start(certificates: certificates)

@@ -80,6 +80,7 @@ Paths (query parameters optional):
   /never                   never answers
   /close                   closes the connection without answering
   /refuse                  HTTP/2: RST_STREAM REFUSED_STREAM; HTTP/1.1: close
+  (streams beyond --max-streams are refused with RST_STREAM REFUSED_STREAM)
   /goaway?last=N&close_ms=M  HTTP/2: GOAWAY with last stream id N (default: the stream before this
                            one), earlier streams still served, connection closed after M ms (default 1000)
 """
@@ -190,6 +191,7 @@ class H2Connection:
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         self.requests = {}
         self.pending = {}  # stream id -> remaining bytes waiting for flow control
+        self.active = set()  # streams received and not yet fully answered
         self.closed = False
 
     def flush(self):
@@ -201,10 +203,15 @@ class H2Connection:
                 self.closed = True
 
     def run(self):
-        import h2.events, h2.settings
+        import collections, h2.errors, h2.events, h2.settings
         with self.lock:
+            # In the first SETTINGS frame, as APNs does (it starts at 1).
+            self.conn.local_settings = h2.settings.Settings(
+                client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: args.max_streams})
             self.conn.initiate_connection()
-            self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: args.max_streams})
+            # Enforce the limit here instead (REFUSED_STREAM for excess
+            # streams, RFC 9113 §5.1.2) rather than h2's connection error.
+            self.conn.local_settings._settings[h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS] = collections.deque([2**31 - 1])
             self.flush()
         while not self.closed:
             try:
@@ -222,17 +229,25 @@ class H2Connection:
                     break
                 for event in events:
                     if isinstance(event, h2.events.RequestReceived):
+                        if len(self.active) >= args.max_streams:
+                            log("refused", self.conn_id, event.stream_id)
+                            self.conn.reset_stream(event.stream_id, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
+                            continue
+                        self.active.add(event.stream_id)
                         self.requests[event.stream_id] = [event.headers, bytearray()]
                     elif isinstance(event, h2.events.DataReceived):
                         if event.stream_id in self.requests:
                             self.requests[event.stream_id][1] += event.data
                         self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
                     elif isinstance(event, h2.events.StreamEnded):
-                        self.dispatch(event.stream_id)
+                        if event.stream_id in self.requests:
+                            self.dispatch(event.stream_id)
                     elif isinstance(event, h2.events.WindowUpdated):
                         self.send_pending()
                     elif isinstance(event, h2.events.StreamReset):
                         self.pending.pop(event.stream_id, None)
+                        self.active.discard(event.stream_id)
+                        self.requests.pop(event.stream_id, None)
                         log("reset", self.conn_id, event.stream_id)
                 self.flush()
         self.closed = True
@@ -259,6 +274,7 @@ class H2Connection:
             return
         if kind == "refuse":
             self.conn.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
+            self.active.discard(stream_id)
             return
         if kind == "goaway":
             # GOAWAY written by hand so that streams up to last_stream_id are
@@ -308,7 +324,10 @@ class H2Connection:
             payload = b""
         try:
             self.conn.send_headers(stream_id, headers, end_stream=not payload)
+            if not payload:
+                self.active.discard(stream_id)
         except h2.exceptions.StreamClosedError:
+            self.active.discard(stream_id)
             return
         if payload:
             self.pending[stream_id] = bytes(payload)
@@ -329,9 +348,11 @@ class H2Connection:
                     self.pending[stream_id] = data
                 else:
                     del self.pending[stream_id]
+                    self.active.discard(stream_id)
                     self.conn.end_stream(stream_id)
             except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
                 self.pending.pop(stream_id, None)
+                self.active.discard(stream_id)
 
 
 # MARK: server
@@ -339,6 +360,7 @@ class H2Connection:
 class Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # the default 5 drops SYNs of bursts (a 1 s retransmit)
 
 
 class Connection(socketserver.BaseRequestHandler):

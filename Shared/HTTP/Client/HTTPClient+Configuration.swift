@@ -41,8 +41,13 @@ extension HTTPClient {
         /// Connections per host at most; further requests wait for a free
         /// connection or HTTP/2 stream. Default 8.
         public var maxConnectionsPerHost: Int = 8
-        /// HTTP/2 streams used concurrently on one connection at most (the
-        /// server's own limit applies too). Default 100.
+        /// HTTP/2 streams used concurrently on one connection at most; beyond
+        /// it libcurl opens another connection (up to `maxConnectionsPerHost`)
+        /// or queues. Keep it at or below the server's
+        /// SETTINGS_MAX_CONCURRENT_STREAMS: libcurl 7.88 may open this many
+        /// streams before the server's SETTINGS arrive, the excess is refused
+        /// (REFUSED_STREAM), and libcurl retries those on new connections, a
+        /// few times at most (then `.connectionClosed`). Default 100.
         public var maxConcurrentStreams: Int = 100
         /// `User-Agent` sent unless a request sets one. Default `mailwake/<version>`.
         public var userAgent: String = "mailwake/\(MailwakeVersion.current)"
