@@ -110,6 +110,9 @@ import Testing
             #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/exact", maxResponseBytes: 1000)) } == .responseTooLarge)
             let raised = try await client.execute(.init(url: server.baseURL + "/over", maxResponseBytes: 2 * mebibyte))
             #expect(raised.body.count == mebibyte + 1)
+            // HEAD: the Content-Length describes a body that never comes.
+            let head = try await client.execute(.init(method: .head, url: server.baseURL + "/over"))
+            #expect(head.status == .ok && head.body.isEmpty && head.headers["content-length"] == String(mebibyte + 1))
         }
     }
 

@@ -116,6 +116,9 @@ final class CurlEngine: @unchecked Sendable {
         }, context)
         guard rc == 0 else {
             Unmanaged<CurlEngine>.fromOpaque(context).release()
+            // No thread will ever clean up: mark stopped first so that a later
+            // shutdown() (from the client's deinit) does not wake a freed handle.
+            inbox.withLock { $0.state = .stopped }
             curl_multi_cleanup(multi)
             throw HTTPClientError(.other, "could not start the HTTP client thread (error \(rc))")
         }

@@ -124,7 +124,10 @@ public final class HTTPClient: Sendable {
         set(CURLOPT_TCP_KEEPALIVE, 1)
         set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
         set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
-        set(CURLOPT_MAXFILESIZE_LARGE, maxBody)
+        // Fails early on a Content-Length over the limit (the write callback
+        // enforces it for the rest); not for HEAD, whose Content-Length
+        // describes a body that never comes.
+        if request.method != .head { set(CURLOPT_MAXFILESIZE_LARGE, maxBody) }
         set(CURLOPT_USERAGENT, configuration.userAgent)
         if let caFile = trustFile {
             // Only this file: Debian's libcurl also loads its built-in CA
