@@ -1,2 +1,0 @@
-#pragma once
-int mw_CCurlShims_placeholder(void);

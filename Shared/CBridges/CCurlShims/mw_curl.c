@@ -1,0 +1,190 @@
+/* Typed libcurl shims for Swift; see include/mw_curl.h. */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include "mw_curl.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* MARK: process-wide */
+
+static pthread_once_t mw_global_once = PTHREAD_ONCE_INIT;
+static CURLcode mw_global_result = CURLE_OK;
+
+static void mw_global_init_once(void) { mw_global_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+CURLcode mw_curl_global_init(void) {
+    pthread_once(&mw_global_once, mw_global_init_once);
+    return mw_global_result;
+}
+
+int mw_curl_supports_http2(void) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info != NULL && (info->features & CURL_VERSION_HTTP2) != 0;
+}
+
+const char *mw_curl_version(void) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info != NULL && info->version != NULL ? info->version : "unknown";
+}
+
+void mw_set_current_thread_name(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    (void)pthread_setname_np(pthread_self(), shortened);
+}
+
+/* MARK: typed setopt / getinfo */
+
+CURLcode mw_curl_set_long(CURL *easy, CURLoption option, long value) { return curl_easy_setopt(easy, option, value); }
+CURLcode mw_curl_set_off_t(CURL *easy, CURLoption option, curl_off_t value) { return curl_easy_setopt(easy, option, value); }
+CURLcode mw_curl_set_string(CURL *easy, CURLoption option, const char *value) { return curl_easy_setopt(easy, option, value); }
+
+CURLcode mw_curl_get_long(CURL *easy, CURLINFO info, long *out) { return curl_easy_getinfo(easy, info, out); }
+CURLcode mw_curl_get_off_t(CURL *easy, CURLINFO info, curl_off_t *out) { return curl_easy_getinfo(easy, info, out); }
+CURLcode mw_curl_get_string(CURL *easy, CURLINFO info, const char **out) { return curl_easy_getinfo(easy, info, out); }
+
+CURLMcode mw_curl_multi_set_long(CURLM *multi, CURLMoption option, long value) { return curl_multi_setopt(multi, option, value); }
+
+/* MARK: transfer */
+
+typedef struct {
+    unsigned char *bytes;
+    size_t length;
+    size_t capacity;
+    size_t limit;
+} mw_buffer;
+
+struct mw_transfer {
+    uint64_t id;
+    CURL *easy;
+    struct curl_slist *headers;
+    mw_buffer body;
+    mw_buffer head;
+    size_t received;
+    int too_large;
+    char error[CURL_ERROR_SIZE];
+};
+
+/* Appends n bytes; 0 on success, -1 when over the limit or out of memory. */
+static int mw_buffer_append(mw_buffer *b, const void *data, size_t n) {
+    if (n == 0) return 0;
+    if (n > b->limit - b->length) return -1;
+    if (b->length + n > b->capacity) {
+        size_t want = b->capacity ? b->capacity : 1024;
+        while (want < b->length + n) want = want > SIZE_MAX / 2 ? SIZE_MAX : want * 2;
+        if (want > b->limit) want = b->limit;
+        unsigned char *grown = realloc(b->bytes, want);
+        if (grown == NULL) return -1;
+        b->bytes = grown;
+        b->capacity = want;
+    }
+    memcpy(b->bytes + b->length, data, n);
+    b->length += n;
+    return 0;
+}
+
+static size_t mw_on_body(char *data, size_t size, size_t count, void *userdata) {
+    mw_transfer *t = userdata;
+    size_t n = size * count;
+    t->received += n;
+    if (mw_buffer_append(&t->body, data, n) != 0) {
+        if (n > t->body.limit - t->body.length) t->too_large = 1;
+        return 0; /* anything but n: CURLE_WRITE_ERROR */
+    }
+    return n;
+}
+
+static size_t mw_on_header(char *data, size_t size, size_t count, void *userdata) {
+    mw_transfer *t = userdata;
+    size_t n = size * count;
+    t->received += n;
+    /* A new status line starts a new response (1xx, redirects followed): keep only the last. */
+    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) t->head.length = 0;
+    if (mw_buffer_append(&t->head, data, n) != 0) {
+        if (n > t->head.limit - t->head.length) t->too_large = 1;
+        return 0;
+    }
+    return n;
+}
+
+mw_transfer *mw_transfer_new(uint64_t id, size_t max_body, size_t max_header_bytes) {
+    mw_transfer *t = calloc(1, sizeof *t);
+    if (t == NULL) return NULL;
+    t->id = id;
+    t->body.limit = max_body;
+    t->head.limit = max_header_bytes;
+    t->easy = curl_easy_init();
+    if (t->easy == NULL) {
+        free(t);
+        return NULL;
+    }
+    if (curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (void *)t) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_ERRORBUFFER, t->error) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, mw_on_body) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, (void *)t) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_HEADERFUNCTION, mw_on_header) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_HEADERDATA, (void *)t) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_NOPROGRESS, 1L) != CURLE_OK) {
+        mw_transfer_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void mw_transfer_free(mw_transfer *t) {
+    if (t == NULL) return;
+    if (t->easy != NULL) curl_easy_cleanup(t->easy); /* before the list it may still point to */
+    curl_slist_free_all(t->headers);
+    free(t->body.bytes);
+    free(t->head.bytes);
+    free(t);
+}
+
+uint64_t mw_transfer_id(const mw_transfer *t) { return t->id; }
+CURL *mw_transfer_easy(mw_transfer *t) { return t->easy; }
+
+int mw_transfer_add_header(mw_transfer *t, const char *line) {
+    struct curl_slist *next = curl_slist_append(t->headers, line);
+    if (next == NULL) return -1;
+    t->headers = next;
+    return 0;
+}
+
+CURLcode mw_transfer_apply_headers(mw_transfer *t) { return curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers); }
+
+CURLcode mw_transfer_set_body(mw_transfer *t, const void *data, size_t length) {
+    CURLcode rc = curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
+    if (rc != CURLE_OK) return rc;
+    /* COPYPOSTFIELDS needs a non-NULL pointer even for an empty body. */
+    return curl_easy_setopt(t->easy, CURLOPT_COPYPOSTFIELDS, data != NULL ? data : (const void *)"");
+}
+
+const unsigned char *mw_transfer_body(const mw_transfer *t, size_t *length) {
+    *length = t->body.length;
+    return t->body.bytes;
+}
+
+const char *mw_transfer_header_block(const mw_transfer *t, size_t *length) {
+    *length = t->head.length;
+    return (const char *)t->head.bytes;
+}
+
+int mw_transfer_too_large(const mw_transfer *t) { return t->too_large; }
+size_t mw_transfer_bytes_received(const mw_transfer *t) { return t->received; }
+const char *mw_transfer_error_message(const mw_transfer *t) { return t->error; }
+
+mw_transfer *mw_curl_multi_next_done(CURLM *multi, CURLcode *result) {
+    int queued = 0;
+    CURLMsg *msg;
+    while ((msg = curl_multi_info_read(multi, &queued)) != NULL) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        char *priv = NULL;
+        if (curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv) != CURLE_OK || priv == NULL) continue;
+        *result = msg->data.result;
+        return (mw_transfer *)(void *)priv;
+    }
+    return NULL;
+}
