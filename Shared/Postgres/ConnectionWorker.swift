@@ -105,6 +105,11 @@ final class ConnectionWorker: @unchecked Sendable {
                         try raw.enter(lease: lease)
                         canceller.begin(token)
                         defer { canceller.end() }
+                        // A cancellation that arrived before `begin` found nothing to cancel: honour it here.
+                        if cancellable && token.isCancelled {
+                            continuation.resume(throwing: CancellationError())
+                            return
+                        }
                         let value = try body(raw)
                         raw.afterStatement()
                         continuation.resume(returning: value)

@@ -60,6 +60,7 @@ public final class PostgresClient: Service, Sendable {
     // MARK: leasing
 
     /// Lends a connection to `body` and takes it back afterwards (even when `body` throws).
+    @discardableResult
     public func withConnection<T>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> T
@@ -77,6 +78,7 @@ public final class PostgresClient: Service, Sendable {
 
     /// Runs `body` in a transaction on one connection: COMMIT on return,
     /// ROLLBACK on throw.
+    @discardableResult
     public func withTransaction<T>(
         isolation: isolated (any Actor)? = #isolation,
         level: PostgresConnection.IsolationLevel? = nil,

@@ -71,6 +71,7 @@ public final class PostgresConnection: Sendable {
     /// throws (the error is rethrown). Nested calls use savepoints. If the
     /// body swallowed a statement error, COMMIT turns into a rollback and this
     /// throws.
+    @discardableResult
     public func withTransaction<T>(
         isolation: isolated (any Actor)? = #isolation,
         level: IsolationLevel? = nil,

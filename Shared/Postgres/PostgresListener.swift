@@ -8,6 +8,12 @@ public struct PostgresNotification: Sendable, Hashable {
     public let payload: String
     /// The server process that sent it.
     public let backendPID: Int32
+
+    public init(channel: String, payload: String, backendPID: Int32) {
+        self.channel = channel
+        self.payload = payload
+        self.backendPID = backendPID
+    }
 }
 
 /// LISTEN/NOTIFY on a dedicated connection owned by its own thread.

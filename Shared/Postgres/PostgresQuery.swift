@@ -78,6 +78,12 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += "$\(bindings.count)"
         }
 
+        /// An optional parameter: NULL when nil.
+        public mutating func appendInterpolation<T: PostgresEncodable>(_ value: T?) {
+            bindings.append(value)
+            sql += "$\(bindings.count)"
+        }
+
         /// An array parameter: becomes `$n` bound as a PostgreSQL array.
         public mutating func appendInterpolation<E: PostgresArrayElement>(array: [E]) {
             bindings.append(PostgresArray(array))

@@ -209,10 +209,12 @@ final class RawConnection {
         let n = poll(&p, 1, 0)
         if n <= 0 { return false }
         if p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
-        // Readable while idle: read what is there (an error or EOF marks the connection bad).
+        // Readable while idle: the server sent something unprompted, usually a
+        // FATAL message before closing (restart, pg_terminate_backend). Read
+        // it, then make sure with a round trip.
         if PQconsumeInput(conn) == 0 { return true }
         while let n = PQnotifies(conn) { PQfreemem(n) }
-        return PQstatus(conn) != CONNECTION_OK
+        return PQstatus(conn) != CONNECTION_OK || !ping()
     }
 
     /// One round trip (an empty query).

@@ -53,7 +53,7 @@ pg_test_start() {
       -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c dynamic_shared_memory_type=mmap" \
       >/dev/null) || { tail -n 40 "$dir/postgres.log" >&2; return 1; }
   MAILWAKE_TEST_POSTGRES_URL="postgres://mailwake:${password}@127.0.0.1:${port}/postgres?sslmode=disable"
-  printf '%s\n' "$MAILWAKE_TEST_POSTGRES_URL" > "$dir/url"
+  (umask 077 && printf '%s\n' "$MAILWAKE_TEST_POSTGRES_URL" > "$dir/url")
   export MAILWAKE_TEST_POSTGRES_URL
 }
 

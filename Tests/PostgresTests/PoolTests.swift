@@ -1,0 +1,121 @@
+import MailwakePostgres
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("Pool")
+struct PoolTests {
+    @Test("50 concurrent tasks over a pool of 4 all succeed with at most 4 server sessions")
+    func boundedConcurrency() async throws {
+        let appName = PG.uniqueName("pool4")
+        let config = try PG.configuration(try PG.server().url, poolSize: 4, applicationName: appName)
+        let client = PostgresClient(configuration: config, logger: .disabled)
+        let observer = try PG.client(poolSize: 1)
+        let maxSeen = MaxTracker()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<50 {
+                group.addTask {
+                    let v = try await client.query("SELECT \(Int64(i)) + 0 * length(pg_sleep(0.02)::text)").scalar(Int.self)
+                    let sessions = try await observer.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = \(appName)").scalar(Int.self) ?? 0
+                    maxSeen.observe(sessions)
+                    return v ?? -1
+                }
+            }
+            var results = Set<Int>()
+            for try await v in group { results.insert(v) }
+            #expect(results == Set(0..<50))
+        }
+        let seen = maxSeen.value
+        #expect(seen >= 1 && seen <= 4)
+        #expect(client.connectionCount <= 4)
+        await client.close()
+        await observer.close()
+    }
+
+    @Test("a closed pool refuses work with .poolClosed")
+    func closedPool() async throws {
+        let client = try PG.client(poolSize: 2)
+        #expect(try await client.query("SELECT 1::int8").scalar(Int.self) == 1)
+        await client.close()
+        let e = await PG.error { try await client.query("SELECT 1") }
+        #expect(e?.code == .poolClosed)
+    }
+
+    @Test("closing the pool fails callers waiting for a connection and waits for the one in use")
+    func closeWhileBusy() async throws {
+        let client = try PG.client(poolSize: 1)
+        let holder = Task { try await client.query("SELECT pg_sleep(0.5)") }
+        try await Task.sleep(for: .milliseconds(100))
+        let waiter = Task { try await client.query("SELECT 1") }
+        try await Task.sleep(for: .milliseconds(100))
+        await client.close()
+        await #expect(throws: Never.self) { try await holder.value }
+        let e = await PG.error { try await waiter.value }
+        #expect(e?.code == .poolClosed)
+    }
+
+    @Test("a caller waits at most the checkout timeout for a free connection")
+    func checkoutTimeout() async throws {
+        try await PG.withClient(poolSize: 1, configure: { $0.checkoutTimeout = .milliseconds(200) }) { client async throws in
+            let holder = Task { try await client.query("SELECT pg_sleep(1.5)") }
+            try await Task.sleep(for: .milliseconds(100))
+            let start = ContinuousClock.now
+            let e = await PG.error { try await client.query("SELECT 1") }
+            #expect(e?.code == .timeout)
+            #expect(ContinuousClock.now - start < .seconds(1.2))
+            _ = try await holder.value
+        }
+    }
+
+    @Test("a connection to a closed port fails quickly with a connection error")
+    func closedPort() async throws {
+        let port = try PortAllocator.freePort()
+        let client = try PG.client(poolSize: 1, url: "postgres://nobody:pw@127.0.0.1:\(port)/db?sslmode=disable")
+        let start = ContinuousClock.now
+        let e = await PG.error { try await client.query("SELECT 1") }
+        #expect(e?.code == .connection)
+        #expect(ContinuousClock.now - start < .seconds(3))
+        await client.close()
+    }
+
+    @Test("a wrong password is a connection error that does not contain the password")
+    func wrongPassword() async throws {
+        let server = try PG.server()
+        let wrong = "definitely-wrong-\(PG.uniqueName("pw"))"
+        var config = try PG.configuration(server.url, poolSize: 1)
+        config.password = wrong
+        let client = PostgresClient(configuration: config, logger: .disabled)
+        let e = await PG.error { try await client.query("SELECT 1") }
+        #expect(e?.code == .connection)
+        #expect(e?.description.contains(wrong) == false)
+        await client.close()
+    }
+
+    @Test("a connection used after its closure returned is refused")
+    func escapedConnection() async throws {
+        try await PG.withClient(poolSize: 1) { client async throws in
+            let escaped = try await client.withConnection { $0 }
+            let e = await PG.error { try await escaped.query("SELECT 1") }
+            #expect(e?.code == .query)
+        }
+    }
+
+    @Test("a server-terminated session is replaced before the next caller uses it")
+    func terminatedSessionReplaced() async throws {
+        try await PG.withClient(poolSize: 1) { client async throws in
+            let pid = try await client.withConnection { try await $0.backendPID() }
+            let killer = try PG.client(poolSize: 1)
+            _ = try await killer.query("SELECT pg_terminate_backend(\(pid))")
+            await killer.close()
+            try await Task.sleep(for: .milliseconds(200))
+            let newPID = try await client.withConnection { try await $0.backendPID() }
+            #expect(newPID != pid)
+        }
+    }
+}
+
+final class MaxTracker: Sendable {
+    private let state = Mutex(0)
+    func observe(_ v: Int) { state.withLock { $0 = max($0, v) } }
+    var value: Int { state.withLock { $0 } }
+}
