@@ -76,14 +76,26 @@ final class StatementCanceller: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Asks the server to cancel the running statement when it is still `token`'s.
+    /// Asks the server to cancel the running statement while it is still `token`'s.
+    ///
+    /// A cancel request that reaches the backend between two protocol
+    /// messages (say between PREPARE and EXECUTE) is ignored by the server, so
+    /// it is repeated every 100 ms while the job runs (for at most 10 s). The
+    /// lock is held across `PQcancel`, which returns once the server has
+    /// signalled the backend, so a request never outlives its job.
     func cancel(ifRunning token: JobToken) {
         DispatchQueue.global().async {
-            self.lock.lock()
-            defer { self.lock.unlock() }
-            guard self.running === token, let handle = self.handle else { return }
-            var buffer = [CChar](repeating: 0, count: 256)
-            _ = PQcancel(handle, &buffer, 256)
+            for _ in 0..<100 {
+                self.lock.lock()
+                guard self.running === token, let handle = self.handle else {
+                    self.lock.unlock()
+                    return
+                }
+                var buffer = [CChar](repeating: 0, count: 256)
+                _ = PQcancel(handle, &buffer, 256)
+                self.lock.unlock()
+                usleep(100_000)
+            }
         }
     }
 

@@ -28,7 +28,7 @@ final class IteratorBox: @unchecked Sendable {
 struct ListenerTests {
     @Test("a notification sent after subscribing is delivered with its payload")
     func delivers() async throws {
-        let server = try PG.server()
+        let server = try await PG.server()
         let listener = PostgresListener(configuration: try PG.configuration(server.url), logger: .disabled)
         let channel = PG.uniqueName("chan")
         let stream = try await listener.subscribe(to: channel)
@@ -47,7 +47,7 @@ struct ListenerTests {
 
     @Test("notifications reach every subscriber of a channel, and a channel name with quotes works")
     func fanOut() async throws {
-        let listener = PostgresListener(configuration: try PG.configuration(try PG.server().url), logger: .disabled)
+        let listener = PostgresListener(configuration: try PG.configuration(try await PG.server().url), logger: .disabled)
         let channel = PG.uniqueName("we\"ird chan")
         var a = try await listener.subscribe(to: channel).makeAsyncIterator()
         var b = try await listener.subscribe(to: channel).makeAsyncIterator()
@@ -59,7 +59,7 @@ struct ListenerTests {
 
     @Test("closing the listener finishes its streams")
     func closeFinishes() async throws {
-        let listener = PostgresListener(configuration: try PG.configuration(try PG.server().url), logger: .disabled)
+        let listener = PostgresListener(configuration: try PG.configuration(try await PG.server().url), logger: .disabled)
         var it = try await listener.subscribe(to: PG.uniqueName("c")).makeAsyncIterator()
         await listener.close()
         #expect(await nextEvent(&it, timeout: .seconds(5)) == nil)

@@ -31,7 +31,8 @@ struct MigrationTests {
     @Test("concurrent migrators starting at once apply each migration exactly once")
     func concurrentMigrators() async throws {
         let url = try await PG.freshDatabase()
-        let clients = try (0..<6).map { _ in try PG.client(poolSize: 2, url: url) }
+        var clients: [PostgresClient] = []
+        for _ in 0..<6 { clients.append(try await PG.client(poolSize: 2, url: url)) }
         let applied = try await withThrowingTaskGroup(of: [Int64].self) { group in
             for client in clients {
                 group.addTask { try await PostgresMigrator(Self.migrations, logger: .disabled).migrate(client) }
@@ -74,7 +75,7 @@ struct MigrationTests {
 
     @Test("versions out of order are refused before touching the database")
     func unorderedVersions() async throws {
-        let client = try PG.client(poolSize: 1, url: "postgres://u:p@127.0.0.1:1/db")
+        let client = try await PG.client(poolSize: 1, url: "postgres://u:p@127.0.0.1:1/db")
         let e = await PG.error {
             try await PostgresMigrator([.init(version: 2, name: "b", sql: "SELECT 1"), .init(version: 1, name: "a", sql: "SELECT 1")], logger: .disabled).migrate(client)
         }

@@ -8,9 +8,9 @@ struct PoolTests {
     @Test("50 concurrent tasks over a pool of 4 all succeed with at most 4 server sessions")
     func boundedConcurrency() async throws {
         let appName = PG.uniqueName("pool4")
-        let config = try PG.configuration(try PG.server().url, poolSize: 4, applicationName: appName)
+        let config = try PG.configuration(try await PG.server().url, poolSize: 4, applicationName: appName)
         let client = PostgresClient(configuration: config, logger: .disabled)
-        let observer = try PG.client(poolSize: 1)
+        let observer = try await PG.client(poolSize: 1)
         let maxSeen = MaxTracker()
         try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<50 {
@@ -34,7 +34,7 @@ struct PoolTests {
 
     @Test("a closed pool refuses work with .poolClosed")
     func closedPool() async throws {
-        let client = try PG.client(poolSize: 2)
+        let client = try await PG.client(poolSize: 2)
         #expect(try await client.query("SELECT 1::int8").scalar(Int.self) == 1)
         await client.close()
         let e = await PG.error { try await client.query("SELECT 1") }
@@ -43,7 +43,7 @@ struct PoolTests {
 
     @Test("closing the pool fails callers waiting for a connection and waits for the one in use")
     func closeWhileBusy() async throws {
-        let client = try PG.client(poolSize: 1)
+        let client = try await PG.client(poolSize: 1)
         let holder = Task { try await client.query("SELECT pg_sleep(0.5)") }
         try await Task.sleep(for: .milliseconds(100))
         let waiter = Task { try await client.query("SELECT 1") }
@@ -70,7 +70,7 @@ struct PoolTests {
     @Test("a connection to a closed port fails quickly with a connection error")
     func closedPort() async throws {
         let port = try PortAllocator.freePort()
-        let client = try PG.client(poolSize: 1, url: "postgres://nobody:pw@127.0.0.1:\(port)/db?sslmode=disable")
+        let client = try await PG.client(poolSize: 1, url: "postgres://nobody:pw@127.0.0.1:\(port)/db?sslmode=disable") { $0.connectTimeout = .seconds(10) }
         let start = ContinuousClock.now
         let e = await PG.error { try await client.query("SELECT 1") }
         #expect(e?.code == .connection)
@@ -80,7 +80,7 @@ struct PoolTests {
 
     @Test("a wrong password is a connection error that does not contain the password")
     func wrongPassword() async throws {
-        let server = try PG.server()
+        let server = try await PG.server()
         let wrong = "definitely-wrong-\(PG.uniqueName("pw"))"
         var config = try PG.configuration(server.url, poolSize: 1)
         config.password = wrong
@@ -104,7 +104,7 @@ struct PoolTests {
     func terminatedSessionReplaced() async throws {
         try await PG.withClient(poolSize: 1) { client async throws in
             let pid = try await client.withConnection { try await $0.backendPID() }
-            let killer = try PG.client(poolSize: 1)
+            let killer = try await PG.client(poolSize: 1)
             _ = try await killer.query("SELECT pg_terminate_backend(\(pid))")
             await killer.close()
             try await Task.sleep(for: .milliseconds(200))

@@ -184,13 +184,13 @@ struct QueryTests {
         let lines = sink.lines.joined(separator: "\n")
         #expect(lines.contains("SELECT $1::text AS v"))
         #expect(!lines.contains(secret))
-        let password = try PG.server().password
+        let password = try await PG.server().password
         if !password.isEmpty { #expect(!lines.contains(password)) }
     }
 
     @Test("a connection over the Unix socket works")
     func unixSocket() async throws {
-        let server = try PG.server()
+        let server = try await PG.server()
         guard let dir = server.socketDirectory else { return }  // external server: TCP only
         try await PG.withClient(poolSize: 1, configure: { $0.unixSocketDirectory = dir }) { client async throws in
             let family = try await client.query("SELECT inet_server_addr() IS NULL").scalar(Bool.self)

@@ -7,7 +7,7 @@ import Testing
 struct RestartTests {
     @Test("a query running when the server is killed fails; after the restart queries work again")
     func killedMidQuery() async throws {
-        let server = try PostgresTestServer.start()
+        let server = try await PostgresTestServer.start()
         defer { server.stop() }
         try await PG.withClient(poolSize: 2, url: server.url) { client async throws in
             #expect(try await client.query("SELECT 1::int8").scalar(Int.self) == 1)
@@ -18,7 +18,7 @@ struct RestartTests {
             }
             let sleeper = Task { try await client.query("SELECT pg_sleep(30)") }
             try await Task.sleep(for: .milliseconds(300))
-            server.kill()
+            await server.kill()
             let e = await PG.error { try await sleeper.value }
             #expect(e?.code == .connection)
 
@@ -26,7 +26,7 @@ struct RestartTests {
             let down = await PG.error { try await client.query("SELECT 1") }
             #expect(down?.code == .connection)
 
-            try server.restart()
+            try await server.restart()
             // The first query after the restart works (idle connections are checked and replaced).
             #expect(try await client.query("SELECT 2::int8").scalar(Int.self) == 2)
             for _ in 0..<5 { #expect(try await client.query("SELECT 3::int8").scalar(Int.self) == 3) }
@@ -35,15 +35,15 @@ struct RestartTests {
 
     @Test("a connection that dies inside a transaction is not silently replaced mid-transaction")
     func diesInsideTransaction() async throws {
-        let server = try PostgresTestServer.start()
+        let server = try await PostgresTestServer.start()
         defer { server.stop() }
         try await PG.withClient(poolSize: 1, url: server.url) { client async throws in
             try await client.execute("CREATE TABLE t (v int)")
             let e = await PG.error {
                 try await client.withTransaction { tx async throws in
                     try await tx.execute("INSERT INTO t VALUES (1)")
-                    server.kill()
-                    try server.restart()
+                    await server.kill()
+                    try await server.restart()
                     try await tx.execute("INSERT INTO t VALUES (2)")
                 }
             }
@@ -54,7 +54,7 @@ struct RestartTests {
 
     @Test("LISTEN survives a server restart: the listener reconnects, says so, and delivers again")
     func listenerSurvivesRestart() async throws {
-        let server = try PostgresTestServer.start()
+        let server = try await PostgresTestServer.start()
         defer { server.stop() }
         var config = try PG.configuration(server.url)
         config.reconnectBackoffMax = .milliseconds(500)
@@ -65,8 +65,8 @@ struct RestartTests {
             try await client.notify(channel: channel, payload: "before")
             #expect(await nextEvent(&it) == .notification(PostgresNotification(channel: channel, payload: "before", backendPID: try await client.withConnection { try await $0.backendPID() })))
         }
-        server.kill()
-        try server.restart()
+        await server.kill()
+        try await server.restart()
         #expect(await nextEvent(&it, timeout: .seconds(20)) == .reconnected)
         try await PG.withClient(poolSize: 1, url: server.url) { client async throws in
             try await client.notify(channel: channel, payload: "after")

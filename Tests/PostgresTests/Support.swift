@@ -6,7 +6,7 @@ import TestSupport
 /// Helpers shared by the PostgreSQL tests.
 enum PG {
     /// The shared test server.
-    static func server() throws -> PostgresTestServer { try PostgresTestServer.shared() }
+    static func server() async throws -> PostgresTestServer { try await PostgresTestServer.shared() }
 
     /// A configuration for `url` with a unique application name (to find this
     /// test's sessions in `pg_stat_activity`).
@@ -19,8 +19,10 @@ enum PG {
         return c
     }
 
-    static func client(poolSize: Int = 4, url: String? = nil, logger: Logger = .disabled, configure: (inout PostgresClient.Configuration) -> Void = { _ in }) throws -> PostgresClient {
-        var c = try configuration(url ?? server().url, poolSize: poolSize)
+    static func client(poolSize: Int = 4, url: String? = nil, logger: Logger = .disabled, configure: (inout PostgresClient.Configuration) -> Void = { _ in }) async throws -> PostgresClient {
+        let target: String
+        if let url { target = url } else { target = try await server().url }
+        var c = try configuration(target, poolSize: poolSize)
         configure(&c)
         return PostgresClient(configuration: c, logger: logger)
     }
@@ -32,9 +34,9 @@ enum PG {
 
     /// A new empty database on the shared server; returns its URL.
     static func freshDatabase() async throws -> String {
-        let server = try server()
+        let server = try await server()
         let name = uniqueName("mwdb")
-        let admin = try client(poolSize: 1)
+        let admin = try await client(poolSize: 1)
         try await admin.withConnection { try await $0.runScript("CREATE DATABASE " + PostgresQuery.quoteIdentifier(name)) }
         await admin.close()
         return server.url(database: name)
@@ -44,7 +46,7 @@ enum PG {
     static func withClient<T>(poolSize: Int = 4, url: String? = nil, logger: Logger = .disabled,
                               configure: (inout PostgresClient.Configuration) -> Void = { _ in },
                               _ body: (PostgresClient) async throws -> T) async throws -> T {
-        let client = try client(poolSize: poolSize, url: url, logger: logger, configure: configure)
+        let client = try await client(poolSize: poolSize, url: url, logger: logger, configure: configure)
         do {
             let result = try await body(client)
             await client.close()

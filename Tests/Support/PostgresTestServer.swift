@@ -40,7 +40,7 @@ public final class PostgresTestServer: @unchecked Sendable {
             return .success(PostgresTestServer(externalURL: url))
         }
         do {
-            let server = try start()
+            let server = try startBlocking()
             sharedForCleanup.withLock { $0 = server }
             atexit { PostgresTestServer.sharedForCleanup.withLock { $0 }?.stop() }
             return .success(server)
@@ -53,9 +53,41 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     private static let sharedForCleanup = Mutex<PostgresTestServer?>(nil)
 
-    /// The server shared by the ordinary tests of this process.
-    public static func shared() throws -> PostgresTestServer {
-        try sharedServer.get()
+    /// The server shared by the ordinary tests of this process (started on
+    /// first use, off Swift's cooperative threads).
+    public static func shared() async throws -> PostgresTestServer {
+        try await offload { try sharedServer.get() }
+    }
+
+    /// Creates and starts a private cluster without blocking a cooperative thread.
+    public static func start() async throws -> PostgresTestServer {
+        try await offload { try startBlocking() }
+    }
+
+    /// `kill()` without blocking a cooperative thread.
+    public func kill() async {
+        await Self.offload { self.killBlocking() }
+    }
+
+    /// `restart()` without blocking a cooperative thread.
+    public func restart() async throws {
+        try await Self.offload { try self.restartBlocking() }
+    }
+
+    /// Runs blocking harness work (process spawns, waits) on a Dispatch thread.
+    private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private static func offload(_ work: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                work()
+                continuation.resume()
+            }
+        }
     }
 
     private init(externalURL: String) {
@@ -106,8 +138,8 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     // MARK: private servers
 
-    /// Creates and starts a new cluster.
-    public static func start() throws -> PostgresTestServer {
+    /// Creates and starts a new cluster (blocks the calling thread).
+    public static func startBlocking() throws -> PostgresTestServer {
         let bin = try findBinaries()
         cleanUpAbandonedClusters()
         let base = FileManager.default.fileExists(atPath: "/tmp") ? URL(fileURLWithPath: "/tmp") : FileManager.default.temporaryDirectory
@@ -144,7 +176,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         let process = Process()
         let (exe, args) = try Self.asServiceUser(binDirectory.appendingPathComponent("postgres").path, [
             "-D", dataDirectory, "-p", String(port), "-k", socketDirectory,
-            "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+            "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
             "-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "dynamic_shared_memory_type=mmap",
             "-c", "logging_collector=off", "-c", "log_min_messages=warning", "-c", "password_encryption=scram-sha-256",
         ])
@@ -190,7 +222,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Kills the postmaster and every server process with SIGKILL, as a crash would.
-    public func kill() {
+    public func killBlocking() {
         precondition(!isExternal, "cannot kill an external server")
         guard let process = lock.withLock({ self.process }) else { return }
         let pid = process.processIdentifier
@@ -203,9 +235,9 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Starts the server again on the same port and data directory (after `kill()` or a crash).
-    public func restart() throws {
+    public func restartBlocking() throws {
         precondition(!isExternal, "cannot restart an external server")
-        if lock.withLock({ self.process?.isRunning ?? false }) { kill() }
+        if lock.withLock({ self.process?.isRunning ?? false }) { killBlocking() }
         try launch()
     }
 

@@ -50,7 +50,7 @@ pg_test_start() {
   rm -f "$dir/pwfile"
   port="$(pg_test_free_port)"
   (cd "$dir" && pg_test_as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
-      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c dynamic_shared_memory_type=mmap" \
+      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=300 -c dynamic_shared_memory_type=mmap" \
       >/dev/null) || { tail -n 40 "$dir/postgres.log" >&2; return 1; }
   MAILWAKE_TEST_POSTGRES_URL="postgres://mailwake:${password}@127.0.0.1:${port}/postgres?sslmode=disable"
   (umask 077 && printf '%s\n' "$MAILWAKE_TEST_POSTGRES_URL" > "$dir/url")
