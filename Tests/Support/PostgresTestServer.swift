@@ -31,7 +31,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     private let directory: URL?
     private let binDirectory: URL?
     private let lock = NSLock()
-    private var process: Process?
+    private var process: ChildProcess?
 
     // MARK: shared
 
@@ -172,31 +172,22 @@ public final class PostgresTestServer: @unchecked Sendable {
     private var logFile: String { directory!.appendingPathComponent("postgres.log").path }
 
     private func launch() throws {
-        guard let binDirectory, let socketDirectory else { throw TestHarnessError("external server cannot be started") }
-        let process = Process()
+        guard let binDirectory, let socketDirectory, let directory else { throw TestHarnessError("external server cannot be started") }
         let (exe, args) = try Self.asServiceUser(binDirectory.appendingPathComponent("postgres").path, [
             "-D", dataDirectory, "-p", String(port), "-k", socketDirectory,
             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
             "-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "dynamic_shared_memory_type=mmap",
             "-c", "logging_collector=off", "-c", "log_min_messages=warning", "-c", "password_encryption=scram-sha-256",
         ])
-        process.executableURL = URL(fileURLWithPath: exe)
-        process.arguments = args
-        process.currentDirectoryURL = directory
-        if !FileManager.default.fileExists(atPath: logFile) { _ = FileManager.default.createFile(atPath: logFile, contents: nil) }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(exe, args, directory: directory.path, outputPath: logFile)
         lock.withLock { self.process = process }
+        let isReady = binDirectory.appendingPathComponent("pg_isready").path
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if !process.isRunning {
-                throw TestHarnessError("postgres exited (\(process.terminationStatus)): \(logTail())")
+                throw TestHarnessError("postgres exited (\(process.waitForExit())): \(logTail())")
             }
-            if (try? run(tool: "pg_isready", ["-h", "127.0.0.1", "-p", String(port), "-q"], asServiceUser: false)) != nil { return }
+            if (try? ChildProcess.run(isReady, ["-h", "127.0.0.1", "-p", String(port), "-q"], directory: nil)) != nil { return }
             usleep(100_000)
         }
         throw TestHarnessError("postgres did not become ready within 60 s: \(logTail())")
@@ -211,10 +202,12 @@ public final class PostgresTestServer: @unchecked Sendable {
     public func stop() {
         guard !isExternal else { return }
         if let process = lock.withLock({ self.process }) {
-            let pid = process.processIdentifier
             if process.isRunning {
-                Glibc.kill(pid, SIGINT)
-                if !Self.waitGone(pid, seconds: 15) { Glibc.kill(pid, SIGKILL) }
+                process.signal(SIGINT)
+                if !process.waitForExit(seconds: 15) {
+                    process.signal(SIGKILL)
+                    process.waitForExit()
+                }
             }
             lock.withLock { self.process = nil }
         }
@@ -225,11 +218,10 @@ public final class PostgresTestServer: @unchecked Sendable {
     public func killBlocking() {
         precondition(!isExternal, "cannot kill an external server")
         guard let process = lock.withLock({ self.process }) else { return }
-        let pid = process.processIdentifier
-        let children = Self.childProcesses(of: pid)
-        Glibc.kill(pid, SIGKILL)
+        let children = Self.childProcesses(of: process.pid)
+        process.signal(SIGKILL)
         for child in children { Glibc.kill(child, SIGKILL) }
-        process.waitUntilExit()
+        process.waitForExit()
         for child in children { _ = Self.waitGone(child, seconds: 10) }
         lock.withLock { self.process = nil }
     }
@@ -237,7 +229,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// Starts the server again on the same port and data directory (after `kill()` or a crash).
     public func restartBlocking() throws {
         precondition(!isExternal, "cannot restart an external server")
-        if lock.withLock({ self.process?.isRunning ?? false }) { killBlocking() }
+        if lock.withLock({ self.process })?.isRunning == true { killBlocking() }
         try launch()
     }
 
@@ -267,23 +259,10 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     @discardableResult
-    private func run(tool: String, _ args: [String], asServiceUser: Bool = true) throws -> String {
+    private func run(tool: String, _ args: [String]) throws -> String {
         let path = binDirectory!.appendingPathComponent(tool).path
-        let (exe, fullArgs) = asServiceUser ? try Self.asServiceUser(path, args) : (path, args)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: exe)
-        process.arguments = fullArgs
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw TestHarnessError("\(tool) failed (\(process.terminationStatus)): \(text.suffix(2000))") }
-        return text
+        let (exe, fullArgs) = try Self.asServiceUser(path, args)
+        return try ChildProcess.run(exe, fullArgs, directory: directory?.path)
     }
 
     /// PIDs whose parent is `pid` (from /proc).
