@@ -243,15 +243,14 @@ public final class PostgresClient: Service, Sendable {
     /// `.poolClosed`; connections in use finish their work and are closed
     /// when returned. Returns when every connection is closed.
     public func close() async {
-        let (idle, waiters, mustDrain) = state.withLock { s -> ([ConnectionWorker], [Waiter], Bool) in
+        let (all, waiters, mustDrain) = state.withLock { s -> ([ConnectionWorker], [Waiter], Bool) in
             s.closed = true
-            let idle = s.idle
+            let all = s.workers
             s.idle = []
-            s.workers.removeAll { w in idle.contains { $0 === w } }
             let waiters = Array(s.waiters.values)
             s.waiters = [:]
             s.waitOrder = []
-            return (idle, waiters, s.leased > 0)
+            return (all, waiters, s.leased > 0)
         }
         for w in waiters {
             w.timeout?.cancel()
@@ -267,16 +266,19 @@ public final class PostgresClient: Service, Sendable {
                 if resumeNow { c.resume() }
             }
         }
-        for w in idle {
+        // Every connection thread ends after its queued work and closes its connection.
+        for w in all {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in w.shutdown { c.resume() } }
         }
+        state.withLock { $0.workers = [] }
         logger.debug("postgres pool closed")
     }
 
     /// Service: runs until cancelled, then closes the pool.
     public func run() async throws {
-        let (stream, _) = AsyncStream<Never>.makeStream()
-        for await _ in stream {}  // returns when the task is cancelled
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
         await close()
     }
 }

@@ -52,8 +52,9 @@ public final class PostgresListener: Service, Sendable {
 
     /// Service: runs until cancelled, then closes.
     public func run() async throws {
-        let (stream, _) = AsyncStream<Never>.makeStream()
-        for await _ in stream {}
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
         await close()
     }
 }

@@ -41,6 +41,18 @@ struct PoolTests {
         #expect(e?.code == .poolClosed)
     }
 
+    @Test("as a Service, the pool runs until its task is cancelled and then closes")
+    func serviceLifecycle() async throws {
+        let client = try await PG.client(poolSize: 1)
+        let running = Task { try await client.run() }
+        #expect(try await client.query("SELECT 1::int8").scalar(Int.self) == 1)
+        running.cancel()
+        try await running.value
+        let e = await PG.error { try await client.query("SELECT 1") }
+        #expect(e?.code == .poolClosed)
+        #expect(client.connectionCount == 0)
+    }
+
     @Test("closing the pool fails callers waiting for a connection and waits for the one in use")
     func closeWhileBusy() async throws {
         let client = try await PG.client(poolSize: 1)
