@@ -12,7 +12,7 @@
 
 pg_test_bindir() {
   local d
-  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n -r); do
     if [ -x "$d/initdb" ]; then echo "$d"; return 0; fi
   done
   echo "pg_test: PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin (install postgresql)" >&2
