@@ -44,7 +44,7 @@ public final class ChildProcess: @unchecked Sendable {
         defer { unlink(output) }
         let child = try spawn(executable, arguments, directory: directory, outputPath: output)
         let status = child.waitForExit()
-        let text = readTextFile(output) ?? ""
+        let text = ChildProcess.readTextFile(output) ?? ""
         guard status == 0 else {
             throw TestHarnessError("\((executable as NSString).lastPathComponent) failed (\(status)): \(text.suffix(2000))")
         }
@@ -95,21 +95,21 @@ public final class ChildProcess: @unchecked Sendable {
         let sig = status & 0x7F
         return sig == 0 ? (status >> 8) & 0xFF : 128 + sig
     }
-}
 
-/// Reads a whole file with POSIX calls (works for /proc files, which report
-/// size 0, and avoids a Foundation leak on empty files). Nil when unreadable.
-public func readTextFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 8192)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<n])
+    /// Reads a whole file with POSIX calls (works for /proc files, which report
+    /// size 0, and avoids a Foundation leak on empty files). Nil when unreadable.
+    public static func readTextFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
-    return String(decoding: bytes, as: UTF8.self)
 }

@@ -194,7 +194,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     private func logTail() -> String {
-        let text = readTextFile(logFile) ?? ""
+        let text = ChildProcess.readTextFile(logFile) ?? ""
         return String(text.suffix(2000))
     }
 
@@ -269,7 +269,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     private static func childProcesses(of pid: pid_t) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
-            guard let child = pid_t(entry), let stat = readTextFile("/proc/\(entry)/stat"),
+            guard let child = pid_t(entry), let stat = ChildProcess.readTextFile("/proc/\(entry)/stat"),
                   let close = stat.range(of: ")", options: .backwards) else { return nil }
             let fields = stat[close.upperBound...].split(separator: " ")
             guard fields.count > 2, let ppid = pid_t(fields[1]) else { return nil }
@@ -282,7 +282,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if Glibc.kill(pid, 0) != 0 { return true }
-            if let stat = readTextFile("/proc/\(pid)/stat"),
+            if let stat = ChildProcess.readTextFile("/proc/\(pid)/stat"),
                let close = stat.range(of: ")", options: .backwards),
                stat[close.upperBound...].split(separator: " ").first == "Z" { return true }
             usleep(20_000)
@@ -299,9 +299,9 @@ public final class PostgresTestServer: @unchecked Sendable {
             guard parts.count >= 4, let owner = pid_t(parts[2]), owner != getpid() else { continue }
             if Glibc.kill(owner, 0) == 0 || errno == EPERM { continue }  // its test process is alive
             let dir = base + "/" + entry
-            if let pidText = readTextFile(dir + "/data/postmaster.pid"),
+            if let pidText = ChildProcess.readTextFile(dir + "/data/postmaster.pid"),
                let line = pidText.split(separator: "\n").first, let pm = pid_t(line),
-               let cmdline = readTextFile("/proc/\(pm)/cmdline"), cmdline.contains(dir) {
+               let cmdline = ChildProcess.readTextFile("/proc/\(pm)/cmdline"), cmdline.contains(dir) {
                 let children = childProcesses(of: pm)
                 Glibc.kill(pm, SIGKILL)
                 children.forEach { Glibc.kill($0, SIGKILL) }
