@@ -1,0 +1,138 @@
+import Foundation
+import MailwakeCore
+
+/// A thread that owns one `RawConnection` and runs the jobs handed to it, in
+/// order. libpq blocks; this keeps the blocking off Swift's cooperative pool.
+/// Jobs come in through a lock and condition; each job resumes its caller's
+/// continuation.
+final class ConnectionWorker: @unchecked Sendable {
+    typealias Job = @Sendable (RawConnection) -> Void
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var head = 0
+    private var stopping = false
+    private var onExit: [@Sendable () -> Void] = []
+    private var exited = false
+
+    /// Only touched on the worker thread (and before it starts).
+    private let raw: RawConnection
+    let canceller: StatementCanceller
+    let id: Int
+
+    init(id: Int, raw: RawConnection, name: String) {
+        self.id = id
+        self.raw = raw
+        self.canceller = raw.canceller
+        let thread = Thread { [self] in self.loop() }
+        thread.name = name
+        thread.stackSize = 512 * 1024
+        thread.start()
+    }
+
+    /// Queues a job; false when the worker is stopping (the job will not run).
+    @discardableResult
+    func submit(_ job: @escaping Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// Runs the queued jobs, closes the connection, ends the thread, then calls `done`.
+    func shutdown(_ done: @escaping @Sendable () -> Void = {}) {
+        condition.lock()
+        if exited {
+            condition.unlock()
+            done()
+            return
+        }
+        stopping = true
+        onExit.append(done)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while head == jobs.count && !stopping { condition.wait() }
+            if head == jobs.count {
+                condition.unlock()
+                break
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            condition.unlock()
+            job(raw)
+        }
+        raw.disconnect()
+        condition.lock()
+        exited = true
+        let callbacks = onExit
+        onExit = []
+        condition.unlock()
+        callbacks.forEach { $0() }
+    }
+
+    /// Runs `body` on the worker thread and returns its result to the caller.
+    ///
+    /// - Parameters:
+    ///   - lease: the lease the work belongs to (reconnects happen only at a lease's start).
+    ///   - cancellable: whether task cancellation cancels the statement (`PQcancel`).
+    func perform<T: Sendable>(
+        lease: UInt64,
+        cancellable: Bool = true,
+        _ body: @escaping @Sendable (RawConnection) throws(PostgresError) -> T
+    ) async throws -> T {
+        let token = JobToken()
+        let canceller = self.canceller
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let accepted = submit { raw in
+                    if cancellable && token.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    do throws(PostgresError) {
+                        try raw.enter(lease: lease)
+                        canceller.begin(token)
+                        defer { canceller.end() }
+                        // A cancellation that arrived before `begin` found nothing to cancel: honour it here.
+                        if cancellable && token.isCancelled {
+                            continuation.resume(throwing: CancellationError())
+                            return
+                        }
+                        let value = try body(raw)
+                        raw.afterStatement()
+                        continuation.resume(returning: value)
+                    } catch {
+                        raw.afterStatement()
+                        if cancellable && token.isCancelled && error.sqlState == PostgresError.SQLState.queryCanceled {
+                            continuation.resume(throwing: CancellationError())
+                        } else {
+                            continuation.resume(throwing: error)
+                        }
+                    }
+                }
+                if !accepted { continuation.resume(throwing: PostgresError(.poolClosed, "the connection pool is closed")) }
+            }
+        } onCancel: {
+            guard cancellable else { return }
+            token.cancel()
+            canceller.cancel(ifRunning: token)
+        }
+    }
+
+    /// Ends a lease on the worker thread (rolls back an open transaction).
+    func endLease(_ lease: UInt64) {
+        submit { raw in raw.endLease(lease) }
+    }
+}

@@ -1,0 +1,314 @@
+import CLibPQ
+import Foundation
+public import MailwakeCore
+
+/// A notification received with LISTEN.
+public struct PostgresNotification: Sendable, Hashable {
+    public let channel: String
+    public let payload: String
+    /// The server process that sent it.
+    public let backendPID: Int32
+
+    public init(channel: String, payload: String, backendPID: Int32) {
+        self.channel = channel
+        self.payload = payload
+        self.backendPID = backendPID
+    }
+}
+
+/// LISTEN/NOTIFY on a dedicated connection owned by its own thread.
+///
+/// `subscribe(to:)` returns once the server confirmed LISTEN, so a NOTIFY
+/// committed after that is delivered. After the connection drops (server
+/// restart), the listener reconnects with backoff, LISTENs again on every
+/// channel and yields `.reconnected` to every subscriber: notifications sent
+/// while it was away are lost, so a consumer re-reads its source of truth then.
+public final class PostgresListener: Service, Sendable {
+    public enum Event: Sendable, Hashable {
+        case notification(PostgresNotification)
+        /// The connection was re-established; notifications may have been missed.
+        case reconnected
+    }
+
+    public var name: String { "postgres-listener" }
+    private let core: ListenerCore
+
+    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+        core = ListenerCore(configuration: configuration, logger: logger)
+    }
+
+    deinit { core.stop() }
+
+    /// Events for `channel` until the stream is dropped or the listener closes.
+    /// Throws when LISTEN cannot be confirmed (e.g. the server is unreachable).
+    public func subscribe(to channel: String) async throws -> AsyncStream<Event> {
+        try await core.subscribe(channel)
+    }
+
+    /// Stops listening, closes the connection and finishes every stream.
+    public func close() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in core.stop { c.resume() } }
+    }
+
+    /// Service: runs until cancelled, then closes.
+    public func run() async throws {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        await close()
+    }
+}
+
+final class ListenerCore: @unchecked Sendable {
+    private let configuration: PostgresClient.Configuration
+    private let logger: Logger
+    private let health: ConnectionHealth
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var subscribers: [String: [UInt64: AsyncStream<PostgresListener.Event>.Continuation]] = [:]
+    private var pendingSyncs: [CheckedContinuation<Void, any Error>] = []
+    private var nextID: UInt64 = 0
+    private var started = false
+    private var stopping = false
+    private var stopped = false
+    private var onStopped: [@Sendable () -> Void] = []
+
+    init(configuration: PostgresClient.Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.health = ConnectionHealth(initialBackoff: configuration.reconnectBackoffInitial, maxBackoff: configuration.reconnectBackoffMax)
+        var fds: [Int32] = [0, 0]
+        precondition(pipe(&fds) == 0, "pipe() failed")
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    private func wake() {
+        var b: UInt8 = 1
+        _ = write(wakeWrite, &b, 1)
+    }
+
+    func subscribe(_ channel: String) async throws -> AsyncStream<PostgresListener.Event> {
+        let (stream, continuation) = AsyncStream<PostgresListener.Event>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let id: UInt64? = {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !stopping else { return nil }
+            nextID += 1
+            subscribers[channel, default: [:]][nextID] = continuation
+            if !started {
+                started = true
+                let thread = Thread { [self] in self.loop() }
+                thread.name = "mailwake-pg-listen"
+                thread.start()
+            }
+            return nextID
+        }()
+        guard let id else { throw PostgresError(.poolClosed, "the listener is closed") }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(channel, id) }
+        do {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                lock.lock()
+                if stopping {
+                    lock.unlock()
+                    c.resume(throwing: PostgresError(.poolClosed, "the listener is closed"))
+                    return
+                }
+                pendingSyncs.append(c)
+                lock.unlock()
+                wake()
+            }
+        } catch {
+            unsubscribe(channel, id)
+            continuation.finish()
+            throw error
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ channel: String, _ id: UInt64) {
+        lock.lock()
+        subscribers[channel]?[id] = nil
+        if subscribers[channel]?.isEmpty == true { subscribers[channel] = nil }
+        lock.unlock()
+        wake()
+    }
+
+    func stop(_ done: @escaping @Sendable () -> Void = {}) {
+        lock.lock()
+        if stopped || !started {
+            stopping = true
+            stopped = true
+            let streams = subscribers.values.flatMap(\.values)
+            subscribers = [:]
+            lock.unlock()
+            streams.forEach { $0.finish() }
+            done()
+            return
+        }
+        stopping = true
+        onStopped.append(done)
+        lock.unlock()
+        wake()
+    }
+
+    // MARK: the thread
+
+    private func loop() {
+        let raw = RawConnection(configuration: configuration, logger: logger.with("pg_connection", "listener"), health: health)
+        var listening = Set<String>()
+        var everConnected = false
+        var announceReconnect = false
+        while true {
+            lock.lock()
+            let isStopping = stopping
+            let idle = subscribers.isEmpty && pendingSyncs.isEmpty
+            lock.unlock()
+            if isStopping { break }
+
+            if !raw.isConnected {
+                if idle {
+                    waitForWake(timeoutMillis: -1)
+                    continue
+                }
+                let delay = health.delayBeforeAttempt()
+                if delay > .zero {
+                    waitForWake(timeoutMillis: max(1, Int32(delay / .milliseconds(1))))
+                    continue
+                }
+                do {
+                    try raw.connect()
+                    listening = []
+                    if everConnected { announceReconnect = true }
+                    everConnected = true
+                } catch {
+                    failPendingSyncs(error)
+                    continue
+                }
+            }
+
+            // Bring the server's LISTEN set in line with the subscribers.
+            lock.lock()
+            let desired = Set(subscribers.keys)
+            let syncs = pendingSyncs
+            pendingSyncs = []
+            lock.unlock()
+            var failure: PostgresError?
+            for channel in desired.subtracting(listening) {
+                do {
+                    _ = try raw.runScript("LISTEN " + PostgresQuery.quoteIdentifier(channel))
+                    listening.insert(channel)
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+            if failure == nil {
+                for channel in listening.subtracting(desired) {
+                    do {
+                        _ = try raw.runScript("UNLISTEN " + PostgresQuery.quoteIdentifier(channel))
+                        listening.remove(channel)
+                    } catch {
+                        failure = error
+                        break
+                    }
+                }
+            }
+            if let failure {
+                syncs.forEach { $0.resume(throwing: failure) }
+                raw.afterStatement()
+                if raw.isConnected { waitForWake(timeoutMillis: 1000) } else { listening = [] }
+                continue
+            }
+            syncs.forEach { $0.resume() }
+            if announceReconnect {
+                announceReconnect = false
+                logger.info("postgres listener reconnected", ["channels": .int(listening.count)])
+                broadcast(.reconnected)
+            }
+
+            deliverNotifications(raw)
+            guard let pg = raw.pg else { continue }
+            let fd = PQsocket(pg)
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let n = poll(&fds, 2, -1)
+            if n < 0 { continue }
+            if fds[1].revents != 0 { drainWake() }
+            if fds[0].revents != 0 {
+                if PQconsumeInput(pg) == 0 || PQstatus(pg) != CONNECTION_OK {
+                    logger.warning("postgres listener connection lost")
+                    raw.disconnect()
+                    health.connectionLost()
+                    listening = []
+                    continue
+                }
+                deliverNotifications(raw)
+            }
+        }
+        raw.disconnect()
+        lock.lock()
+        stopped = true
+        let streams = subscribers.values.flatMap(\.values)
+        subscribers = [:]
+        let syncs = pendingSyncs
+        pendingSyncs = []
+        let callbacks = onStopped
+        onStopped = []
+        lock.unlock()
+        syncs.forEach { $0.resume(throwing: PostgresError(.poolClosed, "the listener is closed")) }
+        streams.forEach { $0.finish() }
+        callbacks.forEach { $0() }
+    }
+
+    private func failPendingSyncs(_ error: any Error) {
+        lock.lock()
+        let syncs = pendingSyncs
+        pendingSyncs = []
+        lock.unlock()
+        syncs.forEach { $0.resume(throwing: error) }
+    }
+
+    private func broadcast(_ event: PostgresListener.Event) {
+        lock.lock()
+        let all = subscribers.values.flatMap(\.values)
+        lock.unlock()
+        all.forEach { $0.yield(event) }
+    }
+
+    private func deliverNotifications(_ raw: RawConnection) {
+        guard let pg = raw.pg else { return }
+        while let n = PQnotifies(pg) {
+            let channel = String(cString: n.pointee.relname)
+            let payload = n.pointee.extra.map { String(cString: $0) } ?? ""
+            let pid = n.pointee.be_pid
+            PQfreemem(n)
+            lock.lock()
+            let targets = subscribers[channel].map { Array($0.values) } ?? []
+            lock.unlock()
+            let event = PostgresListener.Event.notification(PostgresNotification(channel: channel, payload: payload, backendPID: pid))
+            targets.forEach { $0.yield(event) }
+        }
+    }
+
+    private func waitForWake(timeoutMillis: Int32) {
+        var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        if poll(&p, 1, timeoutMillis) > 0 { drainWake() }
+    }
+
+    private func drainWake() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wakeRead, &buffer, 64) > 0 {}
+    }
+}

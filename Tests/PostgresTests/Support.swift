@@ -1,0 +1,71 @@
+import Foundation
+import MailwakeCore
+import MailwakePostgres
+import TestSupport
+
+/// Helpers shared by the PostgreSQL tests.
+enum PG {
+    /// The shared test server.
+    static func server() async throws -> PostgresTestServer { try await PostgresTestServer.shared() }
+
+    /// A configuration for `url` with a unique application name (to find this
+    /// test's sessions in `pg_stat_activity`).
+    static func configuration(_ url: String, poolSize: Int = 4, applicationName: String = PG.uniqueName("mwtest")) throws -> PostgresClient.Configuration {
+        var c = try PostgresClient.Configuration(url: url)
+        c.poolSize = poolSize
+        c.applicationName = applicationName
+        c.connectTimeout = .seconds(5)
+        c.checkoutTimeout = .seconds(30)
+        return c
+    }
+
+    static func client(poolSize: Int = 4, url: String? = nil, logger: Logger = .disabled, configure: (inout PostgresClient.Configuration) -> Void = { _ in }) async throws -> PostgresClient {
+        let target: String
+        if let url { target = url } else { target = try await server().url }
+        var c = try configuration(target, poolSize: poolSize)
+        configure(&c)
+        return PostgresClient(configuration: c, logger: logger)
+    }
+
+    /// A lower-case identifier unique to this process and call.
+    static func uniqueName(_ prefix: String) -> String {
+        prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+    }
+
+    /// A new empty database on the shared server; returns its URL.
+    static func freshDatabase() async throws -> String {
+        let server = try await server()
+        let name = uniqueName("mwdb")
+        let admin = try await client(poolSize: 1)
+        try await admin.withConnection { try await $0.runScript("CREATE DATABASE " + PostgresQuery.quoteIdentifier(name)) }
+        await admin.close()
+        return server.url(database: name)
+    }
+
+    /// Runs `body` with a client and closes it afterwards, even on failure.
+    static func withClient<T>(poolSize: Int = 4, url: String? = nil, logger: Logger = .disabled,
+                              configure: (inout PostgresClient.Configuration) -> Void = { _ in },
+                              _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let client = try await client(poolSize: poolSize, url: url, logger: logger, configure: configure)
+        do {
+            let result = try await body(client)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            throw error
+        }
+    }
+
+    /// The `PostgresError` `body` throws, or nil when it throws nothing or something else.
+    static func error<T>(_ body: () async throws -> T) async -> PostgresError? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let e as PostgresError {
+            return e
+        } catch {
+            return nil
+        }
+    }
+}
