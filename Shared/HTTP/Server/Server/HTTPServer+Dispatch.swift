@@ -48,6 +48,7 @@ extension HTTPServer {
             var routed = context
             let response = await self.respond(to: request, context: &routed)
             self.finish(pending, response, request: request, context: routed)
+            pending.detach()
         }
         pending.attach(task: task) { [weak self] in
             guard let self else { return }

@@ -42,6 +42,8 @@ final class PendingRequest: Sendable {
     @discardableResult
     func answer(_ response: HTTPResponse) -> Bool {
         guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return false }
+        // The deadline action captures this request: drop it to break the cycle.
+        extras.withLock { $0.onDeadline = nil }
         var names: [UnsafeMutablePointer<CChar>?] = []
         var values: [UnsafeMutablePointer<CChar>?] = []
         for (name, value) in response.headers where Self.isSafeHeader(name, value) {
@@ -65,6 +67,11 @@ final class PendingRequest: Sendable {
             }
         }
         return true
+    }
+
+    /// Forgets the handler task once it has finished (breaks the request ↔ task cycle).
+    func detach() {
+        extras.withLock { $0 = (nil, nil) }
     }
 
     /// Cancels the handler task (after the deadline or the drain answered).
