@@ -1,0 +1,63 @@
+import Foundation
+import MailwakeCore
+import MailwakeHTTPClient
+import MailwakeHTTPServer
+import MailwakeHTTPTypes
+import TestSupport
+import Testing
+
+/// Our client against our server over real TLS on loopback: the path every
+/// service-to-service call takes.
+@Suite("HTTP server and client over TLS")
+struct ServerClientTests {
+    @Test func theClientTalksToTheServerOverPinnedTLS() async throws {
+        let certs = try TestCertificates.make()
+        defer { certs.remove() }
+        let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
+        defer { Task { await f.stop() } }
+        var c = HTTPClient.Configuration()
+        c.caFile = certs.caCertificate.path
+        c.pinnedPublicKeys = [certs.serverPin]
+        let client = try HTTPClient(configuration: c)
+        defer { client.shutdown() }
+        let response = try await client.execute(.init(method: .post, url: "https://localhost:\(f.port)/v1/echo",
+                                                       headers: ["Content-Type": "application/json"], body: Array(#"{"name":"é","count":3}"#.utf8)))
+        #expect(response.status == .ok)
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"count":3,"name":"é"}"#)
+        #expect(response.headers["X-Request-Id"]?.count == 16)
+    }
+
+    @Test func aWrongPinIsRefusedBeforeAnyRequestIsSent() async throws {
+        let certs = try TestCertificates.make()
+        let other = try TestCertificates.make()
+        defer { certs.remove(); other.remove() }
+        let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
+        defer { Task { await f.stop() } }
+        var c = HTTPClient.Configuration()
+        c.caFile = certs.caCertificate.path
+        c.pinnedPublicKeys = [other.serverPin]
+        let client = try HTTPClient(configuration: c)
+        defer { client.shutdown() }
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await client.execute(.init(url: "https://localhost:\(f.port)/v1/things/1"))
+        }
+        #expect(!f.logs.lines.contains { $0.contains(#""msg":"request""#) }, "no request reached a handler")
+    }
+
+    @Test func manyConcurrentClientRequestsAreAllAnsweredOverKeepAlive() async throws {
+        let certs = try TestCertificates.make()
+        defer { certs.remove() }
+        let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
+        defer { Task { await f.stop() } }
+        var c = HTTPClient.Configuration()
+        c.caFile = certs.caCertificate.path
+        let client = try HTTPClient(configuration: c)
+        defer { client.shutdown() }
+        try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+            for i in 0..<100 {
+                group.addTask { try await client.execute(.init(url: "https://localhost:\(f.port)/v1/things/\(i)")).status }
+            }
+            for try await status in group { #expect(status == .ok) }
+        }
+    }
+}
