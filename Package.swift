@@ -128,7 +128,25 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Services (placeholders until their issues land)
+        // MARK: Services
+        .target(
+            name: "MailwakeServiceSupport",
+            dependencies: ["MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCore", "MailwakeCrypto"],
+            path: "Shared/ServiceSupport",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MailwakeAppStore",
+            dependencies: ["MailwakeCrypto", "MailwakeProtocol", "COpenSSLShims"],
+            path: "Services/Accounts/Sources/AppStore",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AccountsService",
+            dependencies: ["MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCore", "MailwakeCrypto"],
+            path: "Services/Accounts/Sources/AccountsService",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "mailwake-outpost",
             dependencies: ["MailwakeProtocol", "MailwakeCore"],
@@ -143,7 +161,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailwake-accounts",
-            dependencies: ["MailwakeProtocol", "MailwakeCore"],
+            dependencies: ["AccountsService", "MailwakeProtocol", "MailwakeCore"],
             path: "Services/Accounts/Sources/mailwake-accounts",
             swiftSettings: strict
         ),
@@ -209,6 +227,18 @@ let package = Package(
             name: "PostgresTests",
             dependencies: ["MailwakePostgres", "MailwakeCore", "TestSupport"],
             path: "Tests/PostgresTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppStoreTests",
+            dependencies: ["MailwakeAppStore", "MailwakeCrypto", "TestSupport"],
+            path: "Tests/AppStoreTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AccountsTests",
+            dependencies: ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient", "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            path: "Tests/AccountsTests",
             swiftSettings: strict
         ),
         .testTarget(
