@@ -1,0 +1,75 @@
+public import MailwakeCore
+
+/// The typed configuration of one accounts instance.
+public struct AccountsConfiguration: Sendable {
+    public var listenHost: String
+    public var listenPort: UInt16
+    public var adminHost: String
+    public var adminPort: UInt16
+    public var publicOrigin: String
+    public var databaseURL: String
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    public var allowPlainHTTP: Bool
+    public var serviceTokens: [String]
+    public var operatorToken: String
+    public var pushProductIDs: Set<String>
+    public var trialSeconds: Int64
+    public var diagnosticsRetentionSeconds: Int64
+    public var logLevel: LogLevel
+
+    public init(listenHost: String = "127.0.0.1", listenPort: UInt16 = 8443, adminHost: String = "127.0.0.1", adminPort: UInt16 = 9443,
+                publicOrigin: String, databaseURL: String, tlsCertificate: String? = nil, tlsKey: String? = nil, allowPlainHTTP: Bool = false,
+                serviceTokens: [String] = [], operatorToken: String = "", pushProductIDs: Set<String> = [], trialSeconds: Int64 = 0,
+                diagnosticsRetentionSeconds: Int64 = 7 * 86400, logLevel: LogLevel = .info) {
+        self.listenHost = listenHost
+        self.listenPort = listenPort
+        self.adminHost = adminHost
+        self.adminPort = adminPort
+        self.publicOrigin = publicOrigin
+        self.databaseURL = databaseURL
+        self.tlsCertificate = tlsCertificate
+        self.tlsKey = tlsKey
+        self.allowPlainHTTP = allowPlainHTTP
+        self.serviceTokens = serviceTokens
+        self.operatorToken = operatorToken
+        self.pushProductIDs = pushProductIDs
+        self.trialSeconds = trialSeconds
+        self.diagnosticsRetentionSeconds = diagnosticsRetentionSeconds
+        self.logLevel = logLevel
+    }
+
+    /// Reads the settings of `AccountsSettings`.
+    public init(_ c: ServiceConfiguration) throws(ConfigurationError) {
+        let (host, port) = try Self.hostPort(c[AccountsSettings.listen], key: c.prefix + AccountsSettings.listen.name)
+        let (adminHost, adminPort) = try Self.hostPort(c[AccountsSettings.adminListen], key: c.prefix + AccountsSettings.adminListen.name)
+        self.init(listenHost: host, listenPort: port, adminHost: adminHost, adminPort: adminPort,
+                  publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[AccountsSettings.databaseURL].description,
+                  tlsCertificate: c[AccountsSettings.tlsCertificate], tlsKey: c[AccountsSettings.tlsKey],
+                  allowPlainHTTP: c[AccountsSettings.allowPlainHTTP], serviceTokens: c[AccountsSettings.serviceTokens],
+                  operatorToken: c[AccountsSettings.operatorToken], pushProductIDs: Set(c[AccountsSettings.pushProductIDs]),
+                  trialSeconds: Int64(c[AccountsSettings.trialDays]) * 86400,
+                  diagnosticsRetentionSeconds: Int64(c[AccountsSettings.diagnosticsRetentionDays]) * 86400,
+                  logLevel: c[AccountsSettings.logLevel])
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
+        }
+    }
+
+    /// Splits `host:port` (`[v6]:port` for IPv6).
+    static func hostPort(_ value: String, key: String) throws(ConfigurationError) -> (String, UInt16) {
+        var host = Substring(value)
+        var portText: Substring = ""
+        if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
+            host = value[value.index(after: value.startIndex)..<close]
+            portText = value[value.index(after: close)...].dropFirst()
+        } else if let colon = value.lastIndex(of: ":") {
+            host = value[..<colon]
+            portText = value[value.index(after: colon)...]
+        }
+        guard !host.isEmpty, let port = UInt16(portText) else {
+            throw ConfigurationError(key: key, reason: "must be host:port", shownValue: value)
+        }
+        return (String(host), port)
+    }
+}

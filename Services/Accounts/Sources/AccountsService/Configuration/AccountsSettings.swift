@@ -1,0 +1,24 @@
+public import MailwakeCore
+
+/// Every setting of `mailwake-accounts` (`MAILWAKE_ACCOUNTS_*`), with its default and meaning.
+public enum AccountsSettings {
+    public static let listen = ConfigurationSetting<String>.string("LISTEN", default: "127.0.0.1:8443", help: "Address and port of the public HTTPS listener (host:port; IPv6 as [::]:8443).")
+    public static let adminListen = ConfigurationSetting<String>.string("ADMIN_LISTEN", default: "127.0.0.1:9443", help: "Address and port of the admin listener (/metrics, /healthz, /readyz).")
+    public static let publicOrigin = ConfigurationSetting<ConfigURL>.origin("PUBLIC_ORIGIN", help: "This service's public origin, exactly as devices and outposts sign it (PROTOCOL §8).")
+    public static let databaseURL = ConfigurationSetting<ConfigURL>.url("DATABASE_URL", schemes: ["postgres", "postgresql"], secret: true, help: "PostgreSQL connection URL.")
+    public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT", help: "PEM certificate chain of the public listener.").optional()
+    public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of the public listener.").optional()
+    public static let allowPlainHTTP = ConfigurationSetting<Bool>.bool("ALLOW_PLAIN_HTTP", default: false, help: "Serve plain HTTP when no certificate is set (loopback addresses only; for tests).")
+    public static let serviceTokens = ConfigurationSetting<[String]>.list("SERVICE_TOKENS", default: [], help: "Bearer tokens of the relay instances for the internal API (comma-separated).").secret()
+    public static let operatorToken = ConfigurationSetting<String>.string("OPERATOR_TOKEN", default: "", secret: true, allowEmpty: true, help: "Bearer token of the operator API (blocking devices and outposts); empty disables it.")
+    public static let pushProductIDs = ConfigurationSetting<[String]>.list("PUSH_PRODUCT_IDS", default: [], help: "App Store product ids that entitle a device to native push.")
+    public static let trialDays = ConfigurationSetting<Int>.int("TRIAL_DAYS", default: 0, range: 0...365, help: "Days of native push a newly registered device gets before a purchase.")
+    public static let diagnosticsRetentionDays = ConfigurationSetting<Int>.int("DIAGNOSTICS_RETENTION_DAYS", default: 7, range: 1...90, help: "Days delivery diagnostics are kept.")
+    public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
+
+    /// The specification `--help` and the docs print.
+    public static let spec = ConfigurationSpec(service: "accounts", settings: [
+        listen, adminListen, publicOrigin, databaseURL, tlsCertificate, tlsKey, allowPlainHTTP, serviceTokens, operatorToken,
+        pushProductIDs, trialDays, diagnosticsRetentionDays, logLevel,
+    ])
+}

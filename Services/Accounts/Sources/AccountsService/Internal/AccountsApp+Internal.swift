@@ -1,0 +1,88 @@
+import MailwakeHTTPServer
+import MailwakeHTTPTypes
+import MailwakePostgres
+import MailwakeProtocol
+
+/// The body of `POST /internal/v1/devices/{id}/apns-token-invalid`.
+struct InvalidTokenReport: Decodable, Sendable {
+    var apnsToken: String
+    /// APNs' `timestamp` (milliseconds): when the token stopped being valid.
+    var timestamp: Int64
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case apnsToken = "apns_token"
+        case timestamp
+    }
+    init(from decoder: any Decoder) throws {
+        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "invalid token report")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        apnsToken = try DeviceFields.apnsToken(c.decode(String.self, forKey: .apnsToken), field: "apns_token")
+        timestamp = try c.decode(Int64.self, forKey: .timestamp)
+    }
+}
+
+/// The body of `POST /internal/v1/diagnostics`.
+struct DiagnosticBatch: Decodable, Sendable {
+    static let maxRecords = 500
+    var records: [DiagnosticRecord]
+    enum CodingKeys: String, CodingKey, CaseIterable { case records }
+    init(from decoder: any Decoder) throws {
+        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "diagnostics batch")
+        records = try decoder.container(keyedBy: CodingKeys.self).decode([DiagnosticRecord].self, forKey: .records)
+        guard records.count <= Self.maxRecords else { throw ProtocolError(.tooLarge, "at most \(Self.maxRecords) records a batch") }
+        for r in records {
+            guard KeyIdentity.isWellFormedID(r.deviceID), PairingID.isValid(r.pairingID), EventID.isValid(r.eventID),
+                  (1...32).contains(r.status.utf8.count), (r.apnsReason?.utf8.count ?? 0) <= 64
+            else { throw ProtocolError(.malformed, "a diagnostics record has a malformed field") }
+        }
+    }
+}
+
+extension AccountsApp {
+    func addInternalRoutes(to router: inout Router) {
+        router.get("/internal/v1/devices/{id}/authorization") { [self] request, context in
+            try serviceGate.check(request)
+            guard let device = try await loadDevice(try context.parameter("id")) else {
+                throw HTTPError(.notFound, code: "device-not-found", detail: "no such device")
+            }
+            let entitlement = try await entitlement(of: device)
+            return try .json(DeviceAuthorization(
+                deviceID: device.deviceID, active: device.isActive, entitled: entitlement.entitled, entitledUntil: entitlement.entitledUntil,
+                apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken, apnsEnvironment: device.apnsEnvironment, bundleID: device.bundleID,
+                pushToStartToken: device.pushToStartToken, signingKey: Base64URL.encode(device.signingKey), agreementKey: Base64URL.encode(device.agreementKey)))
+        }
+        router.post("/internal/v1/devices/{id}/apns-token-invalid") { [self] request, context in
+            try serviceGate.check(request)
+            let id = try context.parameter("id")
+            let report = try request.decodeJSON(InvalidTokenReport.self)
+            // Only a token that has not been replaced since APNs saw it fail is wiped.
+            let changed = try await database.execute("""
+                UPDATE devices SET apns_token = '', updated_at = \(clock())
+                WHERE device_id = \(id) AND apns_token = \(report.apnsToken) AND apns_token_updated_at * 1000 <= \(report.timestamp)
+                """)
+            context.logger.info("apns token reported invalid", ["device_id": .string(id), "cleared": .bool(changed == 1)])
+            return try .json(["cleared": changed == 1])
+        }
+        router.post("/internal/v1/diagnostics") { [self] request, _ in
+            try serviceGate.check(request)
+            let batch = try request.decodeJSON(DiagnosticBatch.self, maxBytes: 256 * 1024)
+            let now = clock()
+            try await database.withTransaction { tx in
+                for r in batch.records {
+                    try await tx.execute("""
+                        INSERT INTO delivery_diagnostics (device_id, pairing_id, event_id, status, apns_reason, occurred_at, recorded_at)
+                        VALUES (\(r.deviceID), \(r.pairingID), \(r.eventID), \(r.status), \(r.apnsReason), \(r.occurredAt), \(now))
+                        """)
+                }
+                try await tx.execute("DELETE FROM delivery_diagnostics WHERE recorded_at < \(now - configuration.diagnosticsRetentionSeconds)")
+            }
+            return try .json(["recorded": batch.records.count], status: .accepted)
+        }
+        router.get("/internal/v1/outposts/{id}") { [self] request, context in
+            try serviceGate.check(request)
+            guard let outpost = try await loadOutpost(try context.parameter("id")) else {
+                throw HTTPError(.notFound, code: "outpost-not-found", detail: "no such outpost")
+            }
+            return try .json(outpost)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import MailwakeCrypto
+import MailwakeHTTPServer
+import MailwakeHTTPTypes
+import MailwakePostgres
+import MailwakeProtocol
+
+/// The body of `POST /v1/outposts`.
+struct OutpostRegistration: Decodable, Sendable {
+    var outpostKey: [UInt8]
+    enum CodingKeys: String, CodingKey, CaseIterable { case outpostKey = "outpost_key" }
+    init(from decoder: any Decoder) throws {
+        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "outpost registration")
+        outpostKey = try DeviceFields.key(decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .outpostKey), field: "outpost_key")
+    }
+}
+
+extension AccountsApp {
+    func addOutpostRoutes(to router: inout Router) {
+        router.post("/v1/outposts") { [self] request, context in
+            let body = try request.decodeJSON(OutpostRegistration.self)
+            let header = try gate.header(of: request)
+            guard let key = try? P256.Signing.PublicKey(x963Representation: body.outpostKey) else {
+                throw ProtocolError(.invalidKey, "outpost_key is not a point on P-256")
+            }
+            let outpostID = KeyIdentity.id(of: key)
+            guard header.keyID == outpostID else { throw ProtocolError(.wrongKey, "keyid must be the id of outpost_key (proof of possession)") }
+            try await gate.verify(request, key: key)
+            let now = clock()
+            let rows = try await database.query("""
+                INSERT INTO outposts (outpost_id, public_key, created_at, last_seen_at) VALUES (\(outpostID), \(body.outpostKey), \(now), \(now))
+                ON CONFLICT (outpost_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
+                RETURNING created_at, blocked_at
+                """)
+            let (created, blocked) = try rows.single().decode((Int64, Int64?).self)
+            guard blocked == nil else { throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the operator") }
+            if created == now { context.logger.info("outpost registered", ["outpost_id": .string(outpostID)]) }
+            return try .json(OutpostSummary(outpostID: outpostID, publicKey: Base64URL.encode(body.outpostKey), blocked: false, createdAt: created),
+                             status: created == now ? .created : .ok)
+        }
+    }
+
+    func loadOutpost(_ id: String) async throws -> OutpostSummary? {
+        let rows = try await database.query("SELECT public_key, blocked_at, created_at FROM outposts WHERE outpost_id = \(id)")
+        guard let row = rows.first else { return nil }
+        let (key, blocked, created) = try row.decode(([UInt8], Int64?, Int64).self)
+        return OutpostSummary(outpostID: id, publicKey: Base64URL.encode(key), blocked: blocked != nil, createdAt: created)
+    }
+}
