@@ -1,0 +1,118 @@
+import AccountsService
+import Foundation
+import MailwakeCore
+import MailwakeCrypto
+import MailwakeHTTPClient
+import MailwakeHTTPServer
+import MailwakeHTTPTypes
+import MailwakePostgres
+import MailwakeProtocol
+import Synchronization
+import TestSupport
+
+/// A running accounts instance on its own fresh database, with a clock the
+/// test controls and an HTTP client to call it.
+final class AccountsFixture: Sendable {
+    static let serviceToken = "relay-service-token-for-tests"
+    static let operatorToken = "operator-token-for-tests"
+
+    let app: AccountsApp
+    let server: HTTPServer
+    let serverTask: Task<Void, any Error>
+    let client: HTTPClient
+    let origin: String
+    let now = Mutex<Int64>(1_764_400_000)
+    let logs: MemoryLogSink
+
+    private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>, client: HTTPClient, origin: String, logs: MemoryLogSink) {
+        self.app = app
+        self.server = server
+        self.serverTask = serverTask
+        self.client = client
+        self.origin = origin
+        self.logs = logs
+    }
+
+    static func start(trialDays: Int = 0, productIDs: Set<String> = ["net.mailwake.push.monthly"]) async throws -> AccountsFixture {
+        let pg = try await PostgresTestServer.shared()
+        let name = "accounts_\(UInt64.random(in: 0..<UInt64.max))"
+        let admin = PostgresClient(configuration: try .init(url: pg.url), logger: .disabled)
+        try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        await admin.close()
+        let port = try PortAllocator.freePort()
+        let origin = "https://accounts.test"
+        let configuration = AccountsConfiguration(
+            listenHost: "127.0.0.1", listenPort: port, adminHost: "127.0.0.1", adminPort: 0, publicOrigin: origin,
+            databaseURL: pg.url(database: name), allowPlainHTTP: true, serviceTokens: [serviceToken], operatorToken: operatorToken,
+            pushProductIDs: productIDs, trialSeconds: Int64(trialDays) * 86400)
+        let logs = MemoryLogSink()
+        let logger = Logger(service: "accounts", level: .debug, sink: logs)
+        let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)
+        let holder = ClockHolder()
+        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(), clock: { holder.read() })
+        try await app.migrate()
+        let server = app.servers()[0]
+        try server.start()
+        let task = Task { try await server.run() }
+        var c = HTTPClient.Configuration()
+        c.httpVersion = .http1_1
+        let fixture = AccountsFixture(app: app, server: server, serverTask: task, client: try HTTPClient(configuration: c), origin: origin, logs: logs)
+        holder.attach(fixture)
+        return fixture
+    }
+
+    func stop() async {
+        serverTask.cancel()
+        _ = try? await serverTask.value
+        client.shutdown()
+        await app.database.close()
+    }
+
+    var clock: Int64 { now.withLock { $0 } }
+    func advance(_ seconds: Int64) { now.withLock { $0 += seconds } }
+
+    /// Sends a request; `signer` signs it as PROTOCOL §8 for this service's origin.
+    func send(_ method: HTTPMethod, _ path: String, json: String? = nil, signer: P256.Signing.PrivateKey? = nil,
+              bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil) async throws -> HTTPClient.Response {
+        let body = json.map { Array($0.utf8) } ?? []
+        var headers = extra
+        if json != nil { headers.add("Content-Type", "application/json") }
+        if let signer {
+            let header = try RequestSigner(key: signer).sign(method: method.rawValue, origin: origin, pathAndQuery: path, body: body, timestamp: signedAt ?? clock)
+            headers.add(SignatureHeader.name, header.value)
+        }
+        if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
+        return try await client.execute(.init(method: method, url: "http://127.0.0.1:\(server.port)\(path)", headers: headers, body: json == nil ? nil : body))
+    }
+
+    func json(_ response: HTTPClient.Response) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+    }
+
+    /// A simulated iPhone's keys and token.
+    struct Device {
+        let signing: P256.Signing.PrivateKey
+        let agreement: P256.KeyAgreement.PrivateKey
+        let apnsToken: String
+        var id: String { KeyIdentity.id(of: signing.publicKey) }
+
+        static func make() throws -> Device {
+            Device(signing: try .init(), agreement: try .init(), apnsToken: Hex.encode(try SecureRandom.bytes(32)))
+        }
+
+        func registrationJSON(environment: String = "sandbox") -> String {
+            #"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","bundle_id":"net.mailwake.app","app_version":"1.0 (42)"}"#
+        }
+    }
+
+    func register(_ device: Device) async throws -> HTTPClient.Response {
+        try await send(.post, "/v1/devices", json: device.registrationJSON(), signer: device.signing)
+    }
+}
+
+/// Lets the app's clock read the fixture's time after the fixture exists.
+final class ClockHolder: Sendable {
+    private let fixture = Mutex<AccountsFixture?>(nil)
+    func attach(_ f: AccountsFixture) { fixture.withLock { $0 = f } }
+    func read() -> Int64 { fixture.withLock { $0?.clock } ?? 1_764_400_000 }
+}
