@@ -107,13 +107,34 @@ struct DiagnosticRecord: Codable, Sendable {
     var status: String
     var apnsReason: String?
     var occurredAt: Int64
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case deviceID = "device_id"
         case pairingID = "pairing_id"
         case eventID = "event_id"
         case status
         case apnsReason = "apns_reason"
         case occurredAt = "occurred_at"
+    }
+
+    init(deviceID: String, pairingID: String, eventID: String, status: String, apnsReason: String?, occurredAt: Int64) {
+        self.deviceID = deviceID
+        self.pairingID = pairingID
+        self.eventID = eventID
+        self.status = status
+        self.apnsReason = apnsReason
+        self.occurredAt = occurredAt
+    }
+
+    /// Strict: a record with any other field (a payload, say) is refused.
+    init(from decoder: any Decoder) throws {
+        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "diagnostics record")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deviceID = try c.decode(String.self, forKey: .deviceID)
+        pairingID = try c.decode(String.self, forKey: .pairingID)
+        eventID = try c.decode(String.self, forKey: .eventID)
+        status = try c.decode(String.self, forKey: .status)
+        apnsReason = try c.decodeIfPresent(String.self, forKey: .apnsReason)
+        occurredAt = try c.decode(Int64.self, forKey: .occurredAt)
     }
 }
 

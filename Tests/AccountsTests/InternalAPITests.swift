@@ -1,0 +1,136 @@
+import AccountsService
+import Foundation
+import MailwakeCrypto
+import MailwakeHTTPTypes
+import MailwakePostgres
+import MailwakeProtocol
+import TestSupport
+import Testing
+
+@Suite("Accounts: internal API, operator and entitlements", .serialized)
+struct InternalAPITests {
+    @Test func theInternalAPINeedsAServiceToken() async throws {
+        let f = try await AccountsFixture.start()
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization").status == .unauthorized)
+        #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: "wrong").status == .unauthorized)
+        #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.operatorToken).status == .unauthorized)
+        let ok = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        #expect(ok["device_id"] as? String == device.id)
+        #expect(ok["active"] as? Bool == true)
+        #expect(ok["entitled"] as? Bool == false)
+        #expect(ok["agreement_key"] as? String == Base64URL.encode(device.agreement.publicKey.x963Representation))
+        #expect(ok["apns_environment"] as? String == "sandbox")
+    }
+
+    @Test func aTrialEntitlesANewDeviceUntilItEnds() async throws {
+        let f = try await AccountsFixture.start(trialDays: 7)
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let during = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
+        #expect(during["entitled"] as? Bool == true)
+        #expect(during["source"] as? String == "trial")
+        #expect((during["entitled_until"] as? NSNumber)?.int64Value == f.clock + 7 * 86400)
+        f.advance(7 * 86400 + 1)
+        let after = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
+        #expect(after["entitled"] as? Bool == false)
+    }
+
+    @Test func anUnexpiredPushPurchaseEntitlesAndARevocationEndsIt() async throws {
+        let f = try await AccountsFixture.start()
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let until = f.clock + 30 * 86400
+        try await f.app.database.execute("""
+            INSERT INTO app_store_transactions (original_transaction_id, device_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at, updated_at)
+            VALUES ('2000000001', \(device.id), '2000000001', 'net.mailwake.push.monthly', 'Sandbox', \(f.clock), \(until), \(f.clock), \(f.clock))
+            """)
+        let entitled = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        #expect(entitled["entitled"] as? Bool == true)
+        #expect((entitled["entitled_until"] as? NSNumber)?.int64Value == until)
+        try await f.app.database.execute("UPDATE app_store_transactions SET revoked_at = \(f.clock) WHERE original_transaction_id = '2000000001'")
+        let revoked = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        #expect(revoked["entitled"] as? Bool == false)
+    }
+
+    @Test func anInvalidTokenReportClearsOnlyATokenNotReplacedSince() async throws {
+        let f = try await AccountsFixture.start()
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        // APNs says the token died before the device re-registered it: keep it.
+        let stale = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
+                                     json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#((f.clock - 60) * 1000)}"#, bearer: AccountsFixture.serviceToken)
+        #expect(try f.json(stale)["cleared"] as? Bool == false)
+        f.advance(60)
+        let fresh = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
+                                     json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#(f.clock * 1000)}"#, bearer: AccountsFixture.serviceToken)
+        #expect(try f.json(fresh)["cleared"] as? Bool == true)
+        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        #expect(auth["active"] as? Bool == false)
+    }
+
+    @Test func diagnosticsFromTheRelayReachTheDeviceAndCarryNoPayload() async throws {
+        let f = try await AccountsFixture.start()
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let pairing = try PairingID.generate(), event = try EventID.generate()
+        let batch = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","occurred_at":\#(f.clock)}]}"#
+        #expect(try await f.send(.post, "/internal/v1/diagnostics", json: batch, bearer: AccountsFixture.serviceToken).status == .accepted)
+        let bad = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","occurred_at":1,"payload":"x"}]}"#
+        #expect(try await f.send(.post, "/internal/v1/diagnostics", json: bad, bearer: AccountsFixture.serviceToken).status == .badRequest)
+        let mine = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/diagnostics", signer: device.signing))
+        let records = mine["records"] as? [[String: Any]] ?? []
+        #expect(records.count == 1)
+        #expect(records.first?["event_id"] as? String == event)
+    }
+
+    @Test func outpostsRegisterByProofOfPossessionAndOperatorsBlockThem() async throws {
+        let f = try await AccountsFixture.start()
+        defer { Task { await f.stop() } }
+        let outpost = try P256.Signing.PrivateKey()
+        let id = KeyIdentity.id(of: outpost.publicKey)
+        let body = #"{"outpost_key":"\#(Base64URL.encode(outpost.publicKey.x963Representation))"}"#
+        #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .created)
+        #expect(try await f.send(.post, "/v1/outposts", json: body, signer: try P256.Signing.PrivateKey()).status == .unauthorized)
+        let seen = try f.json(try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
+        #expect(seen["blocked"] as? Bool == false)
+        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#, bearer: AccountsFixture.serviceToken).status == .unauthorized)
+        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#, bearer: AccountsFixture.operatorToken).status == .noContent)
+        let blocked = try f.json(try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
+        #expect(blocked["blocked"] as? Bool == true)
+        #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .forbidden)
+    }
+
+    @Test func aBlockedDeviceIsRefusedEverywhereAtOnce() async throws {
+        let f = try await AccountsFixture.start()
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        #expect(try await f.send(.put, "/operator/v1/devices/\(device.id)/block", json: #"{"reason":"chargeback fraud"}"#, bearer: AccountsFixture.operatorToken).status == .noContent)
+        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        #expect(auth["active"] as? Bool == false)
+        #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .forbidden)
+        #expect(try await f.register(device).status == .forbidden)
+        #expect(try await f.send(.delete, "/operator/v1/devices/\(device.id)/block", bearer: AccountsFixture.operatorToken).status == .noContent)
+        #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .ok)
+    }
+
+    @Test func logsNeverCarryTokensOrKeys() async throws {
+        let f = try await AccountsFixture.start()
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        _ = try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken)
+        await f.stop()
+        for line in f.logs.lines {
+            #expect(!line.contains(device.apnsToken))
+            #expect(!line.contains(AccountsFixture.serviceToken))
+            #expect(!line.contains(Base64URL.encode(device.signing.publicKey.x963Representation)))
+        }
+    }
+}
