@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "mailwake-vectors", targets: ["mailwake-vectors"]),
         .executable(name: "mailwake-http-bench", targets: ["mailwake-http-bench"]),
         .executable(name: "mailwake-postgres-bench", targets: ["mailwake-postgres-bench"]),
+        .executable(name: "mailwake-accounts-bench", targets: ["mailwake-accounts-bench"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
         .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
@@ -189,6 +190,12 @@ let package = Package(
             name: "mailwake-postgres-bench",
             dependencies: ["MailwakePostgres", "MailwakeCore"],
             path: "Tools/PostgresBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-accounts-bench",
+            dependencies: ["AccountsService", "MailwakeHTTPClient", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            path: "Tools/AccountsBench",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -17,9 +17,20 @@ struct DeviceRecord: Sendable {
 
     static let columns = "device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id, app_version, push_to_start_token, created_at, deleted_at, blocked_at"
 
+    /// Decodes the first 12 columns (`columns`); a query may add more after them.
     init(row: PostgresRow) throws {
-        (deviceID, signingKey, agreementKey, apnsToken, apnsEnvironment, apnsTokenUpdatedAt, bundleID, appVersion, pushToStartToken, createdAt, deletedAt, blockedAt) =
-            try row.decode((String, [UInt8], [UInt8], String, String, Int64, String, String, String?, Int64, Int64?, Int64?).self)
+        deviceID = try row.decode(at: 0)
+        signingKey = try row.decode(at: 1)
+        agreementKey = try row.decode(at: 2)
+        apnsToken = try row.decode(at: 3)
+        apnsEnvironment = try row.decode(at: 4)
+        apnsTokenUpdatedAt = try row.decode(at: 5)
+        bundleID = try row.decode(at: 6)
+        appVersion = try row.decode(at: 7)
+        pushToStartToken = try row.decode(at: 8)
+        createdAt = try row.decode(at: 9)
+        deletedAt = try row.decode(at: 10)
+        blockedAt = try row.decode(at: 11)
     }
 
     /// Registered, not deleted, not blocked, with an APNs token.

@@ -41,14 +41,10 @@ extension AccountsApp {
     func addInternalRoutes(to router: inout Router) {
         router.get("/internal/v1/devices/{id}/authorization") { [self] request, context in
             try serviceGate.check(request)
-            guard let device = try await loadDevice(try context.parameter("id")) else {
+            guard let authorization = try await authorization(of: try context.parameter("id")) else {
                 throw HTTPError(.notFound, code: "device-not-found", detail: "no such device")
             }
-            let entitlement = try await entitlement(of: device)
-            return try .json(DeviceAuthorization(
-                deviceID: device.deviceID, active: device.isActive, entitled: entitlement.entitled, entitledUntil: entitlement.entitledUntil,
-                apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken, apnsEnvironment: device.apnsEnvironment, bundleID: device.bundleID,
-                pushToStartToken: device.pushToStartToken, signingKey: Base64URL.encode(device.signingKey), agreementKey: Base64URL.encode(device.agreementKey)))
+            return .json(bytes: authorization.jsonBytes)
         }
         router.post("/internal/v1/devices/{id}/apns-token-invalid") { [self] request, context in
             try serviceGate.check(request)

@@ -1,0 +1,162 @@
+import AccountsService
+import Foundation
+import MailwakeCore
+import MailwakeCrypto
+import MailwakeHTTPClient
+import MailwakePostgres
+import MailwakeProtocol
+
+// mailwake-accounts-bench: authorization look-ups (GET /internal/v1/devices/{id}/authorization)
+// per second and latency through the internal API over TLS, against a real
+// PostgreSQL: a cold pass right after start (fresh pool, nothing prepared)
+// and a warm pass. Prints JSON.
+//
+// usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N]
+
+var postgresURL = ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"] ?? ""
+var deviceCount = 2000
+var requestCount = 20000
+var concurrency = 32
+var args = CommandLine.arguments.dropFirst()
+while let a = args.popFirst() {
+    switch a {
+    case "--url": postgresURL = args.popFirst() ?? ""
+    case "--devices": deviceCount = Int(args.popFirst() ?? "") ?? deviceCount
+    case "--requests": requestCount = Int(args.popFirst() ?? "") ?? requestCount
+    case "--concurrency": concurrency = Int(args.popFirst() ?? "") ?? concurrency
+    case "--help":
+        print("usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N]\nURL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates a scratch database).")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8))
+        exit(2)
+    }
+}
+guard !postgresURL.isEmpty else {
+    FileHandle.standardError.write(Data("mailwake-accounts-bench: give --url or MAILWAKE_TEST_POSTGRES_URL\n".utf8))
+    exit(2)
+}
+
+func shell(_ arguments: [String]) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    p.arguments = arguments
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { throw NSError(domain: "openssl", code: Int(p.terminationStatus)) }
+}
+
+// A throwaway certificate for the TLS listener.
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-accounts-bench-\(getpid())")
+try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: work) }
+let cert = work.appendingPathComponent("cert.pem").path, key = work.appendingPathComponent("key.pem").path
+try shell(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+           "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+
+// A scratch database with `deviceCount` registered devices and some purchases.
+let database = "accounts_bench_\(getpid())"
+let admin = PostgresClient(configuration: try .init(url: postgresURL), logger: .disabled)
+try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(database)"))
+var components = URLComponents(string: postgresURL)!
+components.path = "/" + database
+let benchURL = components.string!
+
+let serviceToken = "bench-service-token"
+var port: UInt16 = 0
+do {
+    let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) } }
+    port = UInt16(bigEndian: addr.sin_port)
+    close(s)
+}
+let configuration = AccountsConfiguration(listenHost: "127.0.0.1", listenPort: port, adminHost: "127.0.0.1", adminPort: 0,
+                                          publicOrigin: "https://accounts.bench", databaseURL: benchURL, tlsCertificate: cert, tlsKey: key,
+                                          serviceTokens: [serviceToken], pushProductIDs: ["net.mailwake.push.monthly"])
+let pool = PostgresClient(configuration: try .init(url: benchURL), logger: .disabled)
+let now = Int64(Date().timeIntervalSince1970)
+let app = AccountsApp(configuration: configuration, database: pool, logger: Logger(service: "accounts", level: .warning), metrics: MetricsRegistry(), clock: { now })
+try await app.migrate()
+var deviceIDs: [String] = []
+for i in 0..<deviceCount {
+    let signing = try P256.Signing.PrivateKey(), agreement = try P256.KeyAgreement.PrivateKey()
+    let id = KeyIdentity.id(of: signing.publicKey)
+    deviceIDs.append(id)
+    let token = String(repeating: String(format: "%02x", i % 256), count: 32)
+    try await pool.execute("""
+        INSERT INTO devices (device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id, app_version, created_at, updated_at)
+        VALUES (\(id), \(signing.publicKey.x963Representation), \(agreement.publicKey.x963Representation), \(token), 'production', \(now), 'net.mailwake.app', '1.0', \(now), \(now))
+        """)
+    if i % 2 == 0 {
+        try await pool.execute("""
+            INSERT INTO app_store_transactions (original_transaction_id, device_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at, updated_at)
+            VALUES (\(String(1_000_000 + i)), \(id), \(String(1_000_000 + i)), 'net.mailwake.push.monthly', 'Production', \(now), \(now + 86400 * 30), \(now), \(now))
+            """)
+    }
+}
+await pool.close()
+
+/// Runs `count` look-ups with `concurrency` workers; returns rate and latency percentiles (ms).
+func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [String], port: UInt16, token serviceToken: String) async throws -> [String: Any] {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for w in 0..<concurrency {
+            group.addTask {
+                var mine: [Double] = []
+                var i = w
+                while i < count {
+                    let id = deviceIDs[(i * 7919) % deviceIDs.count]
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    let r = try await client.execute(.init(url: "https://localhost:\(port)/internal/v1/devices/\(id)/authorization",
+                                                           headers: ["Authorization": "Bearer \(serviceToken)"]))
+                    guard r.status.code == 200 else { throw NSError(domain: "status \(r.status.code)", code: 1) }
+                    mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                    i += concurrency
+                }
+                return mine
+            }
+        }
+        var all: [Double] = []
+        for try await part in group { all += part }
+        return all.sorted()
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    func pct(_ p: Double) -> Double { (latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000).rounded() / 1000 }
+    return ["requests": latencies.count, "seconds": (seconds * 1000).rounded() / 1000, "per_second": (Double(latencies.count) / seconds).rounded(),
+            "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": pct(1.0)]
+}
+
+let fresh = PostgresClient(configuration: try .init(url: benchURL), logger: .disabled)
+let served = AccountsApp(configuration: configuration, database: fresh, logger: Logger(service: "accounts", level: .warning), metrics: MetricsRegistry(), clock: { now })
+let server = served.servers()[0]
+try server.start()
+var clientConfig = HTTPClient.Configuration()
+clientConfig.caFile = cert
+clientConfig.httpVersion = .http1_1
+clientConfig.maxConnectionsPerHost = concurrency
+let client = try HTTPClient(configuration: clientConfig)
+let ids = deviceIDs, listenPort = port, workers = concurrency
+let cold = try await pass(client, count: min(requestCount, deviceCount), concurrency: workers, ids: ids, port: listenPort, token: serviceToken)
+let warm = try await pass(client, count: requestCount, concurrency: workers, ids: ids, port: listenPort, token: serviceToken)
+client.shutdown()
+await server.shutdown()
+await fresh.close()
+try await admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE \(database)"))
+await admin.close()
+
+let report: [String: Any] = [
+    "benchmark": "mailwake-accounts-bench",
+    "endpoint": "GET /internal/v1/devices/{id}/authorization over TLS (HTTP/1.1 keep-alive), service token, entitlement computed per call",
+    "devices": deviceCount, "concurrency": concurrency, "server_threads": 2, "postgres_pool": 8,
+    "cold": cold, "warm": warm,
+    "target": "≥ 5,000/s, p99 < 10 ms (DESIGN.md §6)",
+]
+let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+FileHandle.standardOutput.write(data + Data("\n".utf8))
