@@ -112,13 +112,13 @@ let package = Package(
         ),
         .target(
             name: "MailwakePostgres",
-            dependencies: ["CLibPQ", "MailwakeCore"],
+            dependencies: ["CLibPQ", "MailwakeCore", "MailwakeCrypto"],
             path: "Shared/Postgres",
             swiftSettings: strict
         ),
         .target(
             name: "MailwakeSQLite",
-            dependencies: ["CLibSQLite", "MailwakeCore"],
+            dependencies: ["CLibSQLite", "MailwakeCore", "MailwakeCrypto"],
             path: "Shared/SQLite",
             swiftSettings: strict
         ),

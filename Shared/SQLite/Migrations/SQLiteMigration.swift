@@ -1,3 +1,4 @@
+import MailwakeCrypto
 /// One schema change, applied once, in version order.
 ///
 /// The SQL may hold several statements and runs inside the migrator's
@@ -18,5 +19,5 @@ public struct SQLiteMigration: Sendable, Hashable {
     }
 
     /// `sha256:` and the hex SHA-256 of the SQL text exactly as given.
-    public var checksum: String { "sha256:" + SHA256Digest.hex(sql) }
+    public var checksum: String { "sha256:" + SHA256.hash(Array(sql.utf8)).hex }
 }
