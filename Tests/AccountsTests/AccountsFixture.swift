@@ -1,4 +1,5 @@
 import AccountsService
+import MailwakeAppStore
 import Foundation
 import MailwakeCore
 import MailwakeCrypto
@@ -33,7 +34,8 @@ final class AccountsFixture: Sendable {
         self.logs = logs
     }
 
-    static func start(trialDays: Int = 0, productIDs: Set<String> = ["net.mailwake.push.monthly"]) async throws -> AccountsFixture {
+    static func start(trialDays: Int = 0, productIDs: Set<String> = ["net.mailwake.push.monthly"],
+                      appStore: AppStoreJWSVerifier.Configuration? = nil) async throws -> AccountsFixture {
         let pg = try await PostgresTestServer.shared()
         let name = "accounts_\(UInt64.random(in: 0..<UInt64.max))"
         let admin = PostgresClient(configuration: try .init(url: pg.url), logger: .disabled)
@@ -44,7 +46,7 @@ final class AccountsFixture: Sendable {
         let configuration = AccountsConfiguration(
             listenHost: "127.0.0.1", listenPort: port, adminHost: "127.0.0.1", adminPort: 0, publicOrigin: origin,
             databaseURL: pg.url(database: name), allowPlainHTTP: true, serviceTokens: [serviceToken], operatorToken: operatorToken,
-            pushProductIDs: productIDs, trialSeconds: Int64(trialDays) * 86400)
+            pushProductIDs: productIDs, trialSeconds: Int64(trialDays) * 86400, appStore: appStore)
         let logs = MemoryLogSink()
         let logger = Logger(service: "accounts", level: .debug, sink: logs)
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)

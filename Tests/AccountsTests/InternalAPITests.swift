@@ -46,9 +46,10 @@ struct InternalAPITests {
         _ = try await f.register(device)
         let until = f.clock + 30 * 86400
         try await f.app.database.execute("""
-            INSERT INTO app_store_transactions (original_transaction_id, device_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at, updated_at)
-            VALUES ('2000000001', \(device.id), '2000000001', 'net.mailwake.push.monthly', 'Sandbox', \(f.clock), \(until), \(f.clock), \(f.clock))
+            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at_ms, updated_at)
+            VALUES ('2000000001', '2000000001', 'net.mailwake.push.monthly', 'Sandbox', \(f.clock), \(until), \(f.clock * 1000), \(f.clock))
             """)
+        try await f.app.database.execute("INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES ('2000000001', \(device.id), \(f.clock))")
         let entitled = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
         #expect(entitled["entitled"] as? Bool == true)
         #expect((entitled["entitled_until"] as? NSNumber)?.int64Value == until)

@@ -129,24 +129,18 @@ public struct RawResponse: Sendable {
     }
 }
 
-/// Runs a command off the cooperative pool and returns its exit status and output.
+/// Runs a command on its own thread (posix_spawn + waitpid, never Foundation's
+/// `Process`, which waits through libdispatch) and returns its exit status and
+/// combined output (stdout and stderr in one stream; `stderr` is empty).
 public enum Command {
-    public static func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = []) async throws -> (status: Int32, stdout: [UInt8], stderr: [UInt8]) {
+    public static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: [UInt8], stderr: [UInt8]) {
         try await Blocking.run {
-                    let p = Process()
-                    p.executableURL = URL(fileURLWithPath: executable)
-                    p.arguments = arguments
-                    let out = Pipe(), err = Pipe(), input = Pipe()
-                    p.standardOutput = out
-                    p.standardError = err
-                    p.standardInput = input
-                    try p.run()
-                    input.fileHandleForWriting.write(Data(stdin))
-                    try input.fileHandleForWriting.close()
-                    let o = out.fileHandleForReading.readDataToEndOfFile()
-                    let e = err.fileHandleForReading.readDataToEndOfFile()
-                    p.waitUntilExit()
-                    return (p.terminationStatus, Array(o), Array(e))
+            let output = NSTemporaryDirectory() + "/mailwake-command-\(UUID().uuidString).log"
+            defer { unlink(output) }
+            let child = try ChildProcess.spawn(executable, arguments, directory: nil, outputPath: output)
+            let status = child.waitForExit()
+            let text = (try? Data(contentsOf: URL(fileURLWithPath: output))) ?? Data()
+            return (status, Array(text), [])
         }
     }
 }

@@ -48,19 +48,12 @@ public struct TestCertificates: Sendable {
     /// Deletes the files.
     public func remove() { try? FileManager.default.removeItem(at: directory) }
 
+    /// Runs `openssl` with posix_spawn and waitpid. Foundation's `Process`
+    /// waits through libdispatch, whose worker threads Swift's cooperative pool
+    /// shares on Linux: two tests waiting for a `Process` at once could starve
+    /// the very threads that deliver its exit (seen as a hang in CI-like runs).
     static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestHarnessError("openssl \(arguments.first ?? "") failed: \(String(decoding: message, as: UTF8.self))")
-        }
+        try ChildProcess.run("/usr/bin/openssl", arguments, directory: nil)
     }
 }
 

@@ -47,6 +47,7 @@ public final class AccountsApp: Sendable {
         addOutpostRoutes(to: &router)
         addInternalRoutes(to: &router)
         addOperatorRoutes(to: &router)
+        addPurchaseRoutes(to: &router)
         return router
     }
 

@@ -1,4 +1,7 @@
+public import MailwakeAppStore
 public import MailwakeCore
+import MailwakeCrypto
+import Foundation
 
 /// The typed configuration of one accounts instance.
 public struct AccountsConfiguration: Sendable {
@@ -17,11 +20,13 @@ public struct AccountsConfiguration: Sendable {
     public var trialSeconds: Int64
     public var diagnosticsRetentionSeconds: Int64
     public var logLevel: LogLevel
+    /// StoreKit verification; nil disables the purchase endpoints.
+    public var appStore: AppStoreJWSVerifier.Configuration?
 
     public init(listenHost: String = "127.0.0.1", listenPort: UInt16 = 8443, adminHost: String = "127.0.0.1", adminPort: UInt16 = 9443,
                 publicOrigin: String, databaseURL: String, tlsCertificate: String? = nil, tlsKey: String? = nil, allowPlainHTTP: Bool = false,
                 serviceTokens: [String] = [], operatorToken: String = "", pushProductIDs: Set<String> = [], trialSeconds: Int64 = 0,
-                diagnosticsRetentionSeconds: Int64 = 7 * 86400, logLevel: LogLevel = .info) {
+                diagnosticsRetentionSeconds: Int64 = 7 * 86400, logLevel: LogLevel = .info, appStore: AppStoreJWSVerifier.Configuration? = nil) {
         self.listenHost = listenHost
         self.listenPort = listenPort
         self.adminHost = adminHost
@@ -37,6 +42,7 @@ public struct AccountsConfiguration: Sendable {
         self.trialSeconds = trialSeconds
         self.diagnosticsRetentionSeconds = diagnosticsRetentionSeconds
         self.logLevel = logLevel
+        self.appStore = appStore
     }
 
     /// Reads the settings of `AccountsSettings`.
@@ -51,6 +57,32 @@ public struct AccountsConfiguration: Sendable {
                   trialSeconds: Int64(c[AccountsSettings.trialDays]) * 86400,
                   diagnosticsRetentionSeconds: Int64(c[AccountsSettings.diagnosticsRetentionDays]) * 86400,
                   logLevel: c[AccountsSettings.logLevel])
+        let bundleID = c[AccountsSettings.appStoreBundleID]
+        if !bundleID.isEmpty {
+            let environmentName = c[AccountsSettings.appStoreEnvironment]
+            guard ["Production", "Sandbox"].contains(environmentName) else {
+                throw ConfigurationError(key: c.prefix + AccountsSettings.appStoreEnvironment.name, reason: "must be Production or Sandbox", shownValue: environmentName)
+            }
+            var roots: [[UInt8]] = []
+            for path in c[AccountsSettings.appStoreRootCerts] {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ConfigurationError(key: c.prefix + AccountsSettings.appStoreRootCerts.name, reason: "cannot read \(path)")
+                }
+                let text = String(decoding: data, as: UTF8.self)
+                if text.contains("-----BEGIN CERTIFICATE-----") {
+                    guard let der = try? PEM.decode(text, label: "CERTIFICATE") else {
+                        throw ConfigurationError(key: c.prefix + AccountsSettings.appStoreRootCerts.name, reason: "\(path) is not a PEM certificate")
+                    }
+                    roots.append(der)
+                } else {
+                    roots.append(Array(data))
+                }
+            }
+            appStore = AppStoreJWSVerifier.Configuration(
+                trustedRoots: roots.isEmpty ? AppleRootCertificates.defaultRoots : roots, bundleId: bundleID,
+                appAppleId: c[AccountsSettings.appStoreAppAppleID].map(Int64.init),
+                environment: environmentName == "Sandbox" ? .sandbox : .production)
+        }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
         }

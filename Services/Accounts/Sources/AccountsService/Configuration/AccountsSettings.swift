@@ -14,11 +14,15 @@ public enum AccountsSettings {
     public static let pushProductIDs = ConfigurationSetting<[String]>.list("PUSH_PRODUCT_IDS", default: [], help: "App Store product ids that entitle a device to native push.")
     public static let trialDays = ConfigurationSetting<Int>.int("TRIAL_DAYS", default: 0, range: 0...365, help: "Days of native push a newly registered device gets before a purchase.")
     public static let diagnosticsRetentionDays = ConfigurationSetting<Int>.int("DIAGNOSTICS_RETENTION_DAYS", default: 7, range: 1...90, help: "Days delivery diagnostics are kept.")
+    public static let appStoreBundleID = ConfigurationSetting<String>.string("APPSTORE_BUNDLE_ID", default: "", allowEmpty: true, help: "The App's bundle id; StoreKit transactions and App Store notifications must carry it. Empty disables purchases.")
+    public static let appStoreAppAppleID = ConfigurationSetting<Int>.int("APPSTORE_APP_APPLE_ID", range: 1...Int.max, help: "The App's Apple ID; notifications must carry it when set.").optional()
+    public static let appStoreEnvironment = ConfigurationSetting<String>.string("APPSTORE_ENVIRONMENT", default: "Production", help: "The App Store environment purchases come from: Production or Sandbox.")
+    public static let appStoreRootCerts = ConfigurationSetting<[String]>.list("APPSTORE_ROOT_CERTS", default: [], help: "PEM or DER files of the roots StoreKit chains must reach; empty means Apple Root CA - G3 (bundled).")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "accounts", settings: [
         listen, adminListen, publicOrigin, databaseURL, tlsCertificate, tlsKey, allowPlainHTTP, serviceTokens, operatorToken,
-        pushProductIDs, trialDays, diagnosticsRetentionDays, logLevel,
+        pushProductIDs, trialDays, diagnosticsRetentionDays, appStoreBundleID, appStoreAppAppleID, appStoreEnvironment, appStoreRootCerts, logLevel,
     ])
 }

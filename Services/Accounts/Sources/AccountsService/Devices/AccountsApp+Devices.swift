@@ -110,10 +110,11 @@ extension AccountsApp {
         return try .json(DeviceRegistered(deviceID: deviceID, sessionID: sessionID), status: existing == nil ? .created : .ok)
     }
 
-    /// Verifies a device-signed request for `/v1/devices/{id}/…` and touches its session.
+    /// Verifies a device-signed request and touches its session. The device is
+    /// the path's `{id}`, or the signer when the route has none (`/v1/purchases`).
     func authenticateDevice(_ request: HTTPRequest, _ context: RequestContext) async throws -> DeviceRecord {
-        let id = try context.parameter("id")
         let header = try gate.header(of: request)
+        let id = context.parameters["id"] ?? header.keyID
         guard header.keyID == id else {
             throw HTTPError(.forbidden, code: "wrong-device", detail: "a device may only act on itself")
         }

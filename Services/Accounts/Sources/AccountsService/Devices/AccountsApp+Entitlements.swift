@@ -11,9 +11,9 @@ extension AccountsApp {
         var lifetime = false
         if !configuration.pushProductIDs.isEmpty {
             let rows = try await database.query("""
-                SELECT expires_at FROM app_store_transactions
-                WHERE device_id = \(device.deviceID) AND revoked_at IS NULL AND product_id = ANY(\(array: Array(configuration.pushProductIDs)))
-                  AND (expires_at IS NULL OR expires_at > \(now))
+                SELECT t.expires_at FROM purchase_links l JOIN app_store_transactions t USING (original_transaction_id)
+                WHERE l.device_id = \(device.deviceID) AND t.revoked_at IS NULL AND t.product_id = ANY(\(array: Array(configuration.pushProductIDs)))
+                  AND (t.expires_at IS NULL OR t.expires_at > \(now))
                 """)
             for row in rows {
                 source = "purchase"
@@ -38,8 +38,8 @@ extension AccountsApp {
         bindings.append(now)
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             SELECT \(DeviceRecord.columns),
-              (SELECT max(COALESCE(t.expires_at, 9223372036854775807)) FROM app_store_transactions t
-               WHERE t.device_id = devices.device_id AND t.revoked_at IS NULL AND t.product_id = ANY($2)
+              (SELECT max(COALESCE(t.expires_at, 9223372036854775807)) FROM purchase_links l JOIN app_store_transactions t USING (original_transaction_id)
+               WHERE l.device_id = devices.device_id AND t.revoked_at IS NULL AND t.product_id = ANY($2)
                  AND (t.expires_at IS NULL OR t.expires_at > $3))
             FROM devices WHERE device_id = $1
             """, bindings: bindings))

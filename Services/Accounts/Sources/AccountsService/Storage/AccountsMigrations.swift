@@ -48,17 +48,21 @@ enum AccountsMigrations {
             );
             CREATE TABLE app_store_transactions (
                 original_transaction_id text PRIMARY KEY,
-                device_id text REFERENCES devices (device_id) ON DELETE SET NULL,
                 last_transaction_id text NOT NULL,
                 product_id text NOT NULL,
                 environment text NOT NULL,
                 purchased_at bigint NOT NULL,
                 expires_at bigint,
                 revoked_at bigint,
-                signed_at bigint NOT NULL,
+                signed_at_ms bigint NOT NULL,
                 updated_at bigint NOT NULL
             );
-            CREATE INDEX app_store_transactions_device ON app_store_transactions (device_id);
+            CREATE TABLE purchase_links (
+                original_transaction_id text NOT NULL REFERENCES app_store_transactions (original_transaction_id) ON DELETE CASCADE,
+                device_id text NOT NULL REFERENCES devices (device_id) ON DELETE CASCADE,
+                linked_at bigint NOT NULL,
+                PRIMARY KEY (device_id, original_transaction_id)
+            );
             CREATE TABLE app_store_notifications (
                 notification_uuid text PRIMARY KEY,
                 notification_type text NOT NULL,

@@ -1,0 +1,87 @@
+import MailwakeAppStore
+import MailwakeHTTPServer
+import MailwakeHTTPTypes
+import MailwakePostgres
+import MailwakeProtocol
+
+/// The body of `POST /v1/purchases`.
+struct PurchaseSubmission: Decodable, Sendable {
+    var signedTransaction: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case signedTransaction = "signed_transaction" }
+    init(from decoder: any Decoder) throws {
+        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "purchase")
+        signedTransaction = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .signedTransaction)
+    }
+}
+
+/// The body Apple posts to `POST /v1/app-store/notifications` (App Store Server Notifications V2).
+struct NotificationEnvelope: Decodable, Sendable {
+    var signedPayload: String
+}
+
+extension AccountsApp {
+    func addPurchaseRoutes(to router: inout Router) {
+        router.post("/v1/purchases") { [self] request, context in
+            let device = try await authenticateDevice(request, context)
+            let verifier = try appStoreVerifier()
+            let submission = try request.decodeJSON(PurchaseSubmission.self)
+            let transaction = try verifier.verifyTransaction(submission.signedTransaction)
+            let now = clock()
+            try await database.withTransaction { tx in
+                try await store(transaction, in: tx, now: now)
+                try await tx.execute("""
+                    INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES (\(transaction.originalTransactionId), \(device.deviceID), \(now))
+                    ON CONFLICT DO NOTHING
+                    """)
+            }
+            context.logger.info("purchase linked", ["device_id": .string(device.deviceID), "product_id": .string(transaction.productId)])
+            return try .json(try await entitlement(of: device))
+        }
+        router.post("/v1/app-store/notifications") { [self] request, context in
+            let verifier = try appStoreVerifier()
+            let envelope = try request.decodeJSON(NotificationEnvelope.self, maxBytes: 256 * 1024)
+            let notification = try verifier.verifyNotification(envelope.signedPayload)
+            let now = clock()
+            let fresh = try await database.withTransaction { tx -> Bool in
+                let inserted = try await tx.query("""
+                    INSERT INTO app_store_notifications (notification_uuid, notification_type, subtype, received_at)
+                    VALUES (\(notification.notificationUUID), \(notification.notificationType.rawValue), \(notification.subtype?.rawValue), \(now))
+                    ON CONFLICT (notification_uuid) DO NOTHING RETURNING 1
+                    """)
+                guard inserted.count == 1 else { return false }
+                if var transaction = notification.data.transaction {
+                    if [AppStoreNotificationType.refund.rawValue, "REVOKE"].contains(notification.notificationType.rawValue), transaction.revocationDate == nil {
+                        transaction.revocationDate = notification.signedDate
+                    }
+                    try await store(transaction, in: tx, now: now)
+                }
+                return true
+            }
+            context.logger.info("app store notification", ["type": .string(notification.notificationType.rawValue),
+                                                            "subtype": .string(notification.subtype?.rawValue ?? ""), "replayed": .bool(!fresh)])
+            return .json(bytes: Array(#"{"status":"ok"}"#.utf8))
+        }
+    }
+
+    func appStoreVerifier() throws -> AppStoreJWSVerifier {
+        guard let configuration = configuration.appStore else {
+            throw HTTPError(.notFound, code: "purchases-disabled", detail: "this instance does not accept App Store purchases")
+        }
+        return try AppStoreJWSVerifier(configuration: configuration)
+    }
+
+    /// Upserts a verified transaction, never letting an older signed state overwrite a newer one.
+    func store(_ t: AppStoreTransaction, in tx: PostgresConnection, now: Int64) async throws {
+        try await tx.execute("""
+            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at, expires_at,
+                                                revoked_at, signed_at_ms, updated_at)
+            VALUES (\(t.originalTransactionId), \(t.transactionId), \(t.productId), \(t.environment.rawValue), \(t.purchaseDate.secondsSince1970),
+                    \(t.expiresDate?.secondsSince1970), \(t.revocationDate?.secondsSince1970), \(t.signedDate.millisecondsSince1970), \(now))
+            ON CONFLICT (original_transaction_id) DO UPDATE SET
+              last_transaction_id = EXCLUDED.last_transaction_id, product_id = EXCLUDED.product_id, environment = EXCLUDED.environment,
+              purchased_at = EXCLUDED.purchased_at, expires_at = EXCLUDED.expires_at, revoked_at = EXCLUDED.revoked_at,
+              signed_at_ms = EXCLUDED.signed_at_ms, updated_at = EXCLUDED.updated_at
+            WHERE app_store_transactions.signed_at_ms <= EXCLUDED.signed_at_ms
+            """)
+    }
+}

@@ -1,0 +1,13 @@
+public import MailwakeAppStore
+public import MailwakeHTTPServer
+import MailwakeHTTPTypes
+
+/// StoreKit verification failures answer as problems carrying the verifier's
+/// stable code (`chain-untrusted`, `signature-invalid`, `bundle-mismatch`, …).
+extension AppStoreVerificationError: HTTPResponseError {
+    public func response(requestID: String) -> HTTPResponse {
+        let internalFailure = code == .configurationInvalid
+        return ProblemDetails(status: internalFailure ? .internalServerError : .unprocessableContent, code: code.rawValue,
+                              detail: internalFailure ? "App Store verification is misconfigured" : message, requestID: requestID).response
+    }
+}

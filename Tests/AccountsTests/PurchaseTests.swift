@@ -1,0 +1,133 @@
+import AccountsService
+import Foundation
+import MailwakeAppStore
+import MailwakeCrypto
+import MailwakeHTTPTypes
+import MailwakeProtocol
+import TestSupport
+import Testing
+
+/// A StoreKit-like signer: a generated chain whose root the instance trusts.
+struct StoreKitSigner: Sendable {
+    static let bundleID = "net.mailwake.app"
+    let chain: TestAppStoreChain
+    let key: P256.Signing.PrivateKey
+
+    static func make() throws -> StoreKitSigner {
+        let chain = try TestAppStoreChain.make()
+        return StoreKitSigner(chain: chain, key: try P256.Signing.PrivateKey(pemRepresentation: chain.leafKeyPEM))
+    }
+
+    var configuration: AppStoreJWSVerifier.Configuration {
+        .init(trustedRoots: [chain.rootDER], bundleId: Self.bundleID, environment: .sandbox)
+    }
+
+    func jws(_ payload: [String: any Sendable]) throws -> String {
+        try TestJWS.compact(x5c: chain.x5c(), payload: payload) { try key.signature(for: $0).rawRepresentation }
+    }
+
+    func transaction(original: String, product: String = "net.mailwake.push.monthly", expires: Date, signed: Date = Date(),
+                     revoked: Date? = nil) throws -> String {
+        var payload: [String: any Sendable] = [
+            "transactionId": original + "1", "originalTransactionId": original, "bundleId": Self.bundleID, "productId": product,
+            "purchaseDate": TestJWS.milliseconds(signed) - 1000, "expiresDate": TestJWS.milliseconds(expires), "type": "Auto-Renewable Subscription",
+            "inAppOwnershipType": "PURCHASED", "signedDate": TestJWS.milliseconds(signed), "environment": "Sandbox",
+        ]
+        if let revoked {
+            payload["revocationDate"] = TestJWS.milliseconds(revoked)
+            payload["revocationReason"] = 0
+        }
+        return try jws(payload)
+    }
+
+    func notification(type: String, uuid: String = UUID().uuidString.lowercased(), transaction: String?, signed: Date = Date()) throws -> String {
+        var data: [String: any Sendable] = ["bundleId": Self.bundleID, "environment": "Sandbox"]
+        if let transaction { data["signedTransactionInfo"] = transaction }
+        return try jws(["notificationType": type, "notificationUUID": uuid, "version": "2.0", "signedDate": TestJWS.milliseconds(signed), "data": data])
+    }
+}
+
+@Suite("Accounts: purchases and App Store notifications", .serialized)
+struct PurchaseTests {
+    func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
+        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
+    }
+
+    @Test func aVerifiedPurchaseEntitlesTheDeviceAndARefundEndsIt() async throws {
+        let signer = try StoreKitSigner.make()
+        defer { signer.chain.remove() }
+        let f = try await AccountsFixture.start(appStore: signer.configuration)
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        #expect(try await entitled(f, device) == false)
+        let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
+        let purchase = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000001", expires: expires))"}"#,
+                                        signer: device.signing)
+        #expect(purchase.status == .ok)
+        #expect(try f.json(purchase)["entitled"] as? Bool == true)
+        #expect(try await entitled(f, device) == true)
+
+        let refund = try signer.notification(type: "REFUND", transaction: try signer.transaction(original: "3000000001", expires: expires, signed: Date().addingTimeInterval(5),
+                                                                                                  revoked: Date()))
+        let posted = try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(refund)"}"#)
+        #expect(posted.status == .ok)
+        #expect(try await entitled(f, device) == false)
+    }
+
+    @Test func aReplayedNotificationIsAppliedOnce() async throws {
+        let signer = try StoreKitSigner.make()
+        defer { signer.chain.remove() }
+        let f = try await AccountsFixture.start(appStore: signer.configuration)
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
+        _ = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000002", expires: expires))"}"#, signer: device.signing)
+        let uuid = UUID().uuidString.lowercased()
+        let expired = try signer.notification(type: "EXPIRED", uuid: uuid, transaction: try signer.transaction(
+            original: "3000000002", expires: Date(timeIntervalSince1970: Double(f.clock - 1)), signed: Date().addingTimeInterval(5)))
+        #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(expired)"}"#).status == .ok)
+        #expect(try await entitled(f, device) == false)
+        // A renewal, then the old EXPIRED replayed: the replay changes nothing.
+        let renewal = try signer.notification(type: "DID_RENEW", transaction: try signer.transaction(
+            original: "3000000002", expires: Date(timeIntervalSince1970: Double(f.clock + 60 * 86400)), signed: Date().addingTimeInterval(10)))
+        #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(renewal)"}"#).status == .ok)
+        #expect(try await entitled(f, device) == true)
+        #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(expired)"}"#).status == .ok)
+        #expect(try await entitled(f, device) == true)
+        let count = try await f.app.database.query("SELECT count(*)::bigint FROM app_store_notifications").single().decode(Int64.self, at: 0)
+        #expect(count == 2)
+    }
+
+    @Test func aTransactionFromAnotherChainIsRefusedWithItsProblemType() async throws {
+        let signer = try StoreKitSigner.make(), stranger = try StoreKitSigner.make()
+        defer { signer.chain.remove(); stranger.chain.remove() }
+        let f = try await AccountsFixture.start(appStore: signer.configuration)
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let forged = try stranger.transaction(original: "3000000003", expires: Date().addingTimeInterval(86400))
+        let response = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(forged)"}"#, signer: device.signing)
+        #expect(response.status == .unprocessableContent)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("urn:mailwake:problem:chain-untrusted"))
+        #expect(try await entitled(f, device) == false)
+    }
+
+    @Test func aPurchaseNeedsTheDevicesSignature() async throws {
+        let signer = try StoreKitSigner.make()
+        defer { signer.chain.remove() }
+        let f = try await AccountsFixture.start(appStore: signer.configuration)
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let jws = try signer.transaction(original: "3000000004", expires: Date().addingTimeInterval(86400))
+        #expect(try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(jws)"}"#).status == .unauthorized)
+    }
+
+    @Test func purchasesAreDisabledWithoutAnAppStoreConfiguration() async throws {
+        let f = try await AccountsFixture.start()
+        defer { Task { await f.stop() } }
+        #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"x.y.z"}"#).status == .notFound)
+    }
+}
