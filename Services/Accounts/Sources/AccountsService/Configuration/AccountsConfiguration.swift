@@ -1,6 +1,7 @@
 public import MailwakeAppStore
 public import MailwakeCore
 import MailwakeCrypto
+import MailwakePostgres
 import Foundation
 
 /// The typed configuration of one accounts instance.
@@ -50,13 +51,16 @@ public struct AccountsConfiguration: Sendable {
         let (host, port) = try Self.hostPort(c[AccountsSettings.listen], key: c.prefix + AccountsSettings.listen.name)
         let (adminHost, adminPort) = try Self.hostPort(c[AccountsSettings.adminListen], key: c.prefix + AccountsSettings.adminListen.name)
         self.init(listenHost: host, listenPort: port, adminHost: adminHost, adminPort: adminPort,
-                  publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[AccountsSettings.databaseURL].description,
+                  publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[AccountsSettings.databaseURL],
                   tlsCertificate: c[AccountsSettings.tlsCertificate], tlsKey: c[AccountsSettings.tlsKey],
                   allowPlainHTTP: c[AccountsSettings.allowPlainHTTP], serviceTokens: c[AccountsSettings.serviceTokens],
                   operatorToken: c[AccountsSettings.operatorToken], pushProductIDs: Set(c[AccountsSettings.pushProductIDs]),
                   trialSeconds: Int64(c[AccountsSettings.trialDays]) * 86400,
                   diagnosticsRetentionSeconds: Int64(c[AccountsSettings.diagnosticsRetentionDays]) * 86400,
                   logLevel: c[AccountsSettings.logLevel])
+        guard (try? PostgresClient.Configuration(url: databaseURL)) != nil else {
+            throw ConfigurationError(key: c.prefix + AccountsSettings.databaseURL.name, reason: "is not a valid postgres:// URL")
+        }
         let bundleID = c[AccountsSettings.appStoreBundleID]
         if !bundleID.isEmpty {
             let environmentName = c[AccountsSettings.appStoreEnvironment]
