@@ -114,6 +114,40 @@ struct PurchaseTests {
         #expect(try await entitled(f, device) == false)
     }
 
+    @Test func aRevokeWithoutRevocationDateEndsTheEntitlementAtItsSignedDate() async throws {
+        let signer = try StoreKitSigner.make()
+        defer { signer.chain.remove() }
+        let f = try await AccountsFixture.start(appStore: signer.configuration)
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
+        _ = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000005", expires: expires))"}"#, signer: device.signing)
+        #expect(try await entitled(f, device) == true)
+        let revoke = try signer.notification(type: "REVOKE", transaction: try signer.transaction(original: "3000000005", expires: expires, signed: Date().addingTimeInterval(5)))
+        #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(revoke)"}"#).status == .ok)
+        #expect(try await entitled(f, device) == false)
+    }
+
+    @Test func aSubscriptionNotifiedBeforeThePurchaseIsLinkedLaterAndTESTIsRecorded() async throws {
+        let signer = try StoreKitSigner.make()
+        defer { signer.chain.remove() }
+        let f = try await AccountsFixture.start(appStore: signer.configuration)
+        defer { Task { await f.stop() } }
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
+        let subscribed = try signer.notification(type: "SUBSCRIBED", transaction: try signer.transaction(original: "3000000006", expires: expires))
+        #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(subscribed)"}"#).status == .ok)
+        #expect(try await entitled(f, device) == false, "an App Store notification alone links no device")
+        _ = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000006", expires: expires))"}"#, signer: device.signing)
+        #expect(try await entitled(f, device) == true)
+        let test = try signer.notification(type: "TEST", transaction: nil)
+        #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(test)"}"#).status == .ok)
+        let types = try await f.app.database.query("SELECT notification_type FROM app_store_notifications ORDER BY notification_type").map { try $0.decode(String.self, at: 0) }
+        #expect(types == ["SUBSCRIBED", "TEST"])
+    }
+
     @Test func aPurchaseNeedsTheDevicesSignature() async throws {
         let signer = try StoreKitSigner.make()
         defer { signer.chain.remove() }
