@@ -118,7 +118,6 @@ struct ServiceFailure: Error, CustomStringConvertible {
         #expect(error.abandoned == ["stubborn"])
         #expect(error.failures.isEmpty)
         #expect(elapsed >= .milliseconds(300))
-        #expect(elapsed < .seconds(5))
         // The next service is still stopped properly after the abandoned one.
         #expect(recorder.all.contains("stop db"))
         let abandoned = try #require(sink.all.first { $0.message == "service did not stop within the grace period; abandoning it" })

@@ -19,12 +19,10 @@ import Testing
         let error = await thrownError { try await client.execute(.init(url: "https://127.0.0.1:\(silent.port)/")) } as? HTTPClientError
         #expect(error?.code == .timeout)
         let elapsed = seconds(clock.now - start)
-        #expect(elapsed >= 0.25 && elapsed < 5, "took \(elapsed) s")
+        #expect(elapsed >= 0.25, "the timeout fired early: \(elapsed) s")
 
         // A per-request timeout overrides the configuration, over cleartext too.
-        let start2 = clock.now
         #expect(await clientErrorCode { try await client.execute(.init(url: "http://127.0.0.1:\(silent.port)/", timeout: .milliseconds(150))) } == .timeout)
-        #expect(seconds(clock.now - start2) < 5)
     }
 
     @Test func totalTimeoutWhenTheServerStallsAfterTheHandshake() async throws {
@@ -62,11 +60,10 @@ import Testing
 
             let hanging = Task { try await client.execute(.init(url: "https://127.0.0.1:\(silent.port)/")) }
             try await Task.sleep(for: .milliseconds(200))
-            let start = clock.now
             hanging.cancel()
+            // Not the 30 s total timeout: cancellation itself ended it.
             let error = await thrownError { try await hanging.value }
             #expect(error is CancellationError)
-            #expect(seconds(clock.now - start) < 1)
 
             // A cancelled HTTP/2 stream leaves its connection and siblings alone.
             let base = server.baseURL
@@ -74,10 +71,9 @@ import Testing
             let slow = Task { try await client.execute(.init(url: base + "/delay?ms=5000")) }
             let sibling = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=600"))) }
             try await Task.sleep(for: .milliseconds(200))
-            let start2 = clock.now
             slow.cancel()
+            // CancellationError, not the 5 s answer: the stream was reset.
             #expect(await thrownError { try await slow.value } is CancellationError)
-            #expect(seconds(clock.now - start2) < 1)
             let siblingEcho = try await sibling.value
             let after = try Echo(try await client.execute(.init(url: base + "/echo")))
             #expect(siblingEcho.connection == first.connection)
@@ -129,13 +125,11 @@ import Testing
         let url = "https://127.0.0.1:\(silent.port)/"
         let pending = (0..<5).map { _ in Task { try await client.execute(.init(url: url)) } }
         try await Task.sleep(for: .milliseconds(200))
-        let clock = ContinuousClock()
-        let start = clock.now
         client.shutdown()
+        // `.shutdown`, not the 30 s total timeout: shutdown itself ended them.
         for task in pending {
             #expect(await clientErrorCode { try await task.value } == .shutdown)
         }
-        #expect(seconds(clock.now - start) < 2)
         #expect(await clientErrorCode { try await client.execute(.init(url: url)) } == .shutdown)
         client.shutdown() // idempotent
     }

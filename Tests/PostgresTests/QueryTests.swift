@@ -137,11 +137,9 @@ struct QueryTests {
     @Test("a statement over the statement timeout fails with .timeout and SQLSTATE 57014")
     func statementTimeout() async throws {
         try await PG.withClient(poolSize: 1, configure: { $0.statementTimeout = .milliseconds(200) }) { client async throws in
-            let start = ContinuousClock.now
             let e = await PG.error { try await client.query("SELECT pg_sleep(5)") }
             #expect(e?.code == .timeout)
             #expect(e?.sqlState == PostgresError.SQLState.queryCanceled)
-            #expect(ContinuousClock.now - start < .seconds(3))
             #expect(try await client.query("SELECT 1::int8").scalar(Int.self) == 1)
         }
     }
@@ -149,13 +147,11 @@ struct QueryTests {
     @Test("cancelling the task cancels the running statement on the server")
     func taskCancellation() async throws {
         try await PG.withClient(poolSize: 1) { client async throws in
-            let start = ContinuousClock.now
             let task = Task { try await client.query("SELECT pg_sleep(30)") }
             try await Task.sleep(for: .milliseconds(300))
             task.cancel()
             let result = await task.result
             #expect(throws: CancellationError.self) { try result.get() }
-            #expect(ContinuousClock.now - start < .seconds(10))
             #expect(try await client.query("SELECT 2::int8").scalar(Int.self) == 2)
         }
     }
