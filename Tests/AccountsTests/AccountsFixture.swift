@@ -22,10 +22,11 @@ final class AccountsFixture: Sendable {
     let serverTask: Task<Void, any Error>
     let client: HTTPClient
     let origin: String
-    let now = Mutex<Int64>(1_764_400_000)
+    let testClock: TestClock
     let logs: MemoryLogSink
 
-    private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>, client: HTTPClient, origin: String, logs: MemoryLogSink) {
+    private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>, client: HTTPClient, origin: String, logs: MemoryLogSink, clock: TestClock) {
+        testClock = clock
         self.app = app
         self.server = server
         self.serverTask = serverTask
@@ -50,16 +51,16 @@ final class AccountsFixture: Sendable {
         let logs = MemoryLogSink()
         let logger = Logger(service: "accounts", level: .debug, sink: logs)
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)
-        let holder = ClockHolder()
-        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(), clock: { holder.read() })
+        let clock = TestClock()
+        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(), clock: { clock.read() })
         try await app.migrate()
         let server = app.servers()[0]
         try server.start()
         let task = Task { try await server.run() }
         var c = HTTPClient.Configuration()
         c.httpVersion = .http1_1
-        let fixture = AccountsFixture(app: app, server: server, serverTask: task, client: try HTTPClient(configuration: c), origin: origin, logs: logs)
-        holder.attach(fixture)
+        let fixture = AccountsFixture(app: app, server: server, serverTask: task, client: try HTTPClient(configuration: c), origin: origin, logs: logs, clock: clock)
+        AwaitedCleanup.register { await fixture.stop() }
         return fixture
     }
 
@@ -70,8 +71,8 @@ final class AccountsFixture: Sendable {
         await app.database.close()
     }
 
-    var clock: Int64 { now.withLock { $0 } }
-    func advance(_ seconds: Int64) { now.withLock { $0 += seconds } }
+    var clock: Int64 { testClock.read() }
+    func advance(_ seconds: Int64) { testClock.advance(seconds) }
 
     /// Sends a request; `signer` signs it as PROTOCOL §8 for this service's origin.
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, signer: P256.Signing.PrivateKey? = nil,
@@ -112,9 +113,9 @@ final class AccountsFixture: Sendable {
     }
 }
 
-/// Lets the app's clock read the fixture's time after the fixture exists.
-final class ClockHolder: Sendable {
-    private let fixture = Mutex<AccountsFixture?>(nil)
-    func attach(_ f: AccountsFixture) { fixture.withLock { $0 = f } }
-    func read() -> Int64 { fixture.withLock { $0?.clock } ?? 1_764_400_000 }
+/// The time the service under test sees; tests move it forward.
+final class TestClock: Sendable {
+    private let now = Mutex<Int64>(1_764_400_000)
+    func read() -> Int64 { now.withLock { $0 } }
+    func advance(_ seconds: Int64) { now.withLock { $0 += seconds } }
 }

@@ -6,11 +6,10 @@ import MailwakeProtocol
 import TestSupport
 import Testing
 
-@Suite("Accounts: devices", .serialized)
+@Suite("Accounts: devices", .serialized, .awaitedCleanup)
 struct DeviceTests {
     @Test func aDeviceRegistersWithProofOfPossessionAndGetsItsID() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         let response = try await f.register(device)
         #expect(response.status == .created)
@@ -22,7 +21,6 @@ struct DeviceTests {
 
     @Test func registrationSignedByAnotherKeyIsRefused() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         let response = try await f.send(.post, "/v1/devices", json: device.registrationJSON(), signer: try P256.Signing.PrivateKey())
         #expect(response.status == .unauthorized)
@@ -31,7 +29,6 @@ struct DeviceTests {
 
     @Test func aReplayedRegistrationIsRefused() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         let body = device.registrationJSON()
         let header = try RequestSigner(key: device.signing).sign(method: "POST", origin: f.origin, pathAndQuery: "/v1/devices", body: Array(body.utf8), timestamp: f.clock)
@@ -44,7 +41,6 @@ struct DeviceTests {
 
     @Test func aStaleSignatureIsRefused() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         let response = try await f.send(.post, "/v1/devices", json: device.registrationJSON(), signer: device.signing, signedAt: f.clock - 301)
         #expect(response.status == .unauthorized)
@@ -54,14 +50,12 @@ struct DeviceTests {
     @Test(arguments: [#"{"signing_key":"x"}"#, #"{}"#, "not json"])
     func malformedRegistrationsAre400(body: String) async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         #expect(try await f.send(.post, "/v1/devices", json: body, signer: device.signing).status == .badRequest)
     }
 
     @Test func aDeviceUpdatesItsTokenAndOthersCannot() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make(), other = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         _ = try await f.register(other)
@@ -77,7 +71,6 @@ struct DeviceTests {
 
     @Test func aDeletedDeviceIsInactiveForTheRelay() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)", signer: device.signing).status == .noContent)
@@ -88,7 +81,6 @@ struct DeviceTests {
 
     @Test func sessionsAreListedAndARevokedSessionIsRefused() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         let session = try f.json(try await f.register(device))["session_id"] as! String
         let list = try await f.send(.get, "/v1/devices/\(device.id)/sessions", signer: device.signing, headers: ["Mailwake-Session": session])

@@ -7,11 +7,10 @@ import MailwakeProtocol
 import TestSupport
 import Testing
 
-@Suite("Accounts: internal API, operator and entitlements", .serialized)
+@Suite("Accounts: internal API, operator and entitlements", .serialized, .awaitedCleanup)
 struct InternalAPITests {
     @Test func theInternalAPINeedsAServiceToken() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization").status == .unauthorized)
@@ -27,7 +26,6 @@ struct InternalAPITests {
 
     @Test func aTrialEntitlesANewDeviceUntilItEnds() async throws {
         let f = try await AccountsFixture.start(trialDays: 7)
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let during = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
@@ -41,7 +39,6 @@ struct InternalAPITests {
 
     @Test func anUnexpiredPushPurchaseEntitlesAndARevocationEndsIt() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let until = f.clock + 30 * 86400
@@ -60,7 +57,6 @@ struct InternalAPITests {
 
     @Test func anInvalidTokenReportClearsOnlyATokenNotReplacedSince() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         // APNs says the token died before the device re-registered it: keep it.
@@ -77,7 +73,6 @@ struct InternalAPITests {
 
     @Test func diagnosticsFromTheRelayReachTheDeviceAndCarryNoPayload() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let pairing = try PairingID.generate(), event = try EventID.generate()
@@ -93,7 +88,6 @@ struct InternalAPITests {
 
     @Test func outpostsRegisterByProofOfPossessionAndOperatorsBlockThem() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let outpost = try P256.Signing.PrivateKey()
         let id = KeyIdentity.id(of: outpost.publicKey)
         let body = #"{"outpost_key":"\#(Base64URL.encode(outpost.publicKey.x963Representation))"}"#
@@ -110,7 +104,6 @@ struct InternalAPITests {
 
     @Test func aBlockedDeviceIsRefusedEverywhereAtOnce() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         #expect(try await f.send(.put, "/operator/v1/devices/\(device.id)/block", json: #"{"reason":"chargeback fraud"}"#, bearer: AccountsFixture.operatorToken).status == .noContent)

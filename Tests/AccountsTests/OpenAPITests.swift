@@ -4,7 +4,7 @@ import MailwakePostgres
 import TestSupport
 import Testing
 
-@Suite("Accounts: OpenAPI document")
+@Suite("Accounts: OpenAPI document", .awaitedCleanup)
 struct OpenAPITests {
     @Test func theDocumentListsExactlyTheRoutesTheServiceServes() throws {
         let database = PostgresClient(configuration: try .init(url: "postgres://nobody@127.0.0.1:1/none"), logger: .disabled)

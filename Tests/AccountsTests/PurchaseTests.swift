@@ -47,7 +47,7 @@ struct StoreKitSigner: Sendable {
     }
 }
 
-@Suite("Accounts: purchases and App Store notifications", .serialized)
+@Suite("Accounts: purchases and App Store notifications", .serialized, .awaitedCleanup)
 struct PurchaseTests {
     func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
         try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
@@ -57,7 +57,6 @@ struct PurchaseTests {
         let signer = try StoreKitSigner.make()
         defer { signer.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         #expect(try await entitled(f, device) == false)
@@ -79,7 +78,6 @@ struct PurchaseTests {
         let signer = try StoreKitSigner.make()
         defer { signer.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
@@ -104,7 +102,6 @@ struct PurchaseTests {
         let signer = try StoreKitSigner.make(), stranger = try StoreKitSigner.make()
         defer { signer.chain.remove(); stranger.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let forged = try stranger.transaction(original: "3000000003", expires: Date().addingTimeInterval(86400))
@@ -118,7 +115,6 @@ struct PurchaseTests {
         let signer = try StoreKitSigner.make()
         defer { signer.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
@@ -133,7 +129,6 @@ struct PurchaseTests {
         let signer = try StoreKitSigner.make()
         defer { signer.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
@@ -152,7 +147,6 @@ struct PurchaseTests {
         let signer = try StoreKitSigner.make()
         defer { signer.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
-        defer { Task { await f.stop() } }
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let jws = try signer.transaction(original: "3000000004", expires: Date().addingTimeInterval(86400))
@@ -161,7 +155,6 @@ struct PurchaseTests {
 
     @Test func purchasesAreDisabledWithoutAnAppStoreConfiguration() async throws {
         let f = try await AccountsFixture.start()
-        defer { Task { await f.stop() } }
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"x.y.z"}"#).status == .notFound)
     }
 }

@@ -5,13 +5,12 @@ import MailwakeHTTPTypes
 import TestSupport
 import Testing
 
-@Suite("HTTP server: TLS, admin listener and graceful shutdown")
+@Suite("HTTP server: TLS, admin listener and graceful shutdown", .awaitedCleanup)
 struct LifecycleTests {
     @Test func servesHTTPSWithTheConfiguredCertificate() async throws {
         let certs = try TestCertificates.make()
         defer { certs.remove() }
         let f = try ServerFixture.start(LimitsTests.router(), tls: certs)
-        defer { Task { await f.stop() } }
         let ok = try await Command.run("/usr/bin/curl", ["-sS", "--cacert", certs.caCertificate.path, "-w", " %{http_version}", "https://localhost:\(f.port)/ok"])
         #expect(ok.status == 0)
         #expect(String(decoding: ok.stdout, as: UTF8.self) == "ok 1.1")
@@ -62,11 +61,9 @@ struct LifecycleTests {
     @Test func theAdminListenerExposesMetricsHealthAndReadiness() async throws {
         let registry = MetricsRegistry()
         let app = try ServerFixture.start(LimitsTests.router())
-        defer { Task { await app.stop() } }
         _ = try await app.get("/ok")
         let healthy = AdminRoutes.router(metrics: app.metrics, checks: ["postgres": { true }])
         let admin = try ServerFixture.start(healthy) { $0.name = "admin" }
-        defer { Task { await admin.stop() } }
         let metrics = try await admin.get("/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
@@ -76,7 +73,6 @@ struct LifecycleTests {
         let ready = try await admin.get("/readyz")
         #expect(ready.status == 200)
         let failing = try ServerFixture.start(AdminRoutes.router(metrics: registry, checks: ["postgres": { false }, "accounts": { true }]))
-        defer { Task { await failing.stop() } }
         let notReady = try await failing.get("/readyz")
         #expect(notReady.status == 503)
         #expect(notReady.text == #"{"status":"not-ready","checks":{"accounts":"ok","postgres":"failing"}}"#)

@@ -5,7 +5,7 @@ import MailwakeHTTPTypes
 import TestSupport
 import Testing
 
-@Suite("HTTP server: limits, timeouts and hostile clients")
+@Suite("HTTP server: limits, timeouts and hostile clients", .awaitedCleanup)
 struct LimitsTests {
     static func router(latch: Latch? = nil, handled: Counter? = nil) -> Router {
         var r = Router()
@@ -25,7 +25,6 @@ struct LimitsTests {
 
     @Test func aDeclaredOversizeBodyIsRefusedWithoutReadingIt() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.maxBodyBytes = 1000 }
-        defer { Task { await f.stop() } }
         let c = try RawConnection(port: f.port)
         c.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000000\r\n\r\n")
         let response = await c.readResponse()
@@ -36,7 +35,6 @@ struct LimitsTests {
 
     @Test func aChunkedBodyGrowingPastTheLimitIsRefused() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.maxBodyBytes = 1000 }
-        defer { Task { await f.stop() } }
         let c = try RawConnection(port: f.port)
         c.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
         for _ in 0..<4 { c.send("200\r\n" + String(repeating: "x", count: 512) + "\r\n") }
@@ -47,7 +45,6 @@ struct LimitsTests {
 
     @Test func aChunkedBodyStreamingFarPastTheLimitIsCutOff() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.maxBodyBytes = 1000 }
-        defer { Task { await f.stop() } }
         let c = try RawConnection(port: f.port)
         c.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
         var closed = false
@@ -60,7 +57,6 @@ struct LimitsTests {
 
     @Test func aBodyAtTheLimitIsAccepted() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.maxBodyBytes = 1000 }
-        defer { Task { await f.stop() } }
         let response = try await f.post("/upload", body: String(repeating: "y", count: 1000), contentType: "text/plain")
         #expect(response.status == 200)
         #expect(response.text == "got 1000")
@@ -68,7 +64,6 @@ struct LimitsTests {
 
     @Test func oversizeHeadersAreRefused() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.maxHeaderBytes = 4096 }
-        defer { Task { await f.stop() } }
         let response = try await f.get("/ok", headers: "X-Big: \(String(repeating: "h", count: 8000))\r\n")
         #expect([413, 414, 431].contains(response.status))
         #expect(try await f.get("/ok").status == 200)
@@ -77,7 +72,6 @@ struct LimitsTests {
     @Test(arguments: ["GARBAGE\r\n\r\n", "GET /ok HTTP/1.1\r\n\r\n", "GET /ok HTTP/9.9\r\nHost: x\r\n\r\n", "GET /o k HTTP/1.1\r\nHost: x\r\n\r\n"])
     func malformedRequestsGetAClientErrorAndTheServerStaysUp(raw: String) async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let c = try RawConnection(port: f.port)
         c.send(raw)
         let bytes = await c.readToEnd()
@@ -89,7 +83,6 @@ struct LimitsTests {
 
     @Test func aSlowClientIsCutOffByTheIdleTimeout() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.idleTimeoutSeconds = 1 }
-        defer { Task { await f.stop() } }
         let c = try RawConnection(port: f.port, receiveTimeoutSeconds: 8)
         c.send("GET /ok HTTP/1.1\r\nHost: loc")
         // Never finishes the headers: the server must close the connection on its own.
@@ -98,7 +91,6 @@ struct LimitsTests {
 
     @Test func aHandlerPastTheDeadlineIsAnswered503AndCancelled() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.requestDeadlineSeconds = 0.3 }
-        defer { Task { await f.stop() } }
         let response = try await f.get("/sleep")
         #expect(response.status == 503)
         #expect(response.text.contains("urn:mailwake:problem:deadline-exceeded"))
@@ -127,7 +119,6 @@ struct LimitsTests {
 
     @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let c = try RawConnection(port: f.port)
         for _ in 0..<5 {
             c.send("GET /ok HTTP/1.1\r\nHost: localhost\r\n\r\n")
@@ -138,7 +129,6 @@ struct LimitsTests {
 
     @Test func manyConcurrentClientsAreAllAnswered() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<64 {
                 group.addTask { try await f.post("/upload", body: String(repeating: "z", count: i), contentType: "text/plain").status }
@@ -149,7 +139,6 @@ struct LimitsTests {
 
     @Test func perIPConnectionLimitRefusesExtraConnections() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.perIPConnectionLimit = 2 }
-        defer { Task { await f.stop() } }
         let a = try RawConnection(port: f.port), b = try RawConnection(port: f.port)
         a.send("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
         b.send("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -5,7 +5,7 @@ import MailwakeHTTPTypes
 import TestSupport
 import Testing
 
-@Suite("HTTP server: routing, JSON and problems")
+@Suite("HTTP server: routing, JSON and problems", .awaitedCleanup)
 struct RoutingTests {
     static func router() -> Router {
         var r = Router()
@@ -30,7 +30,6 @@ struct RoutingTests {
 
     @Test func pathParametersAreDecodedAndTheQueryIsAvailable() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let response = try await f.get("/v1/things/a%20b?wait=30")
         #expect(response.status == 200)
         #expect(response.text == "thing a b wait=30 route=/v1/things/{id}")
@@ -39,7 +38,6 @@ struct RoutingTests {
 
     @Test func strictJSONRoundTrips() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let ok = try await f.post("/v1/echo", body: #"{"name":"x","count":2}"#)
         #expect(ok.status == 200)
         #expect(ok.text == #"{"count":2,"name":"x"}"#)
@@ -48,7 +46,6 @@ struct RoutingTests {
     @Test(arguments: [#"{"name":"x","count":2,"name":"y"}"#, #"{"name":"x","count":2.0}"#, #"{"name":"x"}"#, "{", "[]"])
     func malformedJSONIsA400Problem(body: String) async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let response = try await f.post("/v1/echo", body: body)
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "application/problem+json")
@@ -57,13 +54,11 @@ struct RoutingTests {
 
     @Test func aNonJSONContentTypeIs415() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         #expect(try await f.post("/v1/echo", body: "name=x", contentType: "application/x-www-form-urlencoded").status == 415)
     }
 
     @Test func unknownPathsAre404AndWrongMethods405WithAllow() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let missing = try await f.get("/v1/nothing")
         #expect(missing.status == 404)
         #expect(missing.text.contains("urn:mailwake:problem:not-found"))
@@ -74,7 +69,6 @@ struct RoutingTests {
 
     @Test func unmappedErrorsAre500WithoutDetailsInTheBody() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let response = try await f.get("/v1/fail")
         #expect(response.status == 500)
         #expect(!response.text.contains("s3cr3t"))
@@ -83,7 +77,6 @@ struct RoutingTests {
 
     @Test func httpErrorsCarryTheirHeaders() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let response = try await f.get("/v1/teapot")
         #expect(response.status == 429)
         #expect(response.header("Retry-After") == "7")
@@ -91,7 +84,6 @@ struct RoutingTests {
 
     @Test func headerValuesWithLineBreaksAreDropped() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         let response = try await f.get("/v1/split")
         #expect(response.header("X-Bad") == nil)
         #expect(response.header("Set-Cookie") == nil)
@@ -100,7 +92,6 @@ struct RoutingTests {
 
     @Test func invalidPercentEncodingIsABadRequest() async throws {
         let f = try ServerFixture.start(Self.router())
-        defer { Task { await f.stop() } }
         #expect(try await f.get("/v1/things/%ZZ").status == 400)
         #expect(try await f.get("/v1/things/%C0%AF").status == 400)
     }

@@ -8,13 +8,12 @@ import Testing
 
 /// Our client against our server over real TLS on loopback: the path every
 /// service-to-service call takes.
-@Suite("HTTP server and client over TLS")
+@Suite("HTTP server and client over TLS", .awaitedCleanup)
 struct ServerClientTests {
     @Test func theClientTalksToTheServerOverPinnedTLS() async throws {
         let certs = try TestCertificates.make()
         defer { certs.remove() }
         let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
-        defer { Task { await f.stop() } }
         var c = HTTPClient.Configuration()
         c.caFile = certs.caCertificate.path
         c.pinnedPublicKeys = [certs.serverPin]
@@ -32,7 +31,6 @@ struct ServerClientTests {
         let other = try TestCertificates.make()
         defer { certs.remove(); other.remove() }
         let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
-        defer { Task { await f.stop() } }
         var c = HTTPClient.Configuration()
         c.caFile = certs.caCertificate.path
         c.pinnedPublicKeys = [other.serverPin]
@@ -48,7 +46,6 @@ struct ServerClientTests {
         let certs = try TestCertificates.make()
         defer { certs.remove() }
         let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
-        defer { Task { await f.stop() } }
         var c = HTTPClient.Configuration()
         c.caFile = certs.caCertificate.path
         let client = try HTTPClient(configuration: c)

@@ -26,7 +26,9 @@ struct ServerFixture {
         let server = HTTPServer(configuration: c, router: router, logger: Logger(service: "test", level: .debug, sink: logs), metrics: metrics)
         let port = try server.start()
         let task = Task { try await server.run() }
-        return ServerFixture(server: server, port: port, logs: logs, metrics: metrics, task: task)
+        let fixture = ServerFixture(server: server, port: port, logs: logs, metrics: metrics, task: task)
+        AwaitedCleanup.register { await fixture.stop() }
+        return fixture
     }
 
     /// Cancels `run()` and waits for the drain to finish.
