@@ -42,10 +42,9 @@ final class AccountsFixture: Sendable {
         let admin = PostgresClient(configuration: try .init(url: pg.url), logger: .disabled)
         try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
         await admin.close()
-        let port = try PortAllocator.freePort()
         let origin = "https://accounts.test"
         let configuration = AccountsConfiguration(
-            listenHost: "127.0.0.1", listenPort: port, adminHost: "127.0.0.1", adminPort: 0, publicOrigin: origin,
+            listenHost: "127.0.0.1", listenPort: 0, adminHost: "127.0.0.1", adminPort: 0, publicOrigin: origin,
             databaseURL: pg.url(database: name), allowPlainHTTP: true, serviceTokens: [serviceToken], operatorToken: operatorToken,
             pushProductIDs: productIDs, trialSeconds: Int64(trialDays) * 86400, appStore: appStore)
         let logs = MemoryLogSink()

@@ -136,7 +136,14 @@ public final class TestServerProcess: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             guard isRunning else { return false }
-            if Self.canConnect(port: port) { return true }
+            if Self.canConnect(port: port) {
+                // The port answering is not proof that *we* bound it: another
+                // test's server may have taken it between allocation and our
+                // bind, and then our process exits with EADDRINUSE. Give it a
+                // moment and require it to be alive still.
+                usleep(150_000)
+                return isRunning && Self.canConnect(port: port)
+            }
             usleep(20_000)
         }
         return false
