@@ -96,9 +96,10 @@ for i in 0..<deviceCount {
         """)
     if i % 2 == 0 {
         try await pool.execute("""
-            INSERT INTO app_store_transactions (original_transaction_id, device_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at, updated_at)
-            VALUES (\(String(1_000_000 + i)), \(id), \(String(1_000_000 + i)), 'net.mailwake.push.monthly', 'Production', \(now), \(now + 86400 * 30), \(now), \(now))
+            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at_ms, updated_at)
+            VALUES (\(String(1_000_000 + i)), \(String(1_000_000 + i)), 'net.mailwake.push.monthly', 'Production', \(now), \(now + 86400 * 30), \(now * 1000), \(now))
             """)
+        try await pool.execute("INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES (\(String(1_000_000 + i)), \(id), \(now))")
     }
 }
 await pool.close()
