@@ -59,6 +59,7 @@ public final class PostgresListener: Service, Sendable {
     }
 }
 
+// @unchecked Sendable: the mutable fields are guarded by `lock`; the connection is used only by the listener thread.
 final class ListenerCore: @unchecked Sendable {
     private let configuration: PostgresClient.Configuration
     private let logger: Logger

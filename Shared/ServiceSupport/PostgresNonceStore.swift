@@ -1,12 +1,13 @@
 public import MailwakePostgres
 public import MailwakeProtocol
+import Synchronization
 
 /// The replay store of signed requests (PROTOCOL.md §8) in PostgreSQL, shared
 /// by every instance of a service.
 ///
 /// A nonce is recorded with its expiry; the primary key makes a second use
 /// fail atomically. Expired rows are deleted now and then by `prune`.
-public struct PostgresNonceStore: NonceStore {
+public final class PostgresNonceStore: NonceStore {
     /// The table this store needs; services add it to their migrations.
     public static let migrationSQL = """
         CREATE TABLE request_nonces (
@@ -19,6 +20,9 @@ public struct PostgresNonceStore: NonceStore {
         """
 
     let database: PostgresClient
+    /// Inserts since the last prune; every `pruneInterval`-th insert prunes.
+    private let inserts = Atomic<Int64>(0)
+    static let pruneInterval: Int64 = 1024
 
     public init(database: PostgresClient) { self.database = database }
 
@@ -30,6 +34,7 @@ public struct PostgresNonceStore: NonceStore {
             WHERE request_nonces.expires_at <= \(now)
             RETURNING 1
             """)
+        if inserts.add(1, ordering: .relaxed).newValue % Self.pruneInterval == 0 { try await prune(now: now) }
         return rows.count == 1
     }
 

@@ -18,6 +18,7 @@ func nextEvent(_ iterator: inout AsyncStream<PostgresListener.Event>.Iterator, t
     return result
 }
 
+// @unchecked Sendable: each test uses its box from one task at a time; it only carries the iterator across awaits.
 final class IteratorBox: @unchecked Sendable {
     var iterator: AsyncStream<PostgresListener.Event>.Iterator
     init(_ iterator: AsyncStream<PostgresListener.Event>.Iterator) { self.iterator = iterator }

@@ -272,26 +272,11 @@ extension VectorBuilder {
             c("link: plain http relay", "malformed", httpRelay.link),
             c("link: relay with a path", "malformed", pathRelay.link),
             c("link: other scheme", "malformed", good.replacingOccurrences(of: "mailwake://", with: "https://")),
-            c("manage link: push parameters without push scope", "malformed", manage + "&relay=\(LinkQueryEncoding.encode(aud))&env=production&pid=\(pairingID)&cred=\(b64(credential))"),
+            c("manage link: push parameters without push scope", "malformed", manage + "&relay=\(LinkQuery.encode(aud))&env=production&pid=\(pairingID)&cred=\(b64(credential))"),
             c("manage link: push scope without pairing parameters", "malformed", manage.replacingOccurrences(of: "scope=manage", with: "scope=manage,push")),
             c("manage link: unknown scope", "malformed", manage.replacingOccurrences(of: "scope=manage", with: "scope=admin")),
             c("manage link: short pin", "malformed", manage.replacingOccurrences(of: b64(pin), with: b64(Array(pin.prefix(20))))),
         ]
-    }
-}
-
-/// Percent-encoding as in the links (every byte outside the unreserved set).
-enum LinkQueryEncoding {
-    static func encode(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E {
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            } else {
-                out += String(format: "%%%02X", b)
-            }
-        }
-        return out
     }
 }
 

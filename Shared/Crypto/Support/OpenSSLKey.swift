@@ -5,6 +5,7 @@ import COpenSSLShims
 /// `@unchecked Sendable`: the handle is never mutated after creation, and
 /// OpenSSL 3 allows concurrent read-only use of an `EVP_PKEY` (signing,
 /// verifying, deriving) from several threads.
+// @unchecked Sendable: the EVP_PKEY is never mutated after creation; OpenSSL 3 allows concurrent read-only use.
 final class OpenSSLKey: @unchecked Sendable {
     let handle: OpaquePointer
 

@@ -4,6 +4,7 @@ import COpenSSLShims
 ///
 /// `@unchecked Sendable`: the buffer is written only in `init` and read-only
 /// afterwards, so sharing it across threads is safe.
+// @unchecked Sendable: the buffer is written only in init and read-only until deinit wipes it.
 final class SecureBytes: @unchecked Sendable {
     private let buffer: UnsafeMutableRawBufferPointer
 

@@ -14,6 +14,7 @@ import Synchronization
 /// touches it. It is freed exactly once, in `deinit`, which runs after the
 /// owner thread has removed the easy handle from the multi handle (or it was
 /// never added).
+// @unchecked Sendable: ownership moves (caller → lock → owner thread), it is never shared; freed once in deinit.
 final class CurlTransfer: @unchecked Sendable {
     let raw: OpaquePointer
     let id: UInt64
@@ -58,6 +59,7 @@ final class Job: Sendable {
 /// Requests arrive through `inbox` (a lock) plus `curl_multi_wakeup`; the
 /// owner thread adds them to the multi handle, drives `curl_multi_perform` /
 /// `curl_multi_poll`, and resumes continuations as transfers finish.
+// @unchecked Sendable: mutable state is guarded by `inbox`'s lock; the multi handle is touched only by the owner thread.
 final class CurlEngine: @unchecked Sendable {
     // `@unchecked Sendable` is safe because: `active` and `outcomeCounters`
     // are touched only by the owner thread; `multi` is used by the owner

@@ -7,8 +7,9 @@ struct AnyCodingKey: CodingKey {
 }
 
 extension Decoder {
-    /// Throws `malformed` when the current object holds a key outside `allowed`.
-    func rejectUnknownKeys(allowed: Set<String>, in type: String) throws {
+    /// Throws `malformed` when the current object holds a key outside `allowed`
+    /// (strict decoding of every protocol and service body).
+    public func rejectUnknownKeys(allowed: Set<String>, in type: String) throws {
         let container = try container(keyedBy: AnyCodingKey.self)
         for key in container.allKeys where !allowed.contains(key.stringValue) {
             throw ProtocolError.malformed("unknown field \(key.stringValue) in \(type)")

@@ -1,7 +1,7 @@
 /// Percent-encoding and query parsing for `mailwake://` links.
-enum LinkQuery {
+public enum LinkQuery {
     /// Escapes every byte outside `A-Z a-z 0-9 - . _ ~` as `%XX` (upper-case hex).
-    static func encode(_ value: String) -> String {
+    public static func encode(_ value: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out = [UInt8]()
         for b in value.utf8 {

@@ -4,6 +4,7 @@ import COpenSSLShims
 ///
 /// Immutable after construction; OpenSSL locks the store's lookups, so one
 /// instance serves concurrent verifications.
+// @unchecked Sendable: immutable after init; OpenSSL locks X509_STORE lookups, so concurrent verifications are safe.
 final class TrustedRoots: @unchecked Sendable {
     private let handle: OpaquePointer
 

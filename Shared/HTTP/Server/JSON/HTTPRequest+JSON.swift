@@ -11,11 +11,7 @@ extension HTTPRequest {
                 throw HTTPError(.unsupportedMediaType, code: "unsupported-media-type", detail: "send application/json")
             }
         }
-        do {
-            return try StrictJSON.decode(T.self, from: body, limits: .init(maxBytes: maxBytes))
-        } catch {
-            throw error
-        }
+        return try StrictJSON.decode(T.self, from: body, limits: .init(maxBytes: maxBytes))
     }
 }
 

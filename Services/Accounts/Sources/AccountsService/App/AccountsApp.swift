@@ -1,6 +1,7 @@
 public import MailwakeCore
 public import MailwakeHTTPServer
 public import MailwakePostgres
+import MailwakeAppStore
 import MailwakeServiceSupport
 
 /// One accounts instance: its database, gates, routes and listeners.
@@ -13,6 +14,8 @@ public final class AccountsApp: Sendable {
     let serviceGate: BearerTokenGate
     let operatorGate: BearerTokenGate?
     let nonces: PostgresNonceStore
+    /// Built once: parsing the trusted roots into an X509 store is start-up work.
+    let appStore: Result<AppStoreJWSVerifier, AppStoreVerificationError>?
     let clock: @Sendable () -> Int64
 
     /// - Parameters:
@@ -32,6 +35,7 @@ public final class AccountsApp: Sendable {
         gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: nonces, clock: clock)
         serviceGate = BearerTokenGate(tokens: configuration.serviceTokens, realm: "mailwake-accounts-internal")
         operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-accounts-operator")
+        appStore = configuration.appStore.map { c in Result { () throws(AppStoreVerificationError) in try AppStoreJWSVerifier(configuration: c) } }
     }
 
     /// Applies the schema migrations (under an advisory lock: safe with several instances).

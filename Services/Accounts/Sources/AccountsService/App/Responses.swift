@@ -147,7 +147,7 @@ struct DiagnosticRecord: Codable, Sendable {
 
     /// Strict: a record with any other field (a payload, say) is refused.
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "diagnostics record")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "diagnostics record")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         deviceID = try c.decode(String.self, forKey: .deviceID)
         pairingID = try c.decode(String.self, forKey: .pairingID)

@@ -21,7 +21,7 @@ struct DeviceRegistration: Decodable, Sendable {
     }
 
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "device registration")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "device registration")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         signingKey = try DeviceFields.key(c.decode(String.self, forKey: .signingKey), field: "signing_key")
         agreementKey = try DeviceFields.key(c.decode(String.self, forKey: .agreementKey), field: "agreement_key")
@@ -48,7 +48,7 @@ struct DeviceUpdate: Decodable, Sendable {
     }
 
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "device update")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "device update")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         apnsToken = try c.decodeIfPresent(String.self, forKey: .apnsToken).map { try DeviceFields.apnsToken($0, field: "apns_token") }
         apnsEnvironment = try c.decodeIfPresent(PushEnvironment.self, forKey: .apnsEnvironment)
@@ -68,7 +68,7 @@ struct LiveActivityTokenRegistration: Decodable, Sendable {
     }
 
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "live activity token")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "live activity token")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         activityID = try c.decode(String.self, forKey: .activityID)
         guard ActivityInfo.isValidID(activityID) else { throw ProtocolError(.malformed, "activity_id has characters outside A-Z a-z 0-9 - _ .") }
@@ -78,20 +78,6 @@ struct LiveActivityTokenRegistration: Decodable, Sendable {
 
 /// Validation of device fields shared by the bodies above.
 enum DeviceFields {
-    struct AnyKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    static func rejectUnknown(_ decoder: any Decoder, allowed: [String], in type: String) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        for key in c.allKeys where !allowed.contains(key.stringValue) {
-            throw ProtocolError(.malformed, "unknown field \(key.stringValue) in \(type)")
-        }
-    }
-
     static func key(_ text: String, field: String) throws -> [UInt8] {
         guard let bytes = Base64URL.decode(text), bytes.count == 65 else { throw ProtocolError(.malformed, "\(field) must be b64u of a 65-byte X9.63 point") }
         return bytes

@@ -13,7 +13,7 @@ struct InvalidTokenReport: Decodable, Sendable {
         case timestamp
     }
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "invalid token report")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "invalid token report")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         apnsToken = try DeviceFields.apnsToken(c.decode(String.self, forKey: .apnsToken), field: "apns_token")
         timestamp = try c.decode(Int64.self, forKey: .timestamp)
@@ -26,7 +26,7 @@ struct DiagnosticBatch: Decodable, Sendable {
     var records: [DiagnosticRecord]
     enum CodingKeys: String, CodingKey, CaseIterable { case records }
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "diagnostics batch")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "diagnostics batch")
         records = try decoder.container(keyedBy: CodingKeys.self).decode([DiagnosticRecord].self, forKey: .records)
         guard records.count <= Self.maxRecords else { throw ProtocolError(.tooLarge, "at most \(Self.maxRecords) records a batch") }
         for r in records {

@@ -1,3 +1,4 @@
+import MailwakeProtocol
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
 import MailwakePostgres
@@ -7,7 +8,7 @@ struct BlockRequest: Decodable, Sendable {
     var reason: String
     enum CodingKeys: String, CodingKey, CaseIterable { case reason }
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "block request")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "block request")
         reason = try DeviceFields.short(decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .reason), field: "reason")
     }
 }

@@ -9,7 +9,7 @@ struct OutpostRegistration: Decodable, Sendable {
     var outpostKey: [UInt8]
     enum CodingKeys: String, CodingKey, CaseIterable { case outpostKey = "outpost_key" }
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "outpost registration")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "outpost registration")
         outpostKey = try DeviceFields.key(decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .outpostKey), field: "outpost_key")
     }
 }

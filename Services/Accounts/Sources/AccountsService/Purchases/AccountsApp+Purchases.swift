@@ -9,7 +9,7 @@ struct PurchaseSubmission: Decodable, Sendable {
     var signedTransaction: String
     enum CodingKeys: String, CodingKey, CaseIterable { case signedTransaction = "signed_transaction" }
     init(from decoder: any Decoder) throws {
-        try DeviceFields.rejectUnknown(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "purchase")
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "purchase")
         signedTransaction = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .signedTransaction)
     }
 }
@@ -64,10 +64,10 @@ extension AccountsApp {
     }
 
     func appStoreVerifier() throws -> AppStoreJWSVerifier {
-        guard let configuration = configuration.appStore else {
+        guard let appStore else {
             throw HTTPError(.notFound, code: "purchases-disabled", detail: "this instance does not accept App Store purchases")
         }
-        return try AppStoreJWSVerifier(configuration: configuration)
+        return try appStore.get()
     }
 
     /// Upserts a verified transaction, never letting an older signed state overwrite a newer one.
