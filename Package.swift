@@ -154,9 +154,15 @@ let package = Package(
             path: "Services/Outpost/Sources/mailwake-outpost",
             swiftSettings: strict
         ),
+        .target(
+            name: "RelayService",
+            dependencies: ["MailwakeServiceSupport", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCore", "MailwakeCrypto"],
+            path: "Services/Relay/Sources/RelayService",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "mailwake-relay",
-            dependencies: ["MailwakeProtocol", "MailwakeCore"],
+            dependencies: ["RelayService", "MailwakePostgres", "MailwakeProtocol", "MailwakeCore"],
             path: "Services/Relay/Sources/mailwake-relay",
             swiftSettings: strict
         ),

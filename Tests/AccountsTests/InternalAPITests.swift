@@ -102,6 +102,36 @@ struct InternalAPITests {
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .forbidden)
     }
 
+    @Test func theRelayRegistersAnOutpostOnItsFirstContactAndSeesItsBlock() async throws {
+        let f = try await AccountsFixture.start()
+        let outpost = try P256.Signing.PrivateKey()
+        let id = KeyIdentity.id(of: outpost.publicKey)
+        let body = #"{"outpost_key":"\#(Base64URL.encode(outpost.publicKey.x963Representation))"}"#
+        #expect(try await f.send(.post, "/internal/v1/outposts", json: body).status == .unauthorized)
+        let first = try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken)
+        #expect(first.status == .created)
+        #expect(try f.json(first)["outpost_id"] as? String == id)
+        #expect(try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken).status == .ok)
+        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"spam"}"#, bearer: AccountsFixture.operatorToken).status == .noContent)
+        let again = try f.json(try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken))
+        #expect(again["blocked"] as? Bool == true)
+        let notAPoint = #"{"outpost_key":"\#(Base64URL.encode([4] + [UInt8](repeating: 1, count: 64)))"}"#
+        #expect(try await f.send(.post, "/internal/v1/outposts", json: notAPoint, bearer: AccountsFixture.serviceToken).status == .badRequest)
+    }
+
+    @Test func theRelayReadsALiveActivityUpdateToken() async throws {
+        let f = try await AccountsFixture.start()
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        let path = "/internal/v1/devices/\(device.id)/live-activities/activity-1"
+        #expect(try await f.send(.get, path, bearer: AccountsFixture.serviceToken).status == .notFound)
+        let token = String(repeating: "ab", count: 40)
+        #expect(try await f.send(.post, "/v1/devices/\(device.id)/live-activity-tokens", json: #"{"activity_id":"activity-1","token":"\#(token)"}"#,
+                                 signer: device.signing).status == .noContent)
+        #expect(try await f.send(.get, path).status == .unauthorized)
+        #expect(try f.json(try await f.send(.get, path, bearer: AccountsFixture.serviceToken))["token"] as? String == token)
+    }
+
     @Test func aBlockedDeviceIsRefusedEverywhereAtOnce() async throws {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()

@@ -48,9 +48,9 @@ public struct AccountsConfiguration: Sendable {
 
     /// Reads the settings of `AccountsSettings`.
     public init(_ c: ServiceConfiguration) throws(ConfigurationError) {
-        let (host, port) = try Self.hostPort(c[AccountsSettings.listen], key: c.prefix + AccountsSettings.listen.name)
-        let (adminHost, adminPort) = try Self.hostPort(c[AccountsSettings.adminListen], key: c.prefix + AccountsSettings.adminListen.name)
-        self.init(listenHost: host, listenPort: port, adminHost: adminHost, adminPort: adminPort,
+        let listen = try ListenAddress.parse(c[AccountsSettings.listen], key: c.prefix + AccountsSettings.listen.name)
+        let admin = try ListenAddress.parse(c[AccountsSettings.adminListen], key: c.prefix + AccountsSettings.adminListen.name)
+        self.init(listenHost: listen.host, listenPort: listen.port, adminHost: admin.host, adminPort: admin.port,
                   publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[AccountsSettings.databaseURL],
                   tlsCertificate: c[AccountsSettings.tlsCertificate], tlsKey: c[AccountsSettings.tlsKey],
                   allowPlainHTTP: c[AccountsSettings.allowPlainHTTP], serviceTokens: c[AccountsSettings.serviceTokens],
@@ -90,22 +90,5 @@ public struct AccountsConfiguration: Sendable {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
         }
-    }
-
-    /// Splits `host:port` (`[v6]:port` for IPv6).
-    static func hostPort(_ value: String, key: String) throws(ConfigurationError) -> (String, UInt16) {
-        var host = Substring(value)
-        var portText: Substring = ""
-        if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
-            host = value[value.index(after: value.startIndex)..<close]
-            portText = value[value.index(after: close)...].dropFirst()
-        } else if let colon = value.lastIndex(of: ":") {
-            host = value[..<colon]
-            portText = value[value.index(after: colon)...]
-        }
-        guard !host.isEmpty, let port = UInt16(portText) else {
-            throw ConfigurationError(key: key, reason: "must be host:port", shownValue: value)
-        }
-        return (String(host), port)
     }
 }

@@ -73,6 +73,25 @@ extension AccountsApp {
             }
             return try .json(["recorded": batch.records.count], status: .accepted)
         }
+        router.get("/internal/v1/devices/{id}/live-activities/{activity}") { [self] request, context in
+            try serviceGate.check(request)
+            let rows = try await database.query("""
+                SELECT token FROM live_activity_tokens WHERE device_id = \(try context.parameter("id")) AND activity_id = \(try context.parameter("activity"))
+                """)
+            guard let token = try rows.first?.decode(String.self, at: 0) else {
+                throw HTTPError(.notFound, code: "activity-not-found", detail: "no update token for this activity")
+            }
+            return try .json(["token": token])
+        }
+        router.post("/internal/v1/outposts") { [self] request, context in
+            // The relay registers an outpost on first contact, after checking
+            // the outpost's own signed request (proof of possession) itself.
+            try serviceGate.check(request)
+            let body = try request.decodeJSON(OutpostRegistration.self)
+            let (summary, created) = try await registerOutpost(key: body.outpostKey)
+            if created { context.logger.info("outpost registered by relay", ["outpost_id": .string(summary.outpostID)]) }
+            return try .json(summary, status: created ? .created : .ok)
+        }
         router.get("/internal/v1/outposts/{id}") { [self] request, context in
             try serviceGate.check(request)
             guard let outpost = try await loadOutpost(try context.parameter("id")) else {

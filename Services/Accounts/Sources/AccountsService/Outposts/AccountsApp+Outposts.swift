@@ -25,18 +25,27 @@ extension AccountsApp {
             let outpostID = KeyIdentity.id(of: key)
             guard header.keyID == outpostID else { throw ProtocolError(.wrongKey, "keyid must be the id of outpost_key (proof of possession)") }
             try await gate.verify(request, key: key)
-            let now = clock()
-            let rows = try await database.query("""
-                INSERT INTO outposts (outpost_id, public_key, created_at, last_seen_at) VALUES (\(outpostID), \(body.outpostKey), \(now), \(now))
-                ON CONFLICT (outpost_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
-                RETURNING created_at, blocked_at
-                """)
-            let (created, blocked) = try rows.single().decode((Int64, Int64?).self)
-            guard blocked == nil else { throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the operator") }
-            if created == now { context.logger.info("outpost registered", ["outpost_id": .string(outpostID)]) }
-            return try .json(OutpostSummary(outpostID: outpostID, publicKey: Base64URL.encode(body.outpostKey), blocked: false, createdAt: created),
-                             status: created == now ? .created : .ok)
+            let (summary, created) = try await registerOutpost(key: body.outpostKey)
+            guard !summary.blocked else { throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the operator") }
+            if created { context.logger.info("outpost registered", ["outpost_id": .string(outpostID)]) }
+            return try .json(summary, status: created ? .created : .ok)
         }
+    }
+
+    /// Records `key` (or refreshes its last contact) and tells whether it is new.
+    func registerOutpost(key: [UInt8]) async throws -> (OutpostSummary, created: Bool) {
+        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key) else {
+            throw ProtocolError(.invalidKey, "outpost_key is not a point on P-256")
+        }
+        let outpostID = KeyIdentity.id(of: publicKey)
+        let now = clock()
+        let rows = try await database.query("""
+            INSERT INTO outposts (outpost_id, public_key, created_at, last_seen_at) VALUES (\(outpostID), \(key), \(now), \(now))
+            ON CONFLICT (outpost_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
+            RETURNING created_at, blocked_at, (xmax = 0)
+            """)
+        let (created, blocked, inserted) = try rows.single().decode((Int64, Int64?, Bool).self)
+        return (OutpostSummary(outpostID: outpostID, publicKey: Base64URL.encode(key), blocked: blocked != nil, createdAt: created), inserted)
     }
 
     func loadOutpost(_ id: String) async throws -> OutpostSummary? {

@@ -1,0 +1,76 @@
+import Foundation
+import MailwakeCrypto
+import MailwakeProtocol
+import Synchronization
+
+/// The provider authentication token (an ES256 JWT) for APNs, made from the
+/// team's `.p8` key and reused until it is `refreshAfter` old: Apple refuses
+/// tokens older than an hour and throttles ones renewed more than every 20
+/// minutes, so it is never made per request.
+final class APNsProviderToken: Sendable {
+    /// One issued token.
+    struct Issued: Sendable, Hashable {
+        var value: String
+        var issuedAt: Int64
+    }
+
+    private let key: P256.Signing.PrivateKey
+    private let keyID: String
+    private let teamID: String
+    private let refreshAfter: Int64
+    private let clock: @Sendable () -> Int64
+    private let current = Mutex<Issued?>(nil)
+    private let onRefresh: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - keyPEM: the `.p8` file's text (PKCS#8 PEM).
+    ///   - keyID: the JWT `kid`.
+    ///   - teamID: the JWT `iss`.
+    ///   - refreshAfter: seconds after which a new token is made.
+    ///   - clock: Unix seconds (real time: APNs checks `iat` against its clock).
+    ///   - onRefresh: called each time a token is made (metrics).
+    init(keyPEM: String, keyID: String, teamID: String, refreshAfter: Int64, clock: @escaping @Sendable () -> Int64,
+         onRefresh: @escaping @Sendable () -> Void = {}) throws {
+        key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM)
+        self.keyID = keyID
+        self.teamID = teamID
+        self.refreshAfter = refreshAfter
+        self.clock = clock
+        self.onRefresh = onRefresh
+    }
+
+    /// Reads the key file, refusing one that others may read.
+    convenience init(keyFile: String, keyID: String, teamID: String, refreshAfter: Int64, clock: @escaping @Sendable () -> Int64,
+                     onRefresh: @escaping @Sendable () -> Void = {}) throws {
+        guard let data = FileManager.default.contents(atPath: keyFile) else { throw APNsKeyError(message: "cannot read the APNs key file") }
+        try self.init(keyPEM: String(decoding: data, as: UTF8.self), keyID: keyID, teamID: teamID, refreshAfter: refreshAfter, clock: clock, onRefresh: onRefresh)
+    }
+
+    /// The token to send now (made when missing or due).
+    func token() throws -> Issued {
+        let now = clock()
+        if let issued = current.withLock({ $0 }), now - issued.issuedAt < refreshAfter, issued.issuedAt <= now + 60 {
+            return issued
+        }
+        return try renew(ifStillIssuedAt: current.withLock { $0?.issuedAt })
+    }
+
+    /// Replaces the token after APNs refused it (`ExpiredProviderToken`,
+    /// `InvalidProviderToken`); concurrent callers that saw the same refused
+    /// token share one renewal.
+    @discardableResult
+    func renew(ifStillIssuedAt refused: Int64?) throws -> Issued {
+        let now = clock()
+        let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
+        let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(now)}"#.utf8))
+        let signingInput = header + "." + claims
+        return try current.withLock { current in
+            if let existing = current, existing.issuedAt != refused { return existing }
+            let signature = try key.signature(for: Array(signingInput.utf8)).rawRepresentation
+            let issued = Issued(value: signingInput + "." + Base64URL.encode(signature), issuedAt: now)
+            current = issued
+            onRefresh()
+            return issued
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import MailwakeCore
+import Synchronization
+
+/// A small time-bounded cache with one load in flight per key: concurrent
+/// misses for the same key wait for the same load instead of each asking.
+final class TTLCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private enum Slot {
+        case ready(Value, expiresAt: ContinuousClock.Instant)
+        case loading(Task<Value, any Error>)
+    }
+
+    private let ttl: Duration
+    private let maxEntries: Int
+    private let slots = Mutex<[Key: Slot]>([:])
+
+    /// - Parameters:
+    ///   - ttl: how long a loaded value is reused (zero: never).
+    ///   - maxEntries: beyond this the cache drops expired entries, then everything.
+    init(ttl: Duration, maxEntries: Int = 100_000) {
+        self.ttl = ttl
+        self.maxEntries = maxEntries
+    }
+
+    private enum Lookup {
+        case hit(Value)
+        case wait(Task<Value, any Error>)
+    }
+
+    /// The cached value, or the result of `load` (shared with concurrent callers).
+    func value(for key: Key, hit: Counter? = nil, miss: Counter? = nil, load: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let now = ContinuousClock.now
+        let lookup: Lookup = slots.withLock { slots in
+            switch slots[key] {
+            case .ready(let value, let expiresAt) where expiresAt > now:
+                return .hit(value)
+            case .loading(let task):
+                return .wait(task)
+            default:
+                let task = Task { try await load() }
+                if slots.count >= maxEntries { Self.evict(&slots, now: now, limit: maxEntries) }
+                slots[key] = .loading(task)
+                return .wait(task)
+            }
+        }
+        switch lookup {
+        case .hit(let value):
+            hit?.increment()
+            return value
+        case .wait(let task):
+            miss?.increment()
+            do {
+                let value = try await task.value
+                slots.withLock { slots in
+                    if case .loading = slots[key] { slots[key] = ttl > .zero ? .ready(value, expiresAt: .now + ttl) : nil }
+                }
+                return value
+            } catch {
+                slots.withLock { slots in
+                    if case .loading = slots[key] { slots[key] = nil }
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Stores a value learnt elsewhere.
+    func store(_ value: Value, for key: Key) {
+        guard ttl > .zero else { return }
+        slots.withLock { $0[key] = .ready(value, expiresAt: .now + ttl) }
+    }
+
+    /// Forgets `key` (APNs said its token is gone, a pairing ended).
+    func remove(_ key: Key) {
+        _ = slots.withLock { $0.removeValue(forKey: key) }
+    }
+
+    private static func evict(_ slots: inout [Key: Slot], now: ContinuousClock.Instant, limit: Int) {
+        slots = slots.filter { _, slot in
+            if case .ready(_, let expiresAt) = slot { return expiresAt > now }
+            return true
+        }
+        if slots.count >= limit { slots.removeAll() }
+    }
+}

@@ -1,0 +1,46 @@
+import MailwakeCore
+import MailwakePostgres
+
+extension RelayApp {
+    /// Reads the figures of the `/admin` page (a few indexed queries).
+    func statusSnapshot() async throws -> StatusSnapshot {
+        let nowMS = clockMS()
+        var windows: [StatusSnapshot.Window] = []
+        for (label, seconds) in [("last minute", Int64(60)), ("last 5 minutes", 300), ("last hour", 3600)] {
+            let rows = try await database.query("""
+                SELECT status, count(*) FROM deliveries
+                WHERE status IN ('sent', 'failed', 'expired') AND updated_ms >= \(nowMS - seconds * 1000) GROUP BY status
+                """)
+            var counts: [String: Int64] = [:]
+            for row in rows {
+                let (status, n) = try row.decode((String, Int64).self)
+                counts[status] = n
+            }
+            windows.append(.init(label: label, seconds: seconds, sent: counts["sent"] ?? 0, failed: counts["failed"] ?? 0, expired: counts["expired"] ?? 0))
+        }
+        let q = try await database.query("""
+            SELECT count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'sending'),
+                   count(*) FILTER (WHERE next_attempt_ms <= \(nowMS)), min(accepted_ms)
+            FROM deliveries WHERE status IN ('queued', 'sending')
+            """).single()
+        let (queued, sending, due, oldest) = try q.decode((Int64, Int64, Int64, Int64?).self)
+        let reasons = try await database.query("""
+            SELECT COALESCE(apns_reason, 'unknown'), count(*) FROM deliveries
+            WHERE status IN ('failed', 'expired') AND updated_ms >= \(nowMS - 3_600_000)
+            GROUP BY 1 ORDER BY 2 DESC LIMIT 20
+            """).map { row in try row.decode((String, Int64).self) }
+        var failed = PostgresBindings()
+        failed.append(nowMS - 86_400_000)
+        let recent = try await database.query(PostgresQuery(unsafeSQL: """
+            SELECT \(DeliveryListItem.columns) FROM deliveries WHERE status IN ('failed', 'expired') AND updated_ms >= $1
+            ORDER BY updated_ms DESC LIMIT 20
+            """, bindings: failed)).map(DeliveryListItem.init(row:))
+        let active = try await database.query("SELECT count(*) FROM pairings WHERE state = 'active'").single().decode(Int64.self, at: 0)
+        return StatusSnapshot(
+            instance: configuration.instanceName, version: MailwakeVersion.current, generatedAt: nowMS / 1000, windows: windows,
+            queued: queued, sending: sending, dueNow: due, oldestAgeSeconds: oldest.map { Double(max(0, nowMS - $0)) / 1000 } ?? 0,
+            failuresByReason: reasons.map { (reason: $0.0, count: $0.1) }, recentFailures: recent,
+            acceptedHere: relayMetrics.accepted.current, apnsWindowLimit: apns.window.limit, apnsInFlight: apns.window.inFlight,
+            activePairings: active)
+    }
+}

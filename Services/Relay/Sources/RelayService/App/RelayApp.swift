@@ -1,0 +1,120 @@
+public import MailwakeCore
+public import MailwakeHTTPServer
+public import MailwakePostgres
+import Foundation
+import MailwakeServiceSupport
+
+/// One relay instance: its database, gates, clients, queue, routes, listeners
+/// and background services.
+public final class RelayApp: Sendable {
+    public let configuration: RelayConfiguration
+    public let database: PostgresClient
+    public let metrics: MetricsRegistry
+    let logger: Logger
+    let gate: SignedRequestGate
+    let operatorGate: BearerTokenGate?
+    let accounts: AccountsClient
+    let apns: APNsClient
+    let queue: DeliveryQueue
+    let doorbell = Doorbell()
+    let consentSignals = ConsentSignals()
+    let pairings: TTLCache<String, PairingRecord?>
+    let rateLimiter: RateLimiter
+    let relayMetrics: RelayMetrics
+    /// Unix seconds (injectable for tests; APNs tokens always use real time).
+    let clock: @Sendable () -> Int64
+    /// Unix milliseconds, consistent with `clock`.
+    let clockMS: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - configuration: the instance settings.
+    ///   - database: the pool (not yet migrated).
+    ///   - logger: the service logger.
+    ///   - metrics: the service registry.
+    ///   - clockMS: Unix milliseconds, injectable for tests.
+    public init(configuration: RelayConfiguration, database: PostgresClient, logger: Logger, metrics: MetricsRegistry,
+                clockMS: @escaping @Sendable () -> Int64 = RelayApp.systemClockMS) throws {
+        self.configuration = configuration
+        self.database = database
+        self.logger = logger
+        self.metrics = metrics
+        self.clockMS = clockMS
+        clock = { clockMS() / 1000 }
+        let clock = self.clock
+        gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: PostgresNonceStore(database: database), clock: clock)
+        operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-relay-operator")
+        accounts = try AccountsClient(configuration: configuration.accounts, logger: logger, metrics: metrics)
+        apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics)
+        queue = DeliveryQueue(database: database, instance: configuration.instanceName, leaseSeconds: configuration.lease)
+        // Short: an ended pairing stops intake at other instances within this
+        // time; delivery checks the table itself at every claim.
+        pairings = TTLCache(ttl: .seconds(2))
+        rateLimiter = RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst)
+        relayMetrics = RelayMetrics(metrics)
+    }
+
+    /// Real time in Unix milliseconds.
+    public static let systemClockMS: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// Applies the schema migrations (under an advisory lock: safe with several instances).
+    @discardableResult
+    public func migrate() async throws -> [Int64] {
+        try await PostgresMigrator(RelayMigrations.all, logger: logger).migrate(database)
+    }
+
+    /// The public router: pairing, intake and status.
+    public func router() -> Router {
+        var router = Router()
+        addPairingRoutes(to: &router)
+        addIntakeRoutes(to: &router)
+        return router
+    }
+
+    /// The public and admin listeners.
+    public func servers() -> [HTTPServer] {
+        var publicListener = HTTPServer.Configuration()
+        publicListener.name = "public"
+        publicListener.host = configuration.listen.host
+        publicListener.port = configuration.listen.port
+        publicListener.metricsPrefix = "mailwake_relay"
+        publicListener.allowPlainHTTP = configuration.allowPlainHTTP
+        if let cert = configuration.tlsCertificate, let key = configuration.tlsKey {
+            publicListener.tls = .init(certificatePath: cert, privateKeyPath: key)
+        }
+        var adminListener = HTTPServer.Configuration()
+        adminListener.name = "admin"
+        adminListener.host = configuration.adminListen.host
+        adminListener.port = configuration.adminListen.port
+        adminListener.metricsPrefix = "mailwake_relay"
+        adminListener.allowPlainHTTP = true
+        return [
+            HTTPServer(configuration: publicListener, router: router(), logger: logger, metrics: metrics),
+            HTTPServer(configuration: adminListener, router: adminRouter(), logger: logger, metrics: metrics),
+        ]
+    }
+
+    /// The background services: delivery, the cross-instance wake-up,
+    /// diagnostics to accounts, and queue maintenance.
+    public func backgroundServices() -> [any Service] {
+        let listener = PostgresListener(configuration: database.configuration, logger: logger)
+        return [
+            DeliveryWorker(queue: queue, apns: apns, accounts: accounts, doorbell: doorbell, configuration: configuration,
+                           metrics: relayMetrics, logger: logger, clockMS: clockMS),
+            listener,
+            QueueWakeUp(listener: listener, doorbell: doorbell, logger: logger),
+            DiagnosticsReporter(database: database, accounts: accounts, metrics: relayMetrics, logger: logger),
+            QueueMaintenance(database: database, configuration: configuration, metrics: relayMetrics, logger: logger, clockMS: clockMS),
+        ]
+    }
+
+    /// Everything `serve` runs: listeners, background services and the pool.
+    public func services() -> [any Service] {
+        servers() + backgroundServices() + [database]
+    }
+
+    /// Stops the outbound clients (after the services ended).
+    public func shutdownClients() {
+        accounts.shutdown()
+        apns.shutdown()
+    }
+}

@@ -1,0 +1,35 @@
+import MailwakeCore
+
+/// The relay's own metrics (`mailwake_relay_*`), created once.
+struct RelayMetrics: Sendable {
+    let registry: MetricsRegistry
+    let accepted: Counter
+    let duplicates: Counter
+    let queueDepth: Gauge
+    let queueOldestSeconds: Gauge
+    let acceptToSent: Histogram
+    let deliveries: [String: Counter]
+    let claimBatch: Histogram
+    let diagnosticsSent: Counter
+
+    init(_ registry: MetricsRegistry) {
+        self.registry = registry
+        accepted = registry.counter("mailwake_relay_envelopes_accepted_total", help: "Envelopes answered 202 and stored.")
+        duplicates = registry.counter("mailwake_relay_envelopes_duplicate_total", help: "Envelopes submitted again with the same bytes (answered as the first time).")
+        queueDepth = registry.gauge("mailwake_relay_queue_depth", help: "Deliveries queued or being sent (all instances).")
+        queueOldestSeconds = registry.gauge("mailwake_relay_queue_oldest_age_seconds", help: "Age of the oldest delivery still queued or being sent.")
+        acceptToSent = registry.histogram("mailwake_relay_accept_to_sent_seconds", help: "Time from answering 202 to APNs accepting the push.")
+        var deliveries: [String: Counter] = [:]
+        for status in ["sent", "failed", "expired"] {
+            deliveries[status] = registry.counter("mailwake_relay_deliveries_total", help: "Deliveries finished, by final status.", labels: ["status": status])
+        }
+        self.deliveries = deliveries
+        claimBatch = registry.histogram("mailwake_relay_claim_batch_size", help: "Deliveries claimed per queue claim.", buckets: [1, 4, 16, 64, 256, 1024])
+        diagnosticsSent = registry.counter("mailwake_relay_diagnostics_sent_total", help: "Delivery outcomes reported to accounts.")
+    }
+
+    /// Counts a refused submission by its problem code.
+    func refused(_ code: String) {
+        registry.counter("mailwake_relay_envelopes_refused_total", help: "Envelopes refused, by problem code.", labels: ["reason": code]).increment()
+    }
+}

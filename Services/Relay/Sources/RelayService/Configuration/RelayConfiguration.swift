@@ -1,0 +1,152 @@
+public import MailwakeCore
+import Foundation
+import MailwakePostgres
+
+/// The typed configuration of one relay instance.
+public struct RelayConfiguration: Sendable {
+    /// Where and how the relay reaches APNs.
+    public struct APNs: Sendable {
+        /// The `.p8` key file (PKCS#8 PEM).
+        public var keyFile: String
+        public var keyID: String
+        public var teamID: String
+        public var bundleID: String
+        /// Origins by environment.
+        public var productionURL: String
+        public var sandboxURL: String
+        /// A CA bundle trusted alone for both origins (the simulator's).
+        public var caFile: String?
+        /// HTTP/2 connections per environment.
+        public var connections: Int
+        /// Upper bound of the adaptive in-flight window.
+        public var maxInFlight: Int
+        /// Age at which the provider token is replaced.
+        public var tokenRefresh: Duration
+        /// `attributes-type` of Live Activity push-to-start payloads.
+        public var liveActivityAttributesType: String
+
+        public init(keyFile: String, keyID: String, teamID: String, bundleID: String,
+                    productionURL: String = "https://api.push.apple.com", sandboxURL: String = "https://api.sandbox.push.apple.com",
+                    caFile: String? = nil, connections: Int = 2, maxInFlight: Int = 1000, tokenRefresh: Duration = .seconds(2400),
+                    liveActivityAttributesType: String = "MailwakeCodeAttributes") {
+            self.keyFile = keyFile
+            self.keyID = keyID
+            self.teamID = teamID
+            self.bundleID = bundleID
+            self.productionURL = productionURL
+            self.sandboxURL = sandboxURL
+            self.caFile = caFile
+            self.connections = connections
+            self.maxInFlight = maxInFlight
+            self.tokenRefresh = tokenRefresh
+            self.liveActivityAttributesType = liveActivityAttributesType
+        }
+    }
+
+    /// How the relay reaches accounts' internal API.
+    public struct Accounts: Sendable {
+        public var url: String
+        public var token: String
+        public var caFile: String?
+        /// How long an authorization is reused.
+        public var cacheTTL: Duration
+
+        public init(url: String, token: String, caFile: String? = nil, cacheTTL: Duration = .seconds(30)) {
+            self.url = url
+            self.token = token
+            self.caFile = caFile
+            self.cacheTTL = cacheTTL
+        }
+    }
+
+    public var listen: ListenAddress
+    public var adminListen: ListenAddress
+    public var publicOrigin: String
+    public var databaseURL: String
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    public var allowPlainHTTP: Bool
+    public var accounts: Accounts
+    public var apns: APNs
+    public var operatorToken: String
+    /// Oldest accepted `iat`, the APNs expiration and the retry deadline, in seconds.
+    public var maxEnvelopeAge: Int64
+    public var rateLimit: Int
+    public var rateBurst: Int
+    /// Seconds finished deliveries are kept.
+    public var retention: Int64
+    /// Seconds a claim lasts.
+    public var lease: Int64
+    public var instanceName: String
+    public var logLevel: LogLevel
+
+    public init(listen: ListenAddress = .init(host: "127.0.0.1", port: 8444), adminListen: ListenAddress = .init(host: "127.0.0.1", port: 9444),
+                publicOrigin: String, databaseURL: String, tlsCertificate: String? = nil, tlsKey: String? = nil, allowPlainHTTP: Bool = false,
+                accounts: Accounts, apns: APNs, operatorToken: String = "", maxEnvelopeAge: Int64 = 86400, rateLimit: Int = 50, rateBurst: Int = 500,
+                retention: Int64 = 7 * 86400, lease: Int64 = 60, instanceName: String = "", logLevel: LogLevel = .info) {
+        self.listen = listen
+        self.adminListen = adminListen
+        self.publicOrigin = publicOrigin
+        self.databaseURL = databaseURL
+        self.tlsCertificate = tlsCertificate
+        self.tlsKey = tlsKey
+        self.allowPlainHTTP = allowPlainHTTP
+        self.accounts = accounts
+        self.apns = apns
+        self.operatorToken = operatorToken
+        self.maxEnvelopeAge = maxEnvelopeAge
+        self.rateLimit = rateLimit
+        self.rateBurst = rateBurst
+        self.retention = retention
+        self.lease = lease
+        self.instanceName = instanceName.isEmpty ? Self.defaultInstanceName() : instanceName
+        self.logLevel = logLevel
+    }
+
+    /// Reads the settings of `RelaySettings`.
+    public init(_ c: ServiceConfiguration) throws(ConfigurationError) {
+        func key(_ name: String) -> String { c.prefix + name }
+        let accountsURL = c[RelaySettings.accountsURL]
+        if accountsURL.scheme == "http", !["127.0.0.1", "::1", "localhost"].contains(accountsURL.host) {
+            throw ConfigurationError(key: key(RelaySettings.accountsURL.name), reason: "http is allowed for loopback addresses only", shownValue: accountsURL.description)
+        }
+        for setting in [RelaySettings.apnsKeyID, RelaySettings.apnsTeamID] {
+            let value = c[setting]
+            guard value.utf8.count == 10, value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) }) else {
+                throw ConfigurationError(key: key(setting.name), reason: "must be 10 characters A-Z and 0-9 as Apple shows it", shownValue: value)
+            }
+        }
+        let bundleID = c[RelaySettings.apnsBundleID]
+        guard !bundleID.isEmpty, bundleID.utf8.count <= 155, bundleID.utf8.allSatisfy({ $0 == 0x2E || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else {
+            throw ConfigurationError(key: key(RelaySettings.apnsBundleID.name), reason: "must be a bundle id (letters, digits, '.', '-')", shownValue: bundleID)
+        }
+        self.init(
+            listen: try ListenAddress.parse(c[RelaySettings.listen], key: key(RelaySettings.listen.name)),
+            adminListen: try ListenAddress.parse(c[RelaySettings.adminListen], key: key(RelaySettings.adminListen.name)),
+            publicOrigin: c[RelaySettings.publicOrigin].origin, databaseURL: c[RelaySettings.databaseURL],
+            tlsCertificate: c[RelaySettings.tlsCertificate], tlsKey: c[RelaySettings.tlsKey], allowPlainHTTP: c[RelaySettings.allowPlainHTTP],
+            accounts: Accounts(url: accountsURL.description, token: c[RelaySettings.accountsToken], caFile: c[RelaySettings.accountsCAFile],
+                               cacheTTL: c[RelaySettings.accountsCacheTTL]),
+            apns: APNs(keyFile: c[RelaySettings.apnsKeyFile], keyID: c[RelaySettings.apnsKeyID], teamID: c[RelaySettings.apnsTeamID], bundleID: bundleID,
+                       productionURL: c[RelaySettings.apnsProductionURL].origin, sandboxURL: c[RelaySettings.apnsSandboxURL].origin,
+                       caFile: c[RelaySettings.apnsCAFile], connections: c[RelaySettings.apnsConnections], maxInFlight: c[RelaySettings.apnsMaxInFlight],
+                       tokenRefresh: c[RelaySettings.apnsTokenRefresh]),
+            operatorToken: c[RelaySettings.operatorToken],
+            maxEnvelopeAge: c[RelaySettings.maxEnvelopeAge].components.seconds, rateLimit: c[RelaySettings.rateLimit], rateBurst: c[RelaySettings.rateBurst],
+            retention: c[RelaySettings.retention].components.seconds, lease: c[RelaySettings.leaseDuration].components.seconds,
+            instanceName: c[RelaySettings.instanceName], logLevel: c[RelaySettings.logLevel])
+        guard (try? PostgresClient.Configuration(url: databaseURL)) != nil else {
+            throw ConfigurationError(key: key(RelaySettings.databaseURL.name), reason: "is not a valid postgres:// URL")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ConfigurationError(key: key(RelaySettings.tlsKey.name), reason: "TLS_CERT and TLS_KEY must be given together")
+        }
+        guard tlsCertificate != nil || allowPlainHTTP else {
+            throw ConfigurationError(key: key(RelaySettings.tlsCertificate.name), reason: "is required unless ALLOW_PLAIN_HTTP=true")
+        }
+    }
+
+    static func defaultInstanceName() -> String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    }
+}

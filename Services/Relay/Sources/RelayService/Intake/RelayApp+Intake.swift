@@ -1,0 +1,116 @@
+import MailwakeCrypto
+import MailwakeHTTPServer
+import MailwakeHTTPTypes
+import MailwakePostgres
+import MailwakeProtocol
+
+extension RelayApp {
+    /// How far in the future an envelope's `iat` may be (PROTOCOL.md §5).
+    static let maxFutureSkew: Int64 = 600
+
+    func addIntakeRoutes(to router: inout Router) {
+        router.post("/v1/envelopes") { [self] request, context in
+            do {
+                return try await accept(request, context)
+            } catch let error as HTTPError {
+                relayMetrics.refused(error.code)
+                throw error
+            } catch let error as ProtocolError {
+                relayMetrics.refused(error.code.rawValue)
+                throw error
+            }
+        }
+
+        router.get("/v1/envelopes/{pairing_id}/{event_id}") { [self] request, context in
+            let pairingID = try context.parameter("pairing_id")
+            let eventID = try context.parameter("event_id")
+            _ = try await authorizeOutpost(request, pairingID: pairingID)
+            guard EventID.isValid(eventID), let row = try await database.query("""
+                SELECT status, attempts, apns_status, apns_reason, updated_ms FROM deliveries WHERE pairing_id = \(pairingID) AND event_id = \(eventID)
+                """).first
+            else { throw HTTPError(.notFound, code: "envelope-not-found", detail: "no envelope with this event id for this pairing") }
+            let (status, attempts, apnsStatus, reason, updated) = try row.decode((String, Int32, Int32?, String?, Int64).self)
+            var w = JSONWriter()
+            w.beginObject()
+            w.string("status", status)
+            w.int("attempts", Int64(attempts))
+            if let apnsStatus { w.int("apns_status", Int64(apnsStatus)) } else { w.raw("apns_status", Array("null".utf8)) }
+            if let reason { w.string("apns_reason", reason) } else { w.raw("apns_reason", Array("null".utf8)) }
+            w.int("updated_at", updated / 1000)
+            w.endObject()
+            return .json(bytes: w.bytes)
+        }
+    }
+
+    /// The intake checks of issue/PROTOCOL §5, in order, then the durable write.
+    func accept(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        // 1. size, 2. strict JSON shape, 3. v/alg (in decode) and aud.
+        guard request.body.count <= Envelope.maxJSONBytes else {
+            throw ProtocolError(.tooLarge, "an envelope is at most \(Envelope.maxJSONBytes) bytes")
+        }
+        let envelope = try Envelope.decode(request.body)
+        let c = envelope.context
+        guard c.aud == configuration.publicOrigin else { throw ProtocolError(.wrongAudience, "aud is not this relay's origin") }
+        // 4. iat window.
+        let now = clock()
+        let iat = Int64(clamping: c.iat)
+        guard iat <= now + Self.maxFutureSkew else {
+            throw HTTPError(.badRequest, code: ProtocolError.Code.clockSkew.rawValue, detail: "iat is more than \(Self.maxFutureSkew) seconds in the future")
+        }
+        guard iat >= now - configuration.maxEnvelopeAge else { throw ProtocolError(.expired, "iat is older than this relay accepts") }
+        // 5. an active pairing.
+        let pairing = try await pairings.value(for: c.pairingID) { [self] in try await loadPairing(c.pairingID) }
+        guard let pairing else { throw Self.pairingNotFound }
+        switch pairing.state {
+        case .active: break
+        case .ended: throw Self.pairingEnded
+        case .pending, .consented: throw HTTPError(.forbidden, code: "pairing-not-active", detail: "the pairing is not confirmed yet")
+        }
+        guard let deviceID = pairing.deviceID else { throw Self.pairingNotFound }
+        if let wait = rateLimiter.take(pairing.outpostID) {
+            throw HTTPError(.tooManyRequests, code: "rate-limited", detail: "too many envelopes from this outpost; slow down",
+                            headers: ["Retry-After": String(wait)])
+        }
+        // 6. the signature, against the outpost key pinned for the pairing.
+        try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
+        // 7. the outpost's and the device's standing at accounts.
+        let authorization: DeviceAuthorization?
+        do {
+            let standing = try await accounts.standing(of: pairing.outpostID, key: pairing.outpostKey)
+            guard !standing.blocked else {
+                throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the relay operator")
+            }
+            authorization = try await accounts.authorization(of: deviceID)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw Self.accountsUnavailable
+        }
+        guard let authorization, authorization.active else {
+            throw HTTPError(.forbidden, code: "device-not-authorized", detail: "the paired device may not receive push")
+        }
+        guard authorization.entitled else {
+            throw HTTPError(.forbidden, code: "device-not-entitled", detail: "the paired device has no push entitlement")
+        }
+        // 8. the APNs payload fits.
+        let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
+        guard payload.count <= APNsPayload.maxBytes else {
+            throw HTTPError(.contentTooLarge, code: "payload-too-large", detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
+        }
+        // Durable, then answered.
+        let outcome = try await queue.enqueue(NewDelivery(
+            pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: c.kind.rawValue,
+            activityID: c.activity?.id, activityEvent: c.activity?.event.rawValue, payload: payload,
+            envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS()))
+        switch outcome {
+        case .queued:
+            relayMetrics.accepted.increment()
+            doorbell.ring()
+        case .duplicate:
+            relayMetrics.duplicates.increment()
+        case .conflict:
+            throw HTTPError(.conflict, code: "event-conflict", detail: "another envelope with this event id was accepted for this pairing")
+        }
+        return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
+    }
+}

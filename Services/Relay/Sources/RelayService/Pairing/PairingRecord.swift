@@ -1,0 +1,50 @@
+import MailwakeCrypto
+import MailwakePostgres
+import MailwakeProtocol
+
+/// One row of `pairings`.
+struct PairingRecord: Sendable, Hashable {
+    var pairingID: String
+    var outpostID: String
+    /// X9.63 outpost identity key pinned at registration.
+    var outpostKey: [UInt8]
+    var credentialHash: [UInt8]
+    var expiresAt: Int64
+    var state: PairingState
+    var deviceID: String?
+    /// The device's consent exactly as it submitted it (JSON).
+    var consent: [UInt8]?
+
+    static let columns = "pairing_id, outpost_id, outpost_key, credential_hash, expires_at, state, device_id, consent"
+
+    init(pairingID: String, outpostID: String, outpostKey: [UInt8], credentialHash: [UInt8], expiresAt: Int64, state: PairingState,
+         deviceID: String? = nil, consent: [UInt8]? = nil) {
+        self.pairingID = pairingID
+        self.outpostID = outpostID
+        self.outpostKey = outpostKey
+        self.credentialHash = credentialHash
+        self.expiresAt = expiresAt
+        self.state = state
+        self.deviceID = deviceID
+        self.consent = consent
+    }
+
+    init(row: PostgresRow) throws {
+        let state: String
+        (pairingID, outpostID, outpostKey, credentialHash, expiresAt, state, deviceID, consent) =
+            try row.decode((String, String, [UInt8], [UInt8], Int64, String, String?, [UInt8]?).self)
+        guard let s = PairingState(rawValue: state) else { throw PostgresError(.decoding, "unknown pairing state") }
+        self.state = s
+    }
+
+    /// The outpost's verifying key.
+    var outpostPublicKey: P256.Signing.PublicKey {
+        get throws { try P256.Signing.PublicKey(x963Representation: outpostKey) }
+    }
+
+    /// The paired device's signing key, from its consent.
+    var deviceSigningKey: P256.Signing.PublicKey? {
+        guard let consent, let decoded = try? PairingConsent.decode(consent) else { return nil }
+        return try? P256.Signing.PublicKey(x963Representation: decoded.deviceSigningKey)
+    }
+}

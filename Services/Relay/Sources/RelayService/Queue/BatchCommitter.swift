@@ -1,0 +1,74 @@
+import Synchronization
+
+/// Group commit: callers submit one item each and wait; items that arrive
+/// while a flush is running are written together by the next flush. No timer:
+/// under light load a batch is one item and costs no added latency, under
+/// heavy load batches grow to `maxBatch`.
+final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
+    typealias Flush = @Sendable ([Item]) async throws -> [Outcome]
+
+    private struct Pending {
+        var item: Item
+        var continuation: CheckedContinuation<Outcome, any Error>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var running = 0
+    }
+
+    private let maxBatch: Int
+    private let maxConcurrentFlushes: Int
+    private let flush: Flush
+    private let state = Mutex(State())
+
+    /// - Parameters:
+    ///   - maxBatch: items per flush at most.
+    ///   - maxConcurrentFlushes: flushes in flight at once (each holds a database connection).
+    ///   - flush: writes a batch and returns one outcome per item, in order.
+    init(maxBatch: Int, maxConcurrentFlushes: Int, flush: @escaping Flush) {
+        self.maxBatch = maxBatch
+        self.maxConcurrentFlushes = maxConcurrentFlushes
+        self.flush = flush
+    }
+
+    /// Submits one item and waits for its outcome.
+    func submit(_ item: Item) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let batch: [Pending]? = state.withLock { s in
+                s.pending.append(Pending(item: item, continuation: continuation))
+                guard s.running < maxConcurrentFlushes else { return nil }
+                s.running += 1
+                return take(&s)
+            }
+            if let batch { Task { await run(batch) } }
+        }
+    }
+
+    private func take(_ s: inout State) -> [Pending] {
+        let n = min(maxBatch, s.pending.count)
+        let batch = Array(s.pending.prefix(n))
+        s.pending.removeFirst(n)
+        return batch
+    }
+
+    private func run(_ first: [Pending]) async {
+        var batch = first
+        while !batch.isEmpty {
+            do {
+                let outcomes = try await flush(batch.map(\.item))
+                precondition(outcomes.count == batch.count, "a flush must return one outcome per item")
+                for (p, o) in zip(batch, outcomes) { p.continuation.resume(returning: o) }
+            } catch {
+                for p in batch { p.continuation.resume(throwing: error) }
+            }
+            batch = state.withLock { s in
+                if s.pending.isEmpty {
+                    s.running -= 1
+                    return []
+                }
+                return take(&s)
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// A delivery this instance claimed and now sends.
+struct ClaimedDelivery: Sendable {
+    var pairingID: String
+    var eventID: String
+    var deviceID: String
+    var kind: String
+    var activityID: String?
+    var activityEvent: String?
+    var payload: [UInt8]
+    var iat: Int64
+    var deadline: Int64
+    /// Including this one.
+    var attempts: Int
+    var acceptedMS: Int64
+    /// The pairing's state now: a pairing ended since acceptance stops delivery.
+    var pairingActive: Bool
+}
+
+/// How one claimed delivery ends this attempt.
+struct DeliveryCompletion: Sendable {
+    var pairingID: String
+    var eventID: String
+    var status: DeliveryStatus
+    /// For `queued` (a retry): when to try again, Unix milliseconds.
+    var nextAttemptMS: Int64
+    var apnsStatus: Int?
+    var reason: String?
+    /// When the attempt ended, Unix milliseconds.
+    var atMS: Int64
+}

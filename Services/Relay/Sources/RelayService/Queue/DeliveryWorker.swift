@@ -1,0 +1,173 @@
+import MailwakeCore
+import MailwakeProtocol
+
+/// Claims due deliveries and sends them to APNs, as many at once as the
+/// adaptive window allows; records each outcome (batched) and schedules
+/// retries with exponential backoff and jitter until the delivery's deadline.
+final class DeliveryWorker: Service {
+    var name: String { "delivery-worker" }
+
+    let queue: DeliveryQueue
+    let apns: APNsClient
+    let accounts: AccountsClient
+    let doorbell: Doorbell
+    let configuration: RelayConfiguration
+    let metrics: RelayMetrics
+    let logger: Logger
+    let clockMS: @Sendable () -> Int64
+    /// Deliveries claimed per query at most.
+    let claimBatch = 256
+
+    init(queue: DeliveryQueue, apns: APNsClient, accounts: AccountsClient, doorbell: Doorbell, configuration: RelayConfiguration,
+         metrics: RelayMetrics, logger: Logger, clockMS: @escaping @Sendable () -> Int64) {
+        self.queue = queue
+        self.apns = apns
+        self.accounts = accounts
+        self.doorbell = doorbell
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        self.clockMS = clockMS
+    }
+
+    func run() async throws {
+        let window = apns.window
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                await window.acquire()
+                let slots = 1 + window.tryAcquire(upTo: claimBatch - 1)
+                let claimed: [ClaimedDelivery]
+                do {
+                    claimed = try await queue.claim(limit: slots, nowMS: clockMS())
+                } catch {
+                    window.giveBack(slots)
+                    logger.warning("cannot claim deliveries; retrying", ["error": .string("\(error)")])
+                    await doorbell.wait(timeout: .seconds(1))
+                    continue
+                }
+                window.giveBack(slots - claimed.count)
+                if !claimed.isEmpty { metrics.claimBatch.observe(Double(claimed.count)) }
+                for delivery in claimed {
+                    group.addTask { await self.deliver(delivery) }
+                }
+                if claimed.count < slots {
+                    // Drained: wait for new work, a due retry or a lease running out.
+                    await doorbell.wait(timeout: .milliseconds(500))
+                }
+            }
+        }
+    }
+
+    /// Sends one claimed delivery (holding one window slot) and records the outcome.
+    func deliver(_ d: ClaimedDelivery) async {
+        let completion = await attempt(d)
+        var stored = false
+        for wait in [0, 1, 2, 4, 8] where !stored {
+            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+            do {
+                try await queue.complete(completion)
+                stored = true
+            } catch {
+                logger.warning("cannot record a delivery outcome; retrying", ["error": .string("\(error)"), "event_id": .string(d.eventID)])
+            }
+        }
+        // Not stored: the lease runs out and the delivery is sent again
+        // (same apns-id and collapse id, so the device shows it once).
+        guard stored else { return }
+        if completion.status.isFinal { metrics.deliveries[completion.status.rawValue]?.increment() }
+        if completion.status == .sent {
+            metrics.acceptToSent.observe(Double(max(0, completion.atMS - d.acceptedMS)) / 1000)
+        }
+        if completion.status == .queued { doorbell.ring() }
+    }
+
+    /// One attempt: checks, the APNs request, and what to record.
+    func attempt(_ d: ClaimedDelivery) async -> DeliveryCompletion {
+        let window = apns.window
+        func finish(_ status: DeliveryStatus, apnsStatus: Int? = nil, reason: String?) -> DeliveryCompletion {
+            DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: status, nextAttemptMS: 0, apnsStatus: apnsStatus, reason: reason, atMS: clockMS())
+        }
+        func retry(apnsStatus: Int?, reason: String, soon: Bool) -> DeliveryCompletion {
+            let now = clockMS()
+            let next = now + Self.backoffMS(attempts: d.attempts, soon: soon)
+            guard next < d.deadline * 1000 else { return finish(.expired, apnsStatus: apnsStatus, reason: reason) }
+            return DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: .queued, nextAttemptMS: next, apnsStatus: apnsStatus, reason: reason, atMS: now)
+        }
+        guard d.pairingActive else {
+            window.giveBack(1)
+            return finish(.failed, reason: "pairing_ended")
+        }
+        guard clockMS() < d.deadline * 1000 else {
+            window.giveBack(1)
+            return finish(.expired, reason: "deadline_passed")
+        }
+        let target: (authorization: DeviceAuthorization, token: String?)
+        do {
+            target = try await resolveTarget(d)
+        } catch {
+            window.giveBack(1)
+            return retry(apnsStatus: nil, reason: "accounts_unavailable", soon: false)
+        }
+        guard target.authorization.mayReceivePush else {
+            window.giveBack(1)
+            return finish(.failed, reason: target.authorization.active ? "device_not_entitled" : "device_not_authorized")
+        }
+        guard let token = target.token else {
+            window.giveBack(1)
+            return finish(.failed, reason: "no_device_token")
+        }
+        let kind = EnvelopeKind(rawValue: d.kind) ?? .notification
+        let request = APNsRequest(
+            deviceToken: token, environment: PushEnvironment(rawValue: target.authorization.apnsEnvironment) ?? .production,
+            pushType: APNsPayload.pushType(for: kind), topic: APNsPayload.topic(for: kind, bundleID: configuration.apns.bundleID),
+            eventID: d.eventID, expiration: d.iat + configuration.maxEnvelopeAge, priority: 10, payload: d.payload)
+        switch await apns.send(request) {
+        case .sent:
+            return finish(.sent, apnsStatus: 200, reason: nil)
+        case .failed(let status, let reason, let tokenInvalid, let timestamp):
+            if tokenInvalid {
+                let deviceID = d.deviceID
+                let accounts = accounts
+                let logger = logger
+                let when = timestamp ?? clockMS()
+                Task {
+                    do {
+                        try await accounts.reportInvalidToken(deviceID: deviceID, token: token, timestampMS: when)
+                    } catch {
+                        logger.warning("cannot report an invalid APNs token to accounts", ["device_id": .string(deviceID), "error": .string("\(error)")])
+                    }
+                }
+            }
+            return finish(.failed, apnsStatus: status, reason: reason)
+        case .retry(let status, let reason):
+            return retry(apnsStatus: status, reason: reason, soon: status == nil && (reason == "transport_stream_refused" || reason == "transport_connection_closed"))
+        case .renewToken(let status, let reason):
+            return retry(apnsStatus: status, reason: reason, soon: d.attempts <= 3)
+        }
+    }
+
+    /// The device's authorization and the APNs token this delivery goes to.
+    private func resolveTarget(_ d: ClaimedDelivery) async throws -> (authorization: DeviceAuthorization, token: String?) {
+        guard let authorization = try await accounts.authorization(of: d.deviceID) else {
+            return (DeviceAuthorization(deviceID: d.deviceID, active: false, entitled: false, apnsToken: nil, apnsEnvironment: "production", bundleID: "", pushToStartToken: nil), nil)
+        }
+        switch (d.kind, d.activityEvent) {
+        case ("live-activity", "start"?):
+            return (authorization, authorization.pushToStartToken)
+        case ("live-activity", _):
+            return (authorization, try await accounts.activityToken(deviceID: d.deviceID, activityID: d.activityID ?? ""))
+        default:
+            return (authorization, authorization.apnsToken)
+        }
+    }
+
+    /// Milliseconds until the next attempt: exponential from 1 s (capped at
+    /// 5 minutes) with jitter in [50 %, 100 %]; `soon` (the request never
+    /// reached APNs) retries within a quarter second.
+    static func backoffMS(attempts: Int, soon: Bool) -> Int64 {
+        if soon { return Int64.random(in: 20...250) }
+        let exponent = min(max(attempts - 1, 0), 9)
+        let ceiling = min(Int64(1000) << exponent, 300_000)
+        return Int64.random(in: ceiling / 2...ceiling)
+    }
+}

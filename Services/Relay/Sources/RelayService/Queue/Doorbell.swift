@@ -1,0 +1,63 @@
+import Synchronization
+
+/// Wakes a waiting worker: rung by intake in this process and by
+/// `LISTEN` notifications from other instances; a ring while nobody waits
+/// is remembered, so none is lost.
+final class Doorbell: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var generation: UInt64 = 0
+    }
+    private let state = Mutex(State())
+
+    func ring() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            guard let w = s.waiter else {
+                s.rung = true
+                return nil
+            }
+            s.waiter = nil
+            return w
+        }
+        waiter?.resume()
+    }
+
+    /// Returns after a ring or `timeout`, whichever is first (one waiter at a time).
+    func wait(timeout: Duration) async {
+        let generation: UInt64? = state.withLock { s in
+            if s.rung {
+                s.rung = false
+                return nil
+            }
+            s.generation &+= 1
+            return s.generation
+        }
+        guard let generation else { return }
+        let timer = Task { [self] in
+            do { try await Task.sleep(for: timeout) } catch { return }
+            let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+                guard s.generation == generation else { return nil }
+                guard let w = s.waiter else {
+                    s.rung = true  // not waiting yet: the wait sees this and returns
+                    return nil
+                }
+                s.waiter = nil
+                return w
+            }
+            waiter?.resume()
+        }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { s -> Bool in
+                if s.rung || s.generation != generation || Task.isCancelled {
+                    s.rung = false
+                    return true
+                }
+                s.waiter = c
+                return false
+            }
+            if resumeNow { c.resume() }
+        }
+        timer.cancel()
+    }
+}

@@ -1,0 +1,28 @@
+/// An accepted envelope, ready to be stored in the queue.
+struct NewDelivery: Sendable {
+    var pairingID: String
+    var eventID: String
+    var outpostID: String
+    var deviceID: String
+    var kind: String
+    var activityID: String?
+    var activityEvent: String?
+    /// The APNs payload built from the envelope (PROTOCOL.md §11).
+    var payload: [UInt8]
+    /// SHA-256 of the submitted bytes: the same event again must be the same bytes.
+    var envelopeHash: [UInt8]
+    var iat: Int64
+    /// No delivery attempt after this (Unix seconds).
+    var deadline: Int64
+    var acceptedMS: Int64
+}
+
+/// What storing a `NewDelivery` came to.
+enum EnqueueOutcome: Sendable, Hashable {
+    /// Stored now.
+    case queued
+    /// Stored before with the same bytes.
+    case duplicate
+    /// Stored before with different bytes under the same event id.
+    case conflict
+}

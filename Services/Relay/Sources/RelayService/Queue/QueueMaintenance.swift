@@ -1,0 +1,55 @@
+import MailwakeCore
+import MailwakePostgres
+
+/// Keeps the queue tidy and visible: queue depth and age gauges every few
+/// seconds; deletes finished deliveries past their retention and pairings
+/// that were never confirmed, in bounded batches.
+struct QueueMaintenance: Service {
+    var name: String { "queue-maintenance" }
+    let database: PostgresClient
+    let configuration: RelayConfiguration
+    let metrics: RelayMetrics
+    let logger: Logger
+    let clockMS: @Sendable () -> Int64
+
+    func run() async throws {
+        var rounds = 0
+        while !Task.isCancelled {
+            do {
+                try await updateGauges()
+                if rounds % 12 == 0 { try await prune() }
+            } catch {
+                logger.warning("queue maintenance failed; retrying", ["error": .string("\(error)")])
+            }
+            rounds += 1
+            try? await Task.sleep(for: .seconds(5))
+        }
+    }
+
+    func updateGauges() async throws {
+        let row = try await database.query("SELECT count(*), min(accepted_ms) FROM deliveries WHERE status IN ('queued', 'sending')").single()
+        let (depth, oldest) = try row.decode((Int64, Int64?).self)
+        metrics.queueDepth.set(Double(depth))
+        metrics.queueOldestSeconds.set(oldest.map { Double(max(0, clockMS() - $0)) / 1000 } ?? 0)
+    }
+
+    /// Deletes what retention allows; returns the number of deliveries deleted.
+    @discardableResult
+    func prune() async throws -> Int {
+        let now = clockMS()
+        var deleted = 0
+        while true {
+            let n = try await database.execute("""
+                DELETE FROM deliveries WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM deliveries WHERE status IN ('sent', 'failed', 'expired') AND updated_ms < \(now - configuration.retention * 1000)
+                    LIMIT 5000))
+                """)
+            deleted += n
+            if n < 5000 { break }
+        }
+        // Unconfirmed pairings a day past their expiry are of no use to anyone.
+        try await database.execute("DELETE FROM pairings WHERE state IN ('pending', 'consented') AND expires_at < \(now / 1000 - 86400)")
+        if deleted > 0 { logger.info("finished deliveries pruned", ["count": .int(deleted)]) }
+        return deleted
+    }
+}

@@ -1,0 +1,65 @@
+import MailwakePostgres
+import MailwakeServiceSupport
+
+/// The relay schema. Append new migrations; never edit an applied one.
+///
+/// Times ending in `_ms` are Unix milliseconds, the others Unix seconds.
+enum RelayMigrations {
+    static let all: [PostgresMigration] = [
+        PostgresMigration(version: 1, name: "pairings, deliveries, diagnostics outbox", sql: """
+            CREATE TABLE pairings (
+                pairing_id text PRIMARY KEY,
+                outpost_id text NOT NULL,
+                outpost_key bytea NOT NULL,
+                credential_hash bytea NOT NULL,
+                expires_at bigint NOT NULL,
+                state text NOT NULL CHECK (state IN ('pending', 'consented', 'active', 'ended')),
+                device_id text,
+                consent bytea,
+                created_at bigint NOT NULL,
+                consented_at bigint,
+                confirmed_at bigint,
+                ended_at bigint,
+                ended_by text
+            );
+            CREATE INDEX pairings_outpost ON pairings (outpost_id);
+            CREATE INDEX pairings_device ON pairings (device_id) WHERE device_id IS NOT NULL;
+            CREATE INDEX pairings_unconfirmed ON pairings (expires_at) WHERE state IN ('pending', 'consented');
+
+            CREATE TABLE deliveries (
+                pairing_id text NOT NULL,
+                event_id text NOT NULL,
+                outpost_id text NOT NULL,
+                device_id text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('notification', 'live-activity')),
+                activity_id text,
+                activity_event text,
+                payload bytea NOT NULL,
+                envelope_hash bytea NOT NULL,
+                iat bigint NOT NULL,
+                deadline_at bigint NOT NULL,
+                status text NOT NULL CHECK (status IN ('queued', 'sending', 'sent', 'failed', 'expired')),
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_ms bigint NOT NULL,
+                accepted_ms bigint NOT NULL,
+                updated_ms bigint NOT NULL,
+                claimed_by text,
+                apns_status integer,
+                apns_reason text,
+                PRIMARY KEY (pairing_id, event_id)
+            );
+            CREATE INDEX deliveries_due ON deliveries (next_attempt_ms) WHERE status IN ('queued', 'sending');
+            CREATE INDEX deliveries_finished ON deliveries (updated_ms) WHERE status IN ('sent', 'failed', 'expired');
+
+            CREATE TABLE diagnostics_outbox (
+                id bigserial PRIMARY KEY,
+                device_id text NOT NULL,
+                pairing_id text NOT NULL,
+                event_id text NOT NULL,
+                status text NOT NULL,
+                apns_reason text,
+                occurred_at bigint NOT NULL
+            );
+            """ + "\n" + PostgresNonceStore.migrationSQL),
+    ]
+}
