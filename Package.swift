@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "mailwake-http-bench", targets: ["mailwake-http-bench"]),
         .executable(name: "mailwake-postgres-bench", targets: ["mailwake-postgres-bench"]),
         .executable(name: "mailwake-accounts-bench", targets: ["mailwake-accounts-bench"]),
+        .executable(name: "mailwake-relay-bench", targets: ["mailwake-relay-bench"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
         .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
@@ -205,6 +206,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "mailwake-relay-bench",
+            dependencies: ["AccountsService", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            path: "Tools/RelayBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "mailwake-protocol-bench",
             dependencies: ["MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "COpenSSLShims"],
             path: "Tools/ProtocolBench",
@@ -252,6 +259,18 @@ let package = Package(
             name: "AccountsTests",
             dependencies: ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient", "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/AccountsTests",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "StackSupport",
+            dependencies: ["AccountsService", "RelayService", "MailwakeHTTPClient", "MailwakeHTTPServer", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            path: "Tests/StackSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RelayTests",
+            dependencies: ["RelayService", "StackSupport", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            path: "Tests/RelayTests",
             swiftSettings: strict
         ),
         .testTarget(

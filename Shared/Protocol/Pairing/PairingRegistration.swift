@@ -40,4 +40,16 @@ public struct PairingRegistration: Sendable, Hashable, Codable {
         try c.encode(Base64URL.encode(credentialHash), forKey: .credentialHash)
         try c.encode(expiresAt, forKey: .expiresAt)
     }
+
+    /// The body as JSON, keys in the order of §9.
+    public var jsonBytes: [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("pairing_id", pairingID)
+        w.base64URL("outpost_key", outpostKey)
+        w.base64URL("credential_hash", credentialHash)
+        w.int("expires_at", expiresAt)
+        w.endObject()
+        return w.bytes
+    }
 }

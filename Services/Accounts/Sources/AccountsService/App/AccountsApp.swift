@@ -47,6 +47,7 @@ public final class AccountsApp: Sendable {
     /// The public router: device, outpost, internal and operator APIs.
     public func router() -> Router {
         var router = Router()
+        router.add(middleware: DatabaseUnavailableMiddleware())
         addDeviceRoutes(to: &router)
         addOutpostRoutes(to: &router)
         addInternalRoutes(to: &router)

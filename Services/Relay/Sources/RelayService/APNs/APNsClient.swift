@@ -122,7 +122,7 @@ final class APNsClient: Sendable {
     /// A new token, and a new connection for the environment that refused it
     /// (the old client finishes what it carries, then closes).
     private func renewTokenAndReconnect(refused: APNsProviderToken.Issued, environment: PushEnvironment) {
-        guard let renewed = try? providerToken.renew(ifStillIssuedAt: refused.issuedAt), renewed != refused else { return }
+        guard let renewal = try? providerToken.renew(replacing: refused), renewal.renewed else { return }
         guard let fresh = try? Self.makeClient(configuration, environment: environment, logger: logger, metrics: metrics) else { return }
         let old = clients.withLock { clients in
             let old = clients[environment]

@@ -52,25 +52,26 @@ final class APNsProviderToken: Sendable {
         if let issued = current.withLock({ $0 }), now - issued.issuedAt < refreshAfter, issued.issuedAt <= now + 60 {
             return issued
         }
-        return try renew(ifStillIssuedAt: current.withLock { $0?.issuedAt })
+        return try renew(replacing: current.withLock { $0 }).issued
     }
 
     /// Replaces the token after APNs refused it (`ExpiredProviderToken`,
     /// `InvalidProviderToken`); concurrent callers that saw the same refused
     /// token share one renewal.
+    /// - Returns: the token to use, and whether this call made it.
     @discardableResult
-    func renew(ifStillIssuedAt refused: Int64?) throws -> Issued {
+    func renew(replacing refused: Issued?) throws -> (issued: Issued, renewed: Bool) {
         let now = clock()
         let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
         let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(now)}"#.utf8))
         let signingInput = header + "." + claims
         return try current.withLock { current in
-            if let existing = current, existing.issuedAt != refused { return existing }
+            if let existing = current, existing != refused { return (existing, false) }
             let signature = try key.signature(for: Array(signingInput.utf8)).rawRepresentation
             let issued = Issued(value: signingInput + "." + Base64URL.encode(signature), issuedAt: now)
             current = issued
             onRefresh()
-            return issued
+            return (issued, true)
         }
     }
 }

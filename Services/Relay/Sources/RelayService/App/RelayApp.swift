@@ -65,6 +65,7 @@ public final class RelayApp: Sendable {
     /// The public router: pairing, intake and status.
     public func router() -> Router {
         var router = Router()
+        router.add(middleware: DatabaseUnavailableMiddleware())
         addPairingRoutes(to: &router)
         addIntakeRoutes(to: &router)
         return router

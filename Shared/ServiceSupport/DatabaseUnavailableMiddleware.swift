@@ -1,0 +1,36 @@
+public import MailwakeHTTPServer
+public import MailwakePostgres
+import MailwakeHTTPTypes
+
+/// Answers 503 `database-unavailable` with `Retry-After` when a handler fails
+/// because PostgreSQL cannot be reached (restarting, failing over, pool
+/// exhausted), instead of a bare 500: the caller's request was not applied
+/// and may be sent again.
+public struct DatabaseUnavailableMiddleware: HTTPMiddleware {
+    public var retryAfterSeconds: Int
+
+    public init(retryAfterSeconds: Int = 1) { self.retryAfterSeconds = retryAfterSeconds }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPHandler) async throws -> HTTPResponse {
+        do {
+            return try await next(request, context)
+        } catch let error as PostgresError where error.isUnavailability {
+            context.logger.warning("database unavailable", ["error": .string(error.description)])
+            throw HTTPError(.serviceUnavailable, code: "database-unavailable", detail: "storage is briefly unavailable; send the request again",
+                            headers: ["Retry-After": String(retryAfterSeconds)])
+        }
+    }
+}
+
+extension PostgresError {
+    /// The server is down, restarting or unreachable, or the pool gave up
+    /// waiting: nothing was applied and the same request may succeed later.
+    public var isUnavailability: Bool {
+        switch code {
+        case .connection, .timeout, .poolClosed: return true
+        case .server:
+            return [SQLState.adminShutdown, SQLState.crashShutdown, SQLState.cannotConnectNow].contains(sqlState ?? "")
+        default: return false
+        }
+    }
+}

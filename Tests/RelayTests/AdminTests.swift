@@ -1,0 +1,120 @@
+import Foundation
+import MailwakeHTTPClient
+import MailwakeHTTPTypes
+import MailwakeProtocol
+import StackSupport
+import TestSupport
+import Testing
+
+@Suite("Relay: operator visibility (admin listener)", .serialized, .awaitedCleanup)
+struct AdminTests {
+    typealias Paired = IntakeTests.Paired
+
+    /// One sent and one failed delivery, for the pages to show.
+    static func withTraffic() async throws -> (Paired, sent: String, failed: String) {
+        let p = try await Paired.start()
+        let sent = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(sent)
+        _ = try await DeliveryTests.finalStatus(p, sent.context.eventID)
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 410, reason: "Unregistered", times: 1)
+        let failed = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(failed)
+        _ = try await DeliveryTests.finalStatus(p, failed.context.eventID)
+        return (p, sent.context.eventID, failed.context.eventID)
+    }
+
+    @Test func healthAndReadinessReportTheDependencies() async throws {
+        let p = try await Paired.start()
+        let admin = p.stack.relay.adminURL
+        #expect(try await p.stack.send(.get, "/healthz", to: admin).status == .ok)
+        let ready = try await p.stack.send(.get, "/readyz", to: admin)
+        #expect(ready.status == .ok)
+        #expect((p.stack.json(ready)["checks"] as? [String: String]) == ["accounts": "ok", "postgres": "ok"])
+        await p.stack.accounts.stop()
+        let notReady = try await p.stack.send(.get, "/readyz", to: admin)
+        #expect(notReady.status == .serviceUnavailable)
+        #expect((p.stack.json(notReady)["checks"] as? [String: String])?["accounts"] == "failing")
+    }
+
+    @Test func metricsCountAcceptanceAPNsOutcomesAndLatency() async throws {
+        let (p, _, failed) = try await Self.withTraffic()
+        let text = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text
+        for needle in [
+            "mailwake_relay_envelopes_accepted_total 2",
+            #"mailwake_relay_apns_requests_total{outcome="sent",reason="",status="200"} 1"#,
+            #"mailwake_relay_apns_requests_total{outcome="failed",reason="Unregistered",status="410"} 1"#,
+            #"mailwake_relay_deliveries_total{status="sent"} 1"#,
+            #"mailwake_relay_deliveries_total{status="failed"} 1"#,
+            "mailwake_relay_accept_to_sent_seconds_count 1",
+            "mailwake_relay_apns_token_refreshes_total 1",
+            "mailwake_relay_queue_depth",
+            #"mailwake_relay_accounts_cache_total{result="hit"}"#,
+        ] {
+            #expect(text.contains(needle), "missing \(needle)")
+        }
+    }
+
+    @Test func theDeliveriesAPINeedsTheOperatorTokenAndFiltersByStatus() async throws {
+        let (p, sent, failed) = try await Self.withTraffic()
+        let admin = p.stack.relay.adminURL
+        expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin), .unauthorized, "token-required")
+        expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin, headers: ["Authorization": "Bearer wrong"]), .unauthorized, "token-invalid")
+        let auth: HTTPHeaders = ["Authorization": "Bearer \(RelayInstance.operatorToken)"]
+        let all = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin, headers: auth))["deliveries"] as? [[String: Any]] ?? []
+        #expect(Set(all.compactMap { $0["event_id"] as? String }) == [sent, failed])
+        let onlyFailed = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?status=failed", to: admin, headers: auth))["deliveries"] as? [[String: Any]] ?? []
+        #expect(onlyFailed.count == 1)
+        #expect(onlyFailed.first?["apns_reason"] as? String == "Unregistered")
+        #expect(onlyFailed.first?["payload"] == nil)
+        let future = Int64(Date().timeIntervalSince1970) + 60
+        let none = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?since=\(future)", to: admin, headers: auth))["deliveries"] as? [[String: Any]]
+        #expect(none?.isEmpty == true)
+        expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries?status=lost", to: admin, headers: auth), .badRequest, "bad-status")
+    }
+
+    @Test func theStatusPageShowsQueueThroughputAndFailuresWithoutSecrets() async throws {
+        let (p, _, failed) = try await Self.withTraffic()
+        let admin = p.stack.relay.adminURL
+        let denied = try await p.stack.send(.get, "/admin", to: admin)
+        #expect(denied.status == .unauthorized)
+        #expect(denied.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        let basic = Data("operator:\(RelayInstance.operatorToken)".utf8).base64EncodedString()
+        let page = try await p.stack.send(.get, "/admin", to: admin, headers: ["Authorization": "Basic \(basic)"])
+        #expect(page.status == .ok)
+        #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(page.headers["Content-Security-Policy"]?.contains("default-src 'none'") == true)
+        let html = page.text
+        #expect(html.contains("Mailwake relay"))
+        #expect(html.contains(failed))
+        #expect(html.contains("Unregistered"))
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("http://") && !html.contains("https://"), "no external assets")
+        #expect(!html.contains(p.device.apnsToken))
+    }
+
+    @Test func theStatusPageRendersInHeadlessChromium() async throws {
+        let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let browser = try #require(chromium, "chromium is missing: run scripts/bootstrap")
+        let (p, _, failed) = try await Self.withTraffic()
+        let port = p.stack.relay.adminURL.split(separator: ":").last!
+        let shot = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-relay-admin-\(UUID().uuidString).png")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-chromium-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let url = "http://operator:\(RelayInstance.operatorToken)@127.0.0.1:\(port)/admin"
+        let dom = try await runOffPool {
+            try ChildProcess.run(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                                           "--user-data-dir=\(profile.path)", "--dump-dom", url], directory: nil)
+        }
+        #expect(dom.contains("<h1>Mailwake relay</h1>"), "the browser rendered the status page")
+        #expect(dom.contains(failed))
+        _ = try await runOffPool {
+            try ChildProcess.run(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                                           "--user-data-dir=\(profile.path)", "--window-size=1280,900", "--screenshot=\(shot.path)", url], directory: nil)
+        }
+        let png = try Data(contentsOf: shot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG screenshot")
+        let keep = ProcessInfo.processInfo.environment["MAILWAKE_SCREENSHOT_DIR"]
+        if let keep { try? FileManager.default.copyItem(at: shot, to: URL(fileURLWithPath: keep).appendingPathComponent("relay-admin.png")) }
+        try? FileManager.default.removeItem(at: shot)
+    }
+}

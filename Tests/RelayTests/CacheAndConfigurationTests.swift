@@ -1,0 +1,92 @@
+import Foundation
+import MailwakeCore
+@testable import RelayService
+import Synchronization
+import Testing
+
+@Suite("Relay: caches, rate limits and configuration")
+struct CacheAndConfigurationTests {
+    @Test func concurrentMissesForOneKeyShareOneLoad() async throws {
+        let cache = TTLCache<String, Int>(ttl: .seconds(30))
+        let loads = Mutex(0)
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    try await cache.value(for: "device") {
+                        loads.withLock { $0 += 1 }
+                        try await Task.sleep(for: .milliseconds(50))
+                        return 7
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(values == Array(repeating: 7, count: 20))
+        #expect(loads.withLock { $0 } == 1)
+    }
+
+    @Test func aFailedLoadIsNotCachedAndARemovedKeyLoadsAgain() async throws {
+        let cache = TTLCache<String, Int>(ttl: .seconds(30))
+        struct Boom: Error {}
+        await #expect(throws: Boom.self) { try await cache.value(for: "k") { throw Boom() } }
+        #expect(try await cache.value(for: "k") { 1 } == 1)
+        #expect(try await cache.value(for: "k") { 2 } == 1)
+        cache.remove("k")
+        #expect(try await cache.value(for: "k") { 3 } == 3)
+    }
+
+    @Test func aZeroTTLNeverReuses() async throws {
+        let cache = TTLCache<String, Int>(ttl: .zero)
+        #expect(try await cache.value(for: "k") { 1 } == 1)
+        #expect(try await cache.value(for: "k") { 2 } == 2)
+    }
+
+    @Test func theRateLimiterAllowsTheBurstThenAsksToWait() {
+        let limiter = RateLimiter(rate: 2, burst: 3)
+        #expect((0..<3).allSatisfy { _ in limiter.take("outpost") == nil })
+        #expect(limiter.take("outpost") == 1)
+        #expect(limiter.take("another") == nil)
+    }
+
+    static let required = [
+        "MAILWAKE_RELAY_PUBLIC_ORIGIN": "https://push.example.net", "MAILWAKE_RELAY_DATABASE_URL": "postgres://relay@127.0.0.1/relay",
+        "MAILWAKE_RELAY_ALLOW_PLAIN_HTTP": "true", "MAILWAKE_RELAY_ACCOUNTS_URL": "https://accounts.example.net",
+        "MAILWAKE_RELAY_ACCOUNTS_TOKEN": "token", "MAILWAKE_RELAY_APNS_KEY_FILE": "/etc/hostname", "MAILWAKE_RELAY_APNS_KEY_ID": "ABCDE12345",
+        "MAILWAKE_RELAY_APNS_TEAM_ID": "TEAM123456", "MAILWAKE_RELAY_APNS_BUNDLE_ID": "net.mailwake.app",
+    ]
+
+    static func load(_ overrides: [String: String?]) throws -> RelayConfiguration {
+        var env = required
+        for (k, v) in overrides { env[k] = v }
+        return try RelayConfiguration(RelaySettings.spec.load(environment: env))
+    }
+
+    @Test func theDocumentedDefaultsApply() throws {
+        let c = try Self.load([:])
+        #expect(c.listen == ListenAddress(host: "127.0.0.1", port: 8444))
+        #expect(c.maxEnvelopeAge == 86400)
+        #expect(c.apns.productionURL == "https://api.push.apple.com")
+        #expect(c.apns.sandboxURL == "https://api.sandbox.push.apple.com")
+        #expect(c.apns.tokenRefresh == .seconds(2400))
+    }
+
+    @Test(arguments: [
+        ("MAILWAKE_RELAY_APNS_KEY_ID", "short", "MAILWAKE_RELAY_APNS_KEY_ID"),
+        ("MAILWAKE_RELAY_APNS_TEAM_ID", "team-123456", "MAILWAKE_RELAY_APNS_TEAM_ID"),
+        ("MAILWAKE_RELAY_APNS_BUNDLE_ID", "net/mailwake", "MAILWAKE_RELAY_APNS_BUNDLE_ID"),
+        ("MAILWAKE_RELAY_ACCOUNTS_URL", "http://accounts.example.net", "MAILWAKE_RELAY_ACCOUNTS_URL"),
+        ("MAILWAKE_RELAY_APNS_TOKEN_REFRESH", "600", "MAILWAKE_RELAY_APNS_TOKEN_REFRESH"),
+        ("MAILWAKE_RELAY_ALLOW_PLAIN_HTTP", "false", "MAILWAKE_RELAY_TLS_CERT"),
+        ("MAILWAKE_RELAY_DATABASE_URL", "mysql://x", "MAILWAKE_RELAY_DATABASE_URL"),
+    ])
+    func aBadSettingFailsNamingItsKey(key: String, value: String, named: String) {
+        do {
+            _ = try Self.load([key: value])
+            Issue.record("\(key)=\(value) was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.key == named, "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import MailwakeCrypto
+import MailwakeHTTPClient
+import MailwakeHTTPTypes
+import MailwakePostgres
+import MailwakeProtocol
+import StackSupport
+import TestSupport
+import Testing
+
+@Suite("Relay: delivery to APNs (PROTOCOL §11)", .serialized, .awaitedCleanup)
+struct DeliveryTests {
+    typealias Paired = IntakeTests.Paired
+
+    /// Polls the status endpoint until the delivery is final.
+    static func finalStatus(_ p: Paired, _ eventID: String, timeout: Double = 20) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let response = try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(eventID)", signer: p.outpost.identity)
+            let body = p.stack.json(response)
+            if let status = body["status"] as? String, ["sent", "failed", "expired"].contains(status) { return body }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("delivery \(eventID) still \(body) after \(timeout) s") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    @Test func aPairedDeviceReceivesAnAPNsRequestWhoseEnvelopeItOpens() async throws {
+        let p = try await Paired.start()
+        let content = SimulatedOutpost.sampleContent()
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: content)
+        #expect(try await p.stack.submit(envelope).status == .accepted)
+        let delivery = try #require(try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 10).first)
+        #expect(delivery.status == 200)
+        #expect(delivery.deviceToken == p.device.apnsToken)
+        #expect(delivery.pushType == "alert")
+        #expect(delivery.topic == RelayInstance.bundleID)
+        #expect(delivery.apnsID == envelope.context.eventID)
+        #expect(delivery.collapseID == envelope.context.eventID)
+        #expect(delivery.priority == 10)
+        #expect(delivery.expiration == Int64(envelope.context.iat) + 86400)
+        #expect(delivery.jwtKeyID == p.stack.simulator.keyID)
+        #expect(delivery.jwtIssuer == p.stack.simulator.teamID)
+        let opened = try p.device.open(payload: delivery.payload, outpostKey: p.outpost.publicKey, pairingID: p.pairingID)
+        #expect(opened == content)
+        let aps = (try JSONSerialization.jsonObject(with: Data(delivery.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any]
+        #expect((aps?["alert"] as? [String: Any])?["title"] as? String == "New mail")
+        #expect(aps?["mutable-content"] as? Int == 1)
+        let status = try await Self.finalStatus(p, envelope.context.eventID)
+        #expect(status["status"] as? String == "sent")
+        #expect(status["apns_status"] as? Int == 200)
+        #expect(status["attempts"] as? Int == 1)
+    }
+
+    @Test func deliveryOutcomesReachAccountsDiagnostics() async throws {
+        let p = try await Paired.start()
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        _ = try await Self.finalStatus(p, envelope.context.eventID)
+        let deadline = ContinuousClock.now + .seconds(15)
+        var recorded: [(String, String)] = []
+        while recorded.isEmpty, ContinuousClock.now < deadline {
+            recorded = try await p.stack.accounts.app.database.query(
+                "SELECT event_id, status FROM delivery_diagnostics WHERE device_id = \(p.device.id)").map { try $0.decode((String, String).self) }
+            if recorded.isEmpty { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(recorded.count == 1)
+        #expect(recorded.first?.0 == envelope.context.eventID)
+        #expect(recorded.first?.1 == "sent")
+    }
+
+    @Test func aLiveActivityStartGoesToThePushToStartTokenAndAnUpdateToTheActivityToken() async throws {
+        let p = try await Paired.start()
+        let now = UInt64(Date().timeIntervalSince1970)
+        let start = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(), kind: .liveActivity,
+                                           activity: ActivityInfo(id: "code-1", event: .start, timestamp: now, staleDate: now + 600))
+        #expect(try await p.stack.submit(start).status == .accepted)
+        let first = try #require(try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 10).first)
+        #expect(first.deviceToken == p.device.pushToStartToken)
+        #expect(first.pushType == "liveactivity")
+        #expect(first.topic == RelayInstance.bundleID + ".push-type.liveactivity")
+        let aps = try #require((try JSONSerialization.jsonObject(with: Data(first.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any])
+        #expect(aps["event"] as? String == "start")
+        #expect(aps["attributes-type"] as? String == "MailwakeCodeAttributes")
+        #expect(aps["stale-date"] as? Int == Int(now + 600))
+        #expect(try p.device.open(payload: first.payload, outpostKey: p.outpost.publicKey, pairingID: p.pairingID).code == "482913")
+
+        let activityToken = Hex.encode(try SecureRandom.bytes(32))
+        try await p.device.registerActivityToken(at: p.stack.accounts, client: p.stack.client, activityID: "code-1", token: activityToken)
+        let end = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(), kind: .liveActivity,
+                                         activity: ActivityInfo(id: "code-1", event: .end, timestamp: now + 1, dismissalDate: now + 60))
+        #expect(try await p.stack.submit(end).status == .accepted)
+        let second = try #require(try await p.stack.simulator.waitForDeliveries(count: 2, timeout: 10).last)
+        #expect(second.deviceToken == activityToken)
+        let endAPS = (try JSONSerialization.jsonObject(with: Data(second.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any]
+        #expect(endAPS?["event"] as? String == "end")
+        #expect(endAPS?["attributes-type"] == nil)
+    }
+
+    @Test func anUnregisteredTokenFailsTheDeliveryAndIsReportedToAccounts() async throws {
+        let p = try await Paired.start()
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 410, reason: "Unregistered", times: nil, latencyMS: nil)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        let status = try await Self.finalStatus(p, envelope.context.eventID)
+        #expect(status["status"] as? String == "failed")
+        #expect(status["apns_status"] as? Int == 410)
+        #expect(status["apns_reason"] as? String == "Unregistered")
+        #expect(status["attempts"] as? Int == 1)
+        let deadline = ContinuousClock.now + .seconds(10)
+        var token: String? = p.device.apnsToken
+        while token != nil, ContinuousClock.now < deadline {
+            let row = try await p.stack.accounts.app.database.query("SELECT apns_token FROM devices WHERE device_id = \(p.device.id)").single()
+            token = try row.decode(String.self, at: 0).isEmpty ? nil : "still set"
+            if token != nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(token == nil, "accounts cleared the token APNs called unregistered")
+    }
+
+    @Test(arguments: ["BadDeviceToken", "DeviceTokenNotForTopic"])
+    func aTokenAPNsCallsBadFailsTheDeliveryAndIsReported(reason: String) async throws {
+        let p = try await Paired.start()
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 400, reason: reason, times: nil, latencyMS: nil)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        let status = try await Self.finalStatus(p, envelope.context.eventID)
+        #expect(status["status"] as? String == "failed")
+        #expect(status["apns_reason"] as? String == reason)
+    }
+
+    @Test(arguments: [(429, "TooManyRequests"), (500, "InternalServerError"), (503, "ServiceUnavailable")])
+    func overloadAndServerErrorsAreRetriedUntilSent(status: Int, reason: String) async throws {
+        let p = try await Paired.start()
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: status, reason: reason, times: 2, latencyMS: nil)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
+        #expect(final["status"] as? String == "sent")
+        #expect(final["attempts"] as? Int == 3)
+        let seen = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == envelope.context.eventID }
+        #expect(seen.map(\.status) == [status, status, 200])
+    }
+
+    @Test func aPayloadAPNsCallsTooLargeFailsWithoutRetry() async throws {
+        let p = try await Paired.start()
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 413, reason: "PayloadTooLarge", times: nil, latencyMS: nil)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        let final = try await Self.finalStatus(p, envelope.context.eventID)
+        #expect(final["status"] as? String == "failed")
+        #expect(final["attempts"] as? Int == 1)
+    }
+
+    @Test func anExpiredProviderTokenIsRenewedAndTheDeliveryRetried() async throws {
+        let p = try await Paired.start()
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 403, reason: "ExpiredProviderToken", times: 1, latencyMS: nil)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        let final = try await Self.finalStatus(p, envelope.context.eventID)
+        #expect(final["status"] as? String == "sent")
+        let attempts = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == envelope.context.eventID }
+        #expect(attempts.count == 2)
+        #expect(attempts.count == 2 && attempts[0].connection != attempts[1].connection, "the retry went over a new connection")
+        let metrics = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text
+        #expect(metrics.contains("mailwake_relay_apns_token_refreshes_total 2"))
+    }
+
+    @Test func aDeliveryThatKeepsFailingExpiresAtItsDeadline() async throws {
+        let p = try await Paired.start { $0.maxEnvelopeAge = 60 }
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: nil, latencyMS: nil)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(),
+                                              iat: Int64(Date().timeIntervalSince1970) - 57)
+        _ = try await p.stack.submit(envelope)
+        let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
+        #expect(final["status"] as? String == "expired")
+        #expect(final["apns_status"] as? Int == 503)
+    }
+
+    @Test func streamsRefusedByGOAWAYAreRetriedOnANewConnection() async throws {
+        let p = try await Paired.start()
+        try await p.stack.simulator.configure(latencyMS: nil, rates: nil, goawayAfter: 7, maxConcurrentStreams: nil)
+        var events: [String] = []
+        for _ in 0..<60 {
+            let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+            events.append(envelope.context.eventID)
+            #expect(try await p.stack.submit(envelope).status == .accepted)
+        }
+        for event in events {
+            #expect(try await Self.finalStatus(p, event, timeout: 30)["status"] as? String == "sent")
+        }
+        let connections = Set(try await p.stack.simulator.deliveries(since: 0).map(\.connection))
+        #expect(connections.count >= 60 / 7)
+    }
+
+    @Test func aLowStreamLimitAtAPNsStillDeliversEverything() async throws {
+        let p = try await Paired.start()
+        try await p.stack.simulator.configure(latencyMS: 20, rates: nil, goawayAfter: nil, maxConcurrentStreams: 4)
+        let envelopes = try (0..<150).map { _ in try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent()) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for envelope in envelopes { group.addTask { #expect(try await p.stack.submit(envelope).status == .accepted) } }
+            try await group.waitForAll()
+        }
+        for envelope in envelopes {
+            #expect(try await Self.finalStatus(p, envelope.context.eventID, timeout: 60)["status"] as? String == "sent")
+        }
+    }
+
+    @Test func theStatusEndpointIsForThePairingsOutpostOnly() async throws {
+        let p = try await Paired.start()
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        expectProblem(try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(envelope.context.eventID)", signer: try P256.Signing.PrivateKey()),
+                      .unauthorized, "wrong_key")
+        expectProblem(try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(try EventID.generate())", signer: p.outpost.identity),
+                      .notFound, "envelope-not-found")
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import MailwakeCrypto
+import MailwakeHTTPClient
+import MailwakeHTTPTypes
+import MailwakeProtocol
+import StackSupport
+import TestSupport
+import Testing
+
+@Suite("Relay: envelope intake (PROTOCOL §5)", .serialized, .awaitedCleanup)
+struct IntakeTests {
+    /// A stack with one active pairing.
+    struct Paired {
+        let stack: RelayStack
+        let outpost: SimulatedOutpost
+        let device: SimulatedDevice
+        let pairingID: String
+
+        static func start(trialDays: Int = 7, adjust: @escaping @Sendable (inout RelayConfiguration) -> Void = { _ in }) async throws -> Paired {
+            let stack = try await RelayStack.start(trialDays: trialDays, adjust: adjust)
+            let outpost = try SimulatedOutpost()
+            let device = try await stack.registeredDevice()
+            return Paired(stack: stack, outpost: outpost, device: device, pairingID: try await stack.pair(outpost, device))
+        }
+
+        func envelope(eventID: String? = nil, subject: String = "Your sign-in code", iat: Int64? = nil, audience: String = RelayInstance.origin) throws -> Envelope {
+            try outpost.envelope(for: device, pairingID: pairingID, content: SimulatedOutpost.sampleContent(subject: subject), eventID: eventID,
+                                 iat: iat, audience: audience)
+        }
+
+        func submit(raw: [UInt8]) async throws -> HTTPClient.Response {
+            try await stack.send(.post, "/v1/envelopes", body: raw)
+        }
+    }
+
+    @Test func anAcceptedEnvelopeIsAnsweredQueued() async throws {
+        let p = try await Paired.start()
+        let response = try await p.stack.submit(try p.envelope())
+        #expect(response.status == .accepted)
+        #expect(p.stack.json(response)["status"] as? String == "queued")
+    }
+
+    @Test func anEnvelopeOverTheSizeLimitIsRefused() async throws {
+        let p = try await Paired.start()
+        var raw = p.envelope().jsonBytes
+        raw.removeLast()
+        raw += Array(#","padding":""#.utf8) + [UInt8](repeating: 0x41, count: 9000) + Array(#""}"#.utf8)
+        expectProblem(try await p.submit(raw: raw), .contentTooLarge, "too_large")
+    }
+
+    @Test func malformedJSONIsRefusedWithTheFailedCheck() async throws {
+        let p = try await Paired.start()
+        expectProblem(try await p.submit(raw: Array("{not json".utf8)), .badRequest, "malformed")
+        let good = String(decoding: try p.envelope().jsonBytes, as: UTF8.self)
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":1,"v":1,"#).utf8)), .badRequest, "malformed")
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":1,"extra":true,"#).utf8)), .badRequest, "malformed")
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":2,"#).utf8)), .badRequest, "malformed")
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: "P256-HKDF-SHA256-A256GCM", with: "P256-HKDF-SHA256-A128GCM").utf8)),
+                      .badRequest, "malformed")
+    }
+
+    @Test func anEnvelopeForAnotherRelayIsRefused() async throws {
+        let p = try await Paired.start()
+        expectProblem(try await p.stack.submit(try p.envelope(audience: "https://other-relay.example")), .badRequest, "wrong_audience")
+    }
+
+    @Test func anEnvelopeFromTooFarInTheFutureOrTooLongAgoIsRefused() async throws {
+        let p = try await Paired.start()
+        let now = Int64(Date().timeIntervalSince1970)
+        expectProblem(try await p.stack.submit(try p.envelope(iat: now + 700)), .badRequest, "clock_skew")
+        expectProblem(try await p.stack.submit(try p.envelope(iat: now - 86400 - 60)), .gone, "expired")
+        #expect(try await p.stack.submit(try p.envelope(iat: now + 500)).status == .accepted)
+    }
+
+    @Test func anEnvelopeForAnUnknownPairingIsRefused() async throws {
+        let p = try await Paired.start()
+        let stray = try p.outpost.envelope(for: p.device, pairingID: try PairingID.generate(), content: SimulatedOutpost.sampleContent())
+        expectProblem(try await p.stack.submit(stray), .notFound, "pairing-not-found")
+    }
+
+    @Test func everyFlippedBitInTheSignedPartsIsRefused() async throws {
+        let p = try await Paired.start()
+        let good = try p.envelope()
+        var mutations: [(String, Envelope)] = []
+        var e = good; e.signature[5] ^= 1; mutations.append(("sig", e))
+        e = good; e.ciphertext[0] ^= 0x80; mutations.append(("ct", e))
+        e = good; e.ciphertext[e.ciphertext.count - 1] ^= 1; mutations.append(("tag", e))
+        e = good; e.salt[31] ^= 1; mutations.append(("salt", e))
+        e = good; e.nonce[0] ^= 1; mutations.append(("nonce", e))
+        e = good; e.context.iat -= 1; mutations.append(("iat", e))
+        for (field, mutated) in mutations {
+            let response = try await p.stack.submit(mutated)
+            #expect(response.status == .unauthorized, "flipping \(field) answered \(response.status.code)")
+            expectProblem(response, .unauthorized, "bad_signature")
+        }
+        #expect(try await p.stack.submit(good).status == .accepted)
+    }
+
+    @Test func anEnvelopeSignedByAnotherOutpostIsRefused() async throws {
+        let p = try await Paired.start()
+        let impostor = try SimulatedOutpost()
+        let forged = try impostor.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        expectProblem(try await p.stack.submit(forged), .unauthorized, "bad_signature")
+    }
+
+    @Test func aDeviceWithoutEntitlementGetsNoPush() async throws {
+        let p = try await Paired.start(trialDays: 0)
+        expectProblem(try await p.stack.submit(try p.envelope()), .forbidden, "device-not-entitled")
+    }
+
+    @Test func aDeviceBlockedAtAccountsGetsNoPush() async throws {
+        let p = try await Paired.start { $0.accounts.cacheTTL = .zero }
+        let blocked = try await p.stack.client.execute(.init(
+            method: .put, url: p.stack.accounts.url + "/operator/v1/devices/\(p.device.id)/block",
+            headers: ["Authorization": "Bearer \(AccountsInstance.operatorToken)", "Content-Type": "application/json"], body: Array(#"{"reason":"fraud"}"#.utf8)))
+        #expect(blocked.status == .noContent)
+        expectProblem(try await p.stack.submit(try p.envelope()), .forbidden, "device-not-authorized")
+    }
+
+    @Test func anEnvelopeWhoseAPNsPayloadWouldExceed4096BytesIsRefused() async throws {
+        let p = try await Paired.start()
+        let big = try p.envelope(subject: String(repeating: "x", count: 2900))
+        expectProblem(try await p.stack.submit(big), .contentTooLarge, "payload-too-large")
+    }
+
+    @Test func theSameBytesAgainAnswerAsTheFirstTimeAndAreDeliveredOnce() async throws {
+        let p = try await Paired.start()
+        let envelope = try p.envelope()
+        #expect(try await p.stack.submit(envelope).status == .accepted)
+        let again = try await p.stack.submit(envelope)
+        #expect(again.status == .accepted)
+        #expect(p.stack.json(again)["status"] as? String == "queued")
+        let concurrent = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+            for _ in 0..<8 { group.addTask { try await p.stack.submit(envelope).status } }
+            return try await group.reduce(into: [HTTPStatus]()) { $0.append($1) }
+        }
+        #expect(concurrent.allSatisfy { $0 == .accepted })
+        _ = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 10)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == envelope.context.eventID }.count == 1)
+    }
+
+    @Test func differentBytesUnderAnAcceptedEventIDAreAConflict() async throws {
+        let p = try await Paired.start()
+        let eventID = try EventID.generate()
+        #expect(try await p.stack.submit(try p.envelope(eventID: eventID)).status == .accepted)
+        expectProblem(try await p.stack.submit(try p.envelope(eventID: eventID, subject: "Something else")), .conflict, "event-conflict")
+    }
+
+    @Test func anOutpostOverItsRateIsAskedToRetryLater() async throws {
+        let p = try await Paired.start { $0.rateLimit = 1; $0.rateBurst = 3 }
+        var statuses: [HTTPStatus] = []
+        var last: HTTPClient.Response?
+        for _ in 0..<5 {
+            let r = try await p.stack.submit(try p.envelope())
+            statuses.append(r.status)
+            last = r
+        }
+        #expect(statuses.prefix(3).allSatisfy { $0 == .accepted })
+        #expect(statuses.last == .tooManyRequests)
+        if let last {
+            expectProblem(last, .tooManyRequests, "rate-limited")
+            #expect(Int(last.headers["Retry-After"] ?? "") ?? 0 >= 1)
+        }
+    }
+
+    @Test func whenAccountsIsDownIntakeAnswers503WithRetryAfter() async throws {
+        let p = try await Paired.start { $0.accounts.cacheTTL = .zero }
+        await p.stack.accounts.stop()
+        let response = try await p.stack.submit(try p.envelope())
+        expectProblem(response, .serviceUnavailable, "accounts-unavailable")
+        #expect(response.headers["Retry-After"] == "5")
+    }
+
+    @Test func refusalsAreCountedByReason() async throws {
+        let p = try await Paired.start()
+        _ = try await p.submit(raw: Array("[]".utf8))
+        let metrics = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL)
+        #expect(metrics.text.contains(#"mailwake_relay_envelopes_refused_total{reason="malformed"} 1"#))
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Command-line options of `mailwake-relay-bench`.
+struct BenchOptions {
+    var postgresURL = ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"] ?? ""
+    var outposts = 20
+    var devicesPerOutpost = 5
+    /// Fixed-rate phase: envelopes a second and for how long.
+    var rate = 2000
+    var seconds = 10.0
+    /// Saturation phase: envelopes submitted as fast as `concurrency` connections allow.
+    var saturation = 40000
+    var concurrency = 64
+
+    mutating func parse(_ arguments: [String]) {
+        var args = arguments[...]
+        while let a = args.popFirst() {
+            switch a {
+            case "--url": postgresURL = args.popFirst() ?? ""
+            case "--outposts": outposts = Int(args.popFirst() ?? "") ?? outposts
+            case "--devices": devicesPerOutpost = Int(args.popFirst() ?? "") ?? devicesPerOutpost
+            case "--rate": rate = Int(args.popFirst() ?? "") ?? rate
+            case "--seconds": seconds = Double(args.popFirst() ?? "") ?? seconds
+            case "--saturation": saturation = Int(args.popFirst() ?? "") ?? saturation
+            case "--concurrency": concurrency = Int(args.popFirst() ?? "") ?? concurrency
+            case "--help":
+                print("""
+                    usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation N] [--concurrency C]
+                    URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
+                    mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
+                    """)
+                exit(0)
+            default:
+                FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8))
+                exit(2)
+            }
+        }
+        guard !postgresURL.isEmpty else {
+            FileHandle.standardError.write(Data("mailwake-relay-bench: give --url or MAILWAKE_TEST_POSTGRES_URL\n".utf8))
+            exit(2)
+        }
+    }
+}

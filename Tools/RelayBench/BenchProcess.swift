@@ -1,0 +1,57 @@
+import Foundation
+
+/// A child process of the benchmark (the simulator, the relay) with its
+/// stderr in a log file and its CPU time readable from /proc.
+final class BenchProcess: @unchecked Sendable {
+    // @unchecked Sendable: `process` is only started, signalled and awaited; `Process` itself is thread-safe for these.
+    let process: Process
+    let stdout = Pipe()
+    let logPath: String
+
+    init(executable: String, arguments: [String], logPath: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw BenchError("\(executable) is missing: build it with `swift build -c release`")
+        }
+        self.logPath = logPath
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = stdout
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        try process.run()
+    }
+
+    /// The first line the process writes to stdout.
+    func firstLine() -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = stdout.fileHandleForReading.readData(ofLength: 1)
+            guard let b = chunk.first, b != 0x0A else { break }
+            bytes.append(b)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// User plus system CPU seconds the process has used so far.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// A benchmark set-up failure.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
