@@ -32,6 +32,28 @@ public struct Delivery: Sendable, Hashable {
     /// The error reason; nil for 200.
     public var reason: String?
 
+    public init(seq: UInt64, receivedAtMS: Int64, connection: UInt64, stream: Int32, deviceToken: String? = nil, pushType: String? = nil,
+                topic: String? = nil, priority: Int? = nil, apnsID: String? = nil, collapseID: String? = nil, expiration: Int64? = nil,
+                jwtKeyID: String? = nil, jwtIssuer: String? = nil, jwtIssuedAt: Int64? = nil, payload: String, status: Int, reason: String? = nil) {
+        self.seq = seq
+        self.receivedAtMS = receivedAtMS
+        self.connection = connection
+        self.stream = stream
+        self.deviceToken = deviceToken
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.apnsID = apnsID
+        self.collapseID = collapseID
+        self.expiration = expiration
+        self.jwtKeyID = jwtKeyID
+        self.jwtIssuer = jwtIssuer
+        self.jwtIssuedAt = jwtIssuedAt
+        self.payload = payload
+        self.status = status
+        self.reason = reason
+    }
+
     /// The record as one JSON object and a newline.
     public func jsonLine() -> [UInt8] {
         var w = JSONWriter(capacity: 400 + payload.utf8.count * 11 / 10)

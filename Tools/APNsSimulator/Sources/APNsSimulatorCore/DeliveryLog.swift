@@ -12,7 +12,8 @@ import Synchronization
 /// each for a typical encrypted notification).
 public final class DeliveryLog: Sendable {
     private struct State {
-        var lines: [[UInt8]] = []   // slot (seq - 1) % capacity
+        var lines: [[UInt8]] = []   // slot (seq - base) % capacity
+        var base: UInt64 = 1        // the seq in slot 0
         var nextSeq: UInt64 = 1
         var oldestSeq: UInt64 = 1   // the oldest seq still held
         var fileFailed = false
@@ -47,7 +48,7 @@ public final class DeliveryLog: Sendable {
         return state.withLock { s -> Bool in
             delivery.seq = s.nextSeq
             let line = delivery.jsonLine()
-            let slot = Int((s.nextSeq - 1) % UInt64(capacity))
+            let slot = Int((s.nextSeq - s.base) % UInt64(capacity))
             if slot == s.lines.count { s.lines.append(line) } else { s.lines[slot] = line }
             s.nextSeq += 1
             if s.nextSeq - s.oldestSeq > UInt64(capacity) { s.oldestSeq = s.nextSeq - UInt64(capacity) }
@@ -61,6 +62,7 @@ public final class DeliveryLog: Sendable {
     public func clear() {
         state.withLock { s in
             s.oldestSeq = s.nextSeq
+            s.base = s.nextSeq
             s.lines.removeAll(keepingCapacity: false)
         }
     }
@@ -75,7 +77,7 @@ public final class DeliveryLog: Sendable {
             var returned = 0
             var last = since
             while seq < s.nextSeq, returned < limit {
-                let slot = Int((seq - 1) % UInt64(capacity))
+                let slot = Int((seq - s.base) % UInt64(capacity))
                 if returned > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: s.lines[slot].dropLast())  // without the newline
                 last = seq
