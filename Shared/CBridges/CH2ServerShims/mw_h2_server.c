@@ -100,6 +100,7 @@ struct h2_conn {
     int goaway_submitted;
     int32_t goaway_last_stream;
     uint32_t requests;
+    int32_t max_dispatched_stream;
     int read_wants_write;
     struct h2_stream *streams;
     struct h2_stream *pending_head, *pending_tail;
@@ -270,13 +271,28 @@ static void submit_response(struct h2_conn *c, struct h2_stream *st) {
     }
 }
 
-static void submit_goaway(struct h2_conn *c) {
+/* GOAWAY naming `last_stream` as the last stream this connection processes.
+ * Streams above it that are open but not dispatched yet are reset with
+ * REFUSED_STREAM now (the client may retry them elsewhere; they would
+ * otherwise keep the connection open), and any completing later are refused
+ * in dispatch(). */
+static void submit_goaway(struct h2_conn *c, int32_t last_stream) {
     if (c->goaway_submitted) return;
     c->goaway_submitted = 1;
-    c->goaway_last_stream = nghttp2_session_get_last_proc_stream_id(c->session);
-    int rv = nghttp2_submit_goaway(c->session, NGHTTP2_FLAG_NONE, c->goaway_last_stream, NGHTTP2_NO_ERROR, NULL, 0);
-    if (rv != 0) server_log(c->server, 2, c->id, "cannot submit GOAWAY: %s", nghttp2_strerror(rv));
-    else server_log(c->server, 0, c->id, "GOAWAY with last stream %d", c->goaway_last_stream);
+    c->goaway_last_stream = last_stream;
+    int rv = nghttp2_submit_goaway(c->session, NGHTTP2_FLAG_NONE, last_stream, NGHTTP2_NO_ERROR, NULL, 0);
+    if (rv != 0) {
+        server_log(c->server, 2, c->id, "cannot submit GOAWAY: %s", nghttp2_strerror(rv));
+        return;
+    }
+    for (struct h2_stream *st = c->streams; st; st = st->next) {
+        if (st->id > last_stream && !st->dispatched) {
+            st->dispatched = 1;
+            stream_free_request(st);
+            nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_REFUSED_STREAM);
+        }
+    }
+    server_log(c->server, 0, c->id, "GOAWAY with last stream %d", last_stream);
 }
 
 static const char *field_ptr(const struct h2_stream *st, enum field f) { return st->fields[f]; }
@@ -294,6 +310,7 @@ static void dispatch(struct h2_conn *c, struct h2_stream *st) {
     }
     mw_h2_server *s = c->server;
     c->requests++;
+    if (st->id > c->max_dispatched_stream) c->max_dispatched_stream = st->id;
     mw_h2_request request = {
         .method = field_ptr(st, F_METHOD), .method_len = st->field_len[F_METHOD],
         .path = field_ptr(st, F_PATH), .path_len = st->field_len[F_PATH],
@@ -322,7 +339,9 @@ static void dispatch(struct h2_conn *c, struct h2_stream *st) {
         st->due_ms = now_ms() + response.delay_ms;
         pending_insert(c, st);
     }
-    if (response.goaway) submit_goaway(c);
+    /* The last stream is this one, or a higher one already answered (streams
+     * may complete out of order). */
+    if (response.goaway) submit_goaway(c, c->max_dispatched_stream);
 }
 
 /* MARK: nghttp2 callbacks */
@@ -573,7 +592,7 @@ static void serve(struct h2_conn *c) {
     mw_h2_server *s = c->server;
     for (;;) {
         if (atomic_load(&s->stopping)) return;
-        if (atomic_exchange(&c->goaway_requested, 0)) submit_goaway(c);
+        if (atomic_exchange(&c->goaway_requested, 0)) submit_goaway(c, nghttp2_session_get_last_proc_stream_id(c->session));
         submit_due(c);
         if (flush(c) != 0) return;
         int idle_out = c->out_off == c->out_len;

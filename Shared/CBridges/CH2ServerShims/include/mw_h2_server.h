@@ -64,8 +64,10 @@ typedef struct mw_h2_request {
 typedef struct mw_h2_response {
     unsigned int status;              /* 200..599 */
     unsigned int delay_ms;            /* send the response this much later (0: now) */
-    int goaway;                       /* 1: send GOAWAY after this stream; the connection
-                                         serves the streams it already has, then closes */
+    int goaway;                       /* 1: send GOAWAY naming this stream (or a higher one
+                                         already answered) as the last; streams above it are
+                                         refused (REFUSED_STREAM), those below are finished,
+                                         then the connection closes */
     /* Owned by the shim; set with the functions below. */
     char *apns_id;
     size_t apns_id_len;
@@ -106,7 +108,7 @@ uint16_t mw_h2_server_port(const mw_h2_server *server);
 void mw_h2_server_set_max_concurrent_streams(mw_h2_server *server, uint32_t value);
 
 /* Asks connection `connection_id` (0: every open connection) to send GOAWAY
- * with the last stream it has received, finish those streams and close.
+ * naming the last stream it has received, finish those streams and close.
  * Returns how many connections were asked. */
 unsigned int mw_h2_server_goaway(mw_h2_server *server, uint64_t connection_id);
 
