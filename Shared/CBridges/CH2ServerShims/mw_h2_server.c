@@ -101,6 +101,7 @@ struct h2_conn {
     int32_t goaway_last_stream;
     uint32_t requests;
     int32_t max_dispatched_stream;
+    uint32_t resets_received;
     int read_wants_write;
     struct h2_stream *streams;
     struct h2_stream *pending_head, *pending_tail;
@@ -407,6 +408,7 @@ static int on_data_chunk(nghttp2_session *session, uint8_t flags, int32_t stream
 
 static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame, void *user_data) {
     struct h2_conn *c = user_data;
+    if (frame->hd.type == NGHTTP2_RST_STREAM) c->resets_received++;
     if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
         struct h2_stream *st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
         if (st) dispatch(c, st);
@@ -481,7 +483,18 @@ static int session_setup(struct h2_conn *c) {
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, on_data_chunk);
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, on_frame_recv);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
-    int rv = nghttp2_session_server_new(&c->session, callbacks, c);
+    nghttp2_option *options;
+    if (nghttp2_option_new(&options) != 0) {
+        nghttp2_session_callbacks_del(callbacks);
+        return -1;
+    }
+    /* libcurl 7.88 (the relay's client) resets every stream it has finished
+     * with (RST_STREAM after the response), so nghttp2's rapid-reset guard
+     * (1000 resets, then 33 a second) would tear busy connections down
+     * every couple of thousand requests, which APNs does not do. */
+    nghttp2_option_set_stream_reset_rate_limit(options, UINT64_MAX / 2, UINT64_MAX / 2);
+    int rv = nghttp2_session_server_new2(&c->session, callbacks, c, options);
+    nghttp2_option_del(options);
     nghttp2_session_callbacks_del(callbacks);
     if (rv != 0) {
         c->session = NULL;
@@ -643,7 +656,8 @@ static void connection_end(struct h2_conn *c) {
     close(c->fd);
     close(c->wake_fd);
     free(c->out);
-    server_log(s, 0, c->id, "connection closed after %u requests", c->requests);
+    server_log(s, 0, c->id, "connection closed after %u requests (%u stream resets from the client)", c->requests,
+               c->resets_received);
     free(c);
     atomic_fetch_sub(&s->open, 1);
 
