@@ -100,6 +100,31 @@ import Testing
         }
     }
 
+    /// libcurl resets every stream it has finished with; nghttp2's
+    /// rapid-reset guard would close the connection after about 1000 of
+    /// those, APNs does not.
+    @Test func aBusyConnectionOutlivesTheClientsStreamResets() async throws {
+        try await withSimulator(options: [.keepDeliveries(10)]) { sim, client in
+            let total = 2500, workers = 50
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for w in 0..<workers {
+                    group.addTask {
+                        for n in stride(from: w, to: total, by: workers) {
+                            var push = Push()
+                            push.token = deviceToken(n)
+                            let response = try await sim.send(push, with: client)
+                            precondition(response.status == .ok)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let stats = try await sim.stats()
+            #expect(stats.count(status: 200) == total)
+            #expect(stats.connections == 1)
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nghttp")))
     func maxConcurrentStreamsIsAdvertisedAndChangesForNewConnections() async throws {
         try await withSimulator(options: [.maxConcurrentStreams(7)]) { sim, _ in
