@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "mailwake-postgres-bench", targets: ["mailwake-postgres-bench"]),
         .executable(name: "mailwake-accounts-bench", targets: ["mailwake-accounts-bench"]),
         .executable(name: "mailwake-relay-bench", targets: ["mailwake-relay-bench"]),
+        .executable(name: "mailwake-apns-simulator", targets: ["mailwake-apns-simulator"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
         .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
@@ -42,6 +43,25 @@ let package = Package(
             name: "COpenSSLShims",
             dependencies: ["CLibCrypto"],
             path: "Shared/CBridges/COpenSSLShims",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
+
+        .systemLibrary(
+            name: "CLibSSL",
+            path: "Shared/CBridges/CLibSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibNGHTTP2",
+            path: "Shared/CBridges/CLibNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        .target(
+            name: "CH2ServerShims",
+            dependencies: ["CLibNGHTTP2", "CLibSSL"],
+            path: "Shared/CBridges/CH2ServerShims",
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
         ),
 
@@ -217,11 +237,23 @@ let package = Package(
             path: "Tools/ProtocolBench",
             swiftSettings: strict
         ),
+        .target(
+            name: "APNsSimulatorCore",
+            dependencies: ["CH2ServerShims", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            path: "Tools/APNsSimulator/Sources/APNsSimulatorCore",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-apns-simulator",
+            dependencies: ["APNsSimulatorCore", "MailwakeCrypto", "MailwakeCore"],
+            path: "Tools/APNsSimulator/Sources/mailwake-apns-simulator",
+            swiftSettings: strict
+        ),
 
         // MARK: Tests
         .target(
             name: "TestSupport",
-            dependencies: ["MailwakeCore"],
+            dependencies: ["MailwakeCore", "MailwakeCrypto", "MailwakeHTTPClient", "MailwakeHTTPTypes"],
             path: "Tests/Support",
             swiftSettings: strict
         ),
@@ -284,6 +316,12 @@ let package = Package(
             dependencies: ["MailwakeCrypto", "TestSupport"],
             path: "Tests/CryptoTests",
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "APNsSimulatorTests",
+            dependencies: ["APNsSimulatorCore", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            path: "Tests/APNsSimulatorTests",
             swiftSettings: strict
         ),
         .testTarget(

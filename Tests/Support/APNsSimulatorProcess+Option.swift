@@ -1,0 +1,32 @@
+extension APNsSimulatorProcess {
+    /// Start-up settings beyond the defaults (no latency, 1000 streams,
+    /// tokens valid for an hour).
+    public enum Option: Sendable, Hashable {
+        /// Hold every `/3/device` answer back this many milliseconds.
+        case latencyMS(Int)
+        /// SETTINGS_MAX_CONCURRENT_STREAMS.
+        case maxConcurrentStreams(Int)
+        /// Seconds after `iat` a provider token expires.
+        case tokenMaxAge(seconds: Int)
+        /// Deliveries kept in memory.
+        case keepDeliveries(Int)
+        /// Give the simulator the PEM public key instead of the `.p8`.
+        case publicKeyFile
+        /// `--log-level` (the log is `logText()`).
+        case logLevel(String)
+        /// Extra command-line arguments, as given.
+        case arguments([String])
+
+        var arguments: [String] {
+            switch self {
+            case .latencyMS(let n): ["--latency-ms", String(n)]
+            case .maxConcurrentStreams(let n): ["--max-concurrent-streams", String(n)]
+            case .tokenMaxAge(let seconds): ["--token-max-age", String(seconds)]
+            case .keepDeliveries(let n): ["--keep-deliveries", String(n)]
+            case .publicKeyFile: []
+            case .logLevel(let level): ["--log-level", level]
+            case .arguments(let extra): extra
+            }
+        }
+    }
+}

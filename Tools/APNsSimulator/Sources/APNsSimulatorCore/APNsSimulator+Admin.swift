@@ -1,0 +1,129 @@
+import Foundation
+import MailwakeProtocol
+
+/// The control API under `/_sim/` (plain JSON, no provider token):
+///
+/// | request | does |
+/// | --- | --- |
+/// | `GET /_sim/config` | the settings in force, with topic, key id, team id and token age |
+/// | `POST /_sim/config` | changes any of `latency_ms`, `rates`, `goaway_after`, `max_concurrent_streams` |
+/// | `GET /_sim/behaviours` | the per-token behaviours in force |
+/// | `POST /_sim/behaviours` | sets the behaviour of one token (see `Behaviour`) |
+/// | `DELETE /_sim/behaviours` | removes every behaviour |
+/// | `GET /_sim/deliveries?since=SEQ&limit=N` | `{"deliveries":[...],"next":SEQ}` |
+/// | `DELETE /_sim/deliveries` | forgets the deliveries held in memory |
+/// | `GET /_sim/stats` | counts by status and reason, total, connections |
+/// | `POST /_sim/goaway` | GOAWAY on `{"connection":N}` or, without a body, on every connection |
+extension APNsSimulator {
+    /// Deliveries returned by one page when `limit` is not given, and at most.
+    static let defaultPageSize = 1000
+    static let maxPageSize = 10_000
+
+    func handleAdmin(_ request: SimulatorRequest) -> SimulatorResponse {
+        let (path, query) = Self.split(request.path)
+        do {
+            switch (request.method, path) {
+            case ("GET", "/_sim/config"):
+                return .json(200, configJSON())
+            case ("POST", "/_sim/config"):
+                let update = try Self.decode(SettingsUpdate.self, request.body)
+                let (old, new) = try settingsState.withLock { s throws(SimulatorAdminError) in
+                    let old = s
+                    s = try s.applying(update)
+                    return (old, s)
+                }
+                if new.maxConcurrentStreams != old.maxConcurrentStreams {
+                    transportState.withLock { $0 }?.setMaxConcurrentStreams(new.maxConcurrentStreams)
+                }
+                logger.info("settings changed", ["latency_ms": .int(new.latencyMS), "goaway_after": .int(new.goawayAfter),
+                                                 "max_concurrent_streams": .int(new.maxConcurrentStreams)])
+                return .json(200, configJSON())
+            case ("GET", "/_sim/behaviours"):
+                return .json(200, behaviours.json())
+            case ("POST", "/_sim/behaviours"):
+                let behaviour = try Self.decode(Behaviour.self, request.body)
+                if let problem = behaviour.problem { throw SimulatorAdminError(problem) }
+                behaviours.set(behaviour)
+                return .json(200, behaviours.json())
+            case ("DELETE", "/_sim/behaviours"):
+                behaviours.removeAll()
+                return .json(200, behaviours.json())
+            case ("GET", "/_sim/deliveries"):
+                let since = try Self.integer(query["since"], name: "since", range: 0...Int64.max - 1) ?? 0
+                let limit = try Self.integer(query["limit"], name: "limit", range: 1...Int64(Self.maxPageSize)) ?? Int64(Self.defaultPageSize)
+                return .json(200, deliveries.page(since: UInt64(since), limit: Int(limit)))
+            case ("DELETE", "/_sim/deliveries"):
+                deliveries.clear()
+                return .json(200, Array(#"{"cleared":true}"#.utf8))
+            case ("GET", "/_sim/stats"):
+                let transport = transportState.withLock { $0 }
+                return .json(200, statistics.json(connectionsAccepted: transport?.connectionsAccepted ?? 0, connectionsOpen: transport?.connectionsOpen ?? 0,
+                                                  deliveriesHeld: deliveries.count, tokenVerifications: validator.verifier.verifications))
+            case ("POST", "/_sim/goaway"):
+                let target = request.body.isEmpty ? GoawayRequest(connection: nil) : try Self.decode(GoawayRequest.self, request.body)
+                let asked = transportState.withLock { $0 }?.goaway(connection: target.connection) ?? 0
+                return .json(200, Array(#"{"connections":\#(asked)}"#.utf8))
+            case (_, "/_sim/config"), (_, "/_sim/behaviours"), (_, "/_sim/deliveries"), (_, "/_sim/stats"), (_, "/_sim/goaway"):
+                return Self.error(405, "method \(request.method) is not allowed on \(path)")
+            default:
+                return Self.error(404, "no simulator endpoint \(path)")
+            }
+        } catch let error as SimulatorAdminError {
+            return Self.error(400, error.message)
+        } catch {
+            return Self.error(400, "the body is not the expected JSON: \(error)")
+        }
+    }
+
+    /// `POST /_sim/goaway`'s body.
+    struct GoawayRequest: Decodable {
+        let connection: UInt64?
+    }
+
+    private func configJSON() -> [UInt8] {
+        let s = settings
+        var w = JSONWriter()
+        w.beginObject()
+        s.write(to: &w)
+        w.string("topic", configuration.topic)
+        w.string("key_id", configuration.keyID)
+        w.string("team_id", configuration.teamID)
+        w.int("token_max_age", configuration.tokenMaxAge)
+        w.int("keep_deliveries", Int64(configuration.keepDeliveries))
+        w.endObject()
+        return w.bytes
+    }
+
+    private static func error(_ status: Int, _ message: String) -> SimulatorResponse {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("error", message)
+        w.endObject()
+        return .json(status, w.bytes)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws -> T {
+        do {
+            return try StrictJSON.decode(T.self, from: body, limits: .init(maxBytes: 64 * 1024, maxDepth: 8, allowFractions: true))
+        } catch {
+            throw SimulatorAdminError("the body is not the expected JSON: \(error)")
+        }
+    }
+
+    private static func integer(_ value: String?, name: String, range: ClosedRange<Int64>) throws(SimulatorAdminError) -> Int64? {
+        guard let value else { return nil }
+        guard let n = Int64(value), range.contains(n) else { throw SimulatorAdminError("\(name) must be an integer in \(range)") }
+        return n
+    }
+
+    /// The path and its query parameters (no percent-decoding: the values are numbers).
+    private static func split(_ target: String) -> (String, [String: String]) {
+        guard let q = target.firstIndex(of: "?") else { return (target, [:]) }
+        var query: [String: String] = [:]
+        for pair in target[target.index(after: q)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return (String(target[..<q]), query)
+    }
+}
