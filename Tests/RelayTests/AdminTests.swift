@@ -37,7 +37,7 @@ struct AdminTests {
     }
 
     @Test func metricsCountAcceptanceAPNsOutcomesAndLatency() async throws {
-        let (p, _, failed) = try await Self.withTraffic()
+        let (p, _, _) = try await Self.withTraffic()
         let text = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text
         for needle in [
             "mailwake_relay_envelopes_accepted_total 2",

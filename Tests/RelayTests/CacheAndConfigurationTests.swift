@@ -8,12 +8,12 @@ import Testing
 struct CacheAndConfigurationTests {
     @Test func concurrentMissesForOneKeyShareOneLoad() async throws {
         let cache = TTLCache<String, Int>(ttl: .seconds(30))
-        let loads = Mutex(0)
+        let loads = LoadCounter()
         let values = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<20 {
                 group.addTask {
                     try await cache.value(for: "device") {
-                        loads.withLock { $0 += 1 }
+                        loads.increment()
                         try await Task.sleep(for: .milliseconds(50))
                         return 7
                     }
@@ -22,7 +22,7 @@ struct CacheAndConfigurationTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(values == Array(repeating: 7, count: 20))
-        #expect(loads.withLock { $0 } == 1)
+        #expect(loads.count == 1)
     }
 
     @Test func aFailedLoadIsNotCachedAndARemovedKeyLoadsAgain() async throws {
@@ -89,4 +89,11 @@ struct CacheAndConfigurationTests {
             Issue.record("unexpected \(error)")
         }
     }
+}
+
+/// Counts loads from concurrent tasks.
+final class LoadCounter: Sendable {
+    private let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
 }

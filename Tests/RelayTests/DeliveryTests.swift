@@ -196,7 +196,7 @@ struct DeliveryTests {
         try await p.stack.simulator.configure(latencyMS: 20, rates: nil, goawayAfter: nil, maxConcurrentStreams: 4)
         let envelopes = try (0..<150).map { _ in try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent()) }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for envelope in envelopes { group.addTask { #expect(try await p.stack.submit(envelope).status == .accepted) } }
+            for envelope in envelopes { group.addTask { let status = try await p.stack.submit(envelope).status; #expect(status == .accepted) } }
             try await group.waitForAll()
         }
         for envelope in envelopes {

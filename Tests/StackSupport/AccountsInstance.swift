@@ -4,7 +4,7 @@ import Synchronization
 public import MailwakeCore
 import MailwakeHTTPServer
 import MailwakePostgres
-import TestSupport
+public import TestSupport
 
 /// An accounts service running in this process on a fresh database, plain
 /// HTTP on a loopback port, with a trial so registered devices are entitled.

@@ -32,12 +32,12 @@ public final class EnvelopeLoad: Sendable {
 
     /// Submits all `envelopes`, `concurrency` at a time.
     public func run(_ envelopes: [Envelope], concurrency: Int, deadline: ContinuousClock.Instant) async {
-        let next = Mutex(0)
+        let next = NextIndex()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<concurrency {
                 group.addTask {
                     while true {
-                        let index = next.withLock { i -> Int in defer { i += 1 }; return i }
+                        let index = next.take()
                         guard index < envelopes.count else { return }
                         await self.submitUntilAcknowledged(envelopes[index], deadline: deadline)
                     }
@@ -60,4 +60,10 @@ public final class EnvelopeLoad: Sendable {
             try? await Task.sleep(for: .milliseconds(100))
         }
     }
+}
+
+/// Hands out 0, 1, 2, … to concurrent workers.
+private final class NextIndex: Sendable {
+    private let value = Mutex(0)
+    func take() -> Int { value.withLock { i in defer { i += 1 }; return i } }
 }

@@ -4,7 +4,7 @@ public import MailwakeCore
 import MailwakeHTTPServer
 import MailwakePostgres
 public import RelayService
-import TestSupport
+public import TestSupport
 
 /// A relay running in this process: its listeners and background services,
 /// plain HTTP on loopback ports, delivering to the APNs simulator.

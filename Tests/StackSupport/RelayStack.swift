@@ -30,7 +30,8 @@ public final class RelayStack: Sendable {
     public static func start(postgres: PostgresTestServer? = nil, trialDays: Int = 7, simulatorOptions: [APNsSimulatorProcess.Option] = [],
                              adjust: @Sendable (inout RelayConfiguration) -> Void = { _ in },
                              clockMS: (@Sendable () -> Int64)? = nil) async throws -> RelayStack {
-        let pg = try await postgres ?? PostgresTestServer.shared()
+        let pg: PostgresTestServer
+        if let postgres { pg = postgres } else { pg = try await PostgresTestServer.shared() }
         let accounts = try await AccountsInstance.start(postgres: pg, trialDays: trialDays)
         AwaitedCleanup.register { await accounts.stop() }
         let simulator = try await APNsSimulatorProcess.start(topic: RelayInstance.bundleID, options: simulatorOptions)

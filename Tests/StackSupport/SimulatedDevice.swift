@@ -1,6 +1,6 @@
 import Foundation
 public import MailwakeCrypto
-import MailwakeHTTPClient
+public import MailwakeHTTPClient
 import MailwakeHTTPTypes
 public import MailwakeProtocol
 import TestSupport

@@ -40,7 +40,7 @@ struct AdminPage {
             <table><tr><th>Window</th><th>Sent</th><th>Sent / s</th><th>Failed</th><th>Expired</th></tr>
             """
         for w in s.windows {
-            let rate = String(format: "%.1f", Double(w.sent) / Double(w.seconds))
+            let rate = String(format: "%.2f", Double(w.sent) / Double(w.seconds))
             out += "<tr><td>\(escape(w.label))</td><td class=\"ok\">\(w.sent)</td><td>\(rate)</td>"
             out += "<td class=\"\(w.failed > 0 ? "bad" : "")\">\(w.failed)</td><td class=\"\(w.expired > 0 ? "warn" : "")\">\(w.expired)</td></tr>\n"
         }
