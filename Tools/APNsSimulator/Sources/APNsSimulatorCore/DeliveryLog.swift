@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MailwakeCore
 import MailwakeProtocol
 import Synchronization
 
@@ -53,7 +54,7 @@ public final class DeliveryLog: Sendable {
             s.nextSeq += 1
             if s.nextSeq - s.oldestSeq > UInt64(capacity) { s.oldestSeq = s.nextSeq - UInt64(capacity) }
             guard fd >= 0, !s.fileFailed else { return !s.fileFailed }
-            if !Self.writeAll(fd, line) { s.fileFailed = true }
+            if !FileDescriptorIO.writeAll(fd, line) { s.fileFailed = true }
             return !s.fileFailed
         }
     }
@@ -97,17 +98,4 @@ public final class DeliveryLog: Sendable {
 
     /// The seq the next delivery gets.
     public var nextSeq: UInt64 { state.withLock { $0.nextSeq } }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += n
-        }
-        return true
-    }
 }
