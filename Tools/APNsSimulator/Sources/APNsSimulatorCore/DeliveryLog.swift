@@ -27,11 +27,11 @@ public final class DeliveryLog: Sendable {
     /// - Parameters:
     ///   - capacity: deliveries kept in memory, at least 1.
     ///   - recordPath: a file to append every delivery to (created with mode 0644), or nil.
-    public init(capacity: Int, recordPath: String?) throws(SimulatorAdminError) {
+    public init(capacity: Int, recordPath: String?) throws(SimulatorError) {
         self.capacity = max(1, capacity)
         if let recordPath {
             let fd = open(recordPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SimulatorAdminError("cannot open the record file \(recordPath): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { throw SimulatorError("cannot open the record file \(recordPath): \(String(cString: strerror(errno)))") }
             self.fd = fd
         } else {
             fd = -1
