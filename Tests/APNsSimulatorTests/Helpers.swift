@@ -101,7 +101,16 @@ func withSimulator(options: [APNsSimulatorProcess.Option] = [], client adjust: (
 /// recorded as such.
 func expectRefusal(_ push: Push, status: Int, reason: APNsReason, options: [APNsSimulatorProcess.Option] = [],
                    sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    try await expectRefusal(status: status, reason: reason, options: options, sourceLocation: sourceLocation) { _ in push }
+}
+
+/// Builds a request from the running simulator (its key, id, team) and
+/// expects it refused with `status` and `reason`.
+func expectRefusal(status: Int, reason: APNsReason, options: [APNsSimulatorProcess.Option] = [],
+                   sourceLocation: SourceLocation = #_sourceLocation,
+                   _ makePush: (APNsSimulatorProcess) throws -> Push) async throws {
     try await withSimulator(options: options) { sim, client in
+        let push = try makePush(sim)
         let response = try await sim.send(push, with: client)
         #expect(response.status.code == status, sourceLocation: sourceLocation)
         #expect(response.reason == reason.rawValue, sourceLocation: sourceLocation)
@@ -110,5 +119,21 @@ func expectRefusal(_ push: Push, status: Int, reason: APNsReason, options: [APNs
         let recorded = try await sim.deliveries()
         #expect(recorded.count == 1 && recorded.first?.status == status && recorded.first?.reason == reason.rawValue,
                 sourceLocation: sourceLocation)
+    }
+}
+
+extension Push {
+    /// This push with one field changed.
+    func with<Value>(_ field: WritableKeyPath<Push, Value>, _ value: Value) -> Push {
+        var copy = self
+        copy[keyPath: field] = value
+        return copy
+    }
+
+    /// A valid push carrying `authorization` as given.
+    static func authorized(_ authorization: String) -> Push {
+        var push = Push()
+        push.authorization = .raw(authorization)
+        return push
     }
 }

@@ -75,7 +75,7 @@ import Testing
         #expect(rates.status(forDraw: 0.15) == 503)
         #expect(rates.status(forDraw: 0.29) == 503)
         #expect(rates.status(forDraw: 0.31) == nil)
-        #expect(throws: SimulatorAdminError.self) { try FailureRates([500: 1.5]) }
+        #expect(throws: SimulatorError.self) { try FailureRates([500: 1.5]) }
     }
 
     @Test func behavioursWithTimesAreUsedUp() {

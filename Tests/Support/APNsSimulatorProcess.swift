@@ -98,7 +98,14 @@ public final class APNsSimulatorProcess: Sendable {
             ]
             for option in options { arguments += option.arguments }
             let process = try TestServerProcess(executable: executable, arguments: arguments, logName: "apns-simulator", pipeStdout: true)
+            // A simulator that neither prints nor exits is killed after 60 s,
+            // which ends the read with EOF.
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(60))
+                await Blocking.run { process.stop(keepLog: true) }
+            }
             let line = await Blocking.run { process.readStdoutLine() }
+            watchdog.cancel()
             guard let port = Self.listeningPort(line) else {
                 process.stop(keepLog: true)
                 let log = process.logText()

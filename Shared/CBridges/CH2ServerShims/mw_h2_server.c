@@ -631,6 +631,9 @@ static void serve(struct h2_conn *c) {
         if (p[1].revents & POLLIN) {
             uint64_t value;
             if (read(c->wake_fd, &value, sizeof value) < 0 && errno != EAGAIN) return;
+            /* Before reading what arrived with the wake-up: a request sent
+             * after the GOAWAY was asked for must fall above its last stream. */
+            if (atomic_exchange(&c->goaway_requested, 0)) submit_goaway(c, nghttp2_session_get_last_proc_stream_id(c->session));
         }
         if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) || (c->read_wants_write && (p[0].revents & POLLOUT)) ||
             SSL_pending(c->ssl) > 0) {

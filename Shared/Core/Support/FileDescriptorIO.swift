@@ -5,10 +5,10 @@ import Darwin
 #endif
 
 /// Raw writes to file descriptors, retrying short writes and EINTR.
-enum FileDescriptorIO {
+public enum FileDescriptorIO {
     /// Writes every byte; false when the descriptor fails.
     @discardableResult
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -27,7 +27,7 @@ extension APNsSimulator {
                 return .json(200, configJSON())
             case ("POST", "/_sim/config"):
                 let update = try Self.decode(SettingsUpdate.self, request.body)
-                let (old, new) = try settingsState.withLock { s throws(SimulatorAdminError) in
+                let (old, new) = try settingsState.withLock { s throws(SimulatorError) in
                     let old = s
                     s = try s.applying(update)
                     return (old, s)
@@ -42,7 +42,7 @@ extension APNsSimulator {
                 return .json(200, behaviours.json())
             case ("POST", "/_sim/behaviours"):
                 let behaviour = try Self.decode(Behaviour.self, request.body)
-                if let problem = behaviour.problem { throw SimulatorAdminError(problem) }
+                if let problem = behaviour.problem { throw SimulatorError(problem) }
                 behaviours.set(behaviour)
                 return .json(200, behaviours.json())
             case ("DELETE", "/_sim/behaviours"):
@@ -68,7 +68,7 @@ extension APNsSimulator {
             default:
                 return Self.error(404, "no simulator endpoint \(path)")
             }
-        } catch let error as SimulatorAdminError {
+        } catch let error as SimulatorError {
             return Self.error(400, error.message)
         } catch {
             return Self.error(400, "the body is not the expected JSON: \(error)")
@@ -106,13 +106,13 @@ extension APNsSimulator {
         do {
             return try StrictJSON.decode(T.self, from: body, limits: .init(maxBytes: 64 * 1024, maxDepth: 8, allowFractions: true))
         } catch {
-            throw SimulatorAdminError("the body is not the expected JSON: \(error)")
+            throw SimulatorError("the body is not the expected JSON: \(error)")
         }
     }
 
-    private static func integer(_ value: String?, name: String, range: ClosedRange<Int64>) throws(SimulatorAdminError) -> Int64? {
+    private static func integer(_ value: String?, name: String, range: ClosedRange<Int64>) throws(SimulatorError) -> Int64? {
         guard let value else { return nil }
-        guard let n = Int64(value), range.contains(n) else { throw SimulatorAdminError("\(name) must be an integer in \(range)") }
+        guard let n = Int64(value), range.contains(n) else { throw SimulatorError("\(name) must be an integer in \(range)") }
         return n
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MailwakeCore
 import MailwakeProtocol
 import Synchronization
 
@@ -26,11 +27,11 @@ public final class DeliveryLog: Sendable {
     /// - Parameters:
     ///   - capacity: deliveries kept in memory, at least 1.
     ///   - recordPath: a file to append every delivery to (created with mode 0644), or nil.
-    public init(capacity: Int, recordPath: String?) throws(SimulatorAdminError) {
+    public init(capacity: Int, recordPath: String?) throws(SimulatorError) {
         self.capacity = max(1, capacity)
         if let recordPath {
             let fd = open(recordPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SimulatorAdminError("cannot open the record file \(recordPath): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { throw SimulatorError("cannot open the record file \(recordPath): \(String(cString: strerror(errno)))") }
             self.fd = fd
         } else {
             fd = -1
@@ -53,7 +54,7 @@ public final class DeliveryLog: Sendable {
             s.nextSeq += 1
             if s.nextSeq - s.oldestSeq > UInt64(capacity) { s.oldestSeq = s.nextSeq - UInt64(capacity) }
             guard fd >= 0, !s.fileFailed else { return !s.fileFailed }
-            if !Self.writeAll(fd, line) { s.fileFailed = true }
+            if !FileDescriptorIO.writeAll(fd, line) { s.fileFailed = true }
             return !s.fileFailed
         }
     }
@@ -97,17 +98,4 @@ public final class DeliveryLog: Sendable {
 
     /// The seq the next delivery gets.
     public var nextSeq: UInt64 { state.withLock { $0.nextSeq } }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += n
-        }
-        return true
-    }
 }

@@ -13,14 +13,14 @@ public struct FailureRates: Sendable, Hashable {
     private init() { rates = [] }
 
     /// Validates and builds; throws a message naming the first bad entry.
-    public init(_ rates: [Int: Double]) throws(SimulatorAdminError) {
+    public init(_ rates: [Int: Double]) throws(SimulatorError) {
         var total = 0.0
         for (status, rate) in rates {
-            guard (400...599).contains(status) else { throw SimulatorAdminError("rates: status \(status) is not 400...599") }
-            guard rate.isFinite, (0...1).contains(rate) else { throw SimulatorAdminError("rates: \(status) must be between 0 and 1") }
+            guard (400...599).contains(status) else { throw SimulatorError("rates: status \(status) is not 400...599") }
+            guard rate.isFinite, (0...1).contains(rate) else { throw SimulatorError("rates: \(status) must be between 0 and 1") }
             total += rate
         }
-        guard total <= 1.000_001 else { throw SimulatorAdminError("rates add up to more than 1") }
+        guard total <= 1.000_001 else { throw SimulatorError("rates add up to more than 1") }
         self.rates = rates.filter { $0.value > 0 }.map { (status: $0.key, rate: $0.value) }.sorted { $0.status < $1.status }
     }
 

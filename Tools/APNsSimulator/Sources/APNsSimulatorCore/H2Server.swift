@@ -58,7 +58,7 @@ public final class H2Server: @unchecked Sendable, SimulatorTransport {
         }
         guard let started else {
             context.release()
-            throw SimulatorAdminError(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw SimulatorError(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         server = started
         self.context = context

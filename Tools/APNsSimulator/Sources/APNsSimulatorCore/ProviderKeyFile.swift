@@ -11,6 +11,6 @@ public enum ProviderKeyFile {
         if pem.contains("-----BEGIN PRIVATE KEY-----") {
             return try P256.Signing.PrivateKey(pemRepresentation: pem).publicKey
         }
-        throw SimulatorAdminError("the key file holds neither a PEM PUBLIC KEY nor a PKCS#8 PRIVATE KEY (.p8)")
+        throw SimulatorError("the key file holds neither a PEM PUBLIC KEY nor a PKCS#8 PRIVATE KEY (.p8)")
     }
 }

@@ -19,26 +19,26 @@ public struct SimulatorSettings: Sendable, Hashable {
     }
 
     /// Applies the fields `update` carries.
-    public func applying(_ update: SettingsUpdate) throws(SimulatorAdminError) -> SimulatorSettings {
+    public func applying(_ update: SettingsUpdate) throws(SimulatorError) -> SimulatorSettings {
         var s = self
         if let v = update.latencyMS {
-            guard (0...600_000).contains(v) else { throw SimulatorAdminError("latency_ms must be 0...600000") }
+            guard (0...600_000).contains(v) else { throw SimulatorError("latency_ms must be 0...600000") }
             s.latencyMS = v
         }
         if let v = update.rates {
             var parsed: [Int: Double] = [:]
             for (key, rate) in v {
-                guard let status = Int(key) else { throw SimulatorAdminError("rates: \(key) is not a status code") }
+                guard let status = Int(key) else { throw SimulatorError("rates: \(key) is not a status code") }
                 parsed[status] = rate
             }
             s.rates = try FailureRates(parsed)
         }
         if let v = update.goawayAfter {
-            guard v >= 0 else { throw SimulatorAdminError("goaway_after must not be negative") }
+            guard v >= 0 else { throw SimulatorError("goaway_after must not be negative") }
             s.goawayAfter = v
         }
         if let v = update.maxConcurrentStreams {
-            guard (1...100_000).contains(v) else { throw SimulatorAdminError("max_concurrent_streams must be 1...100000") }
+            guard (1...100_000).contains(v) else { throw SimulatorError("max_concurrent_streams must be 1...100000") }
             s.maxConcurrentStreams = v
         }
         return s
