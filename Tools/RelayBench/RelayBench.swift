@@ -265,7 +265,7 @@ final class RelayBench: @unchecked Sendable {
         var all: [Received] = []
         var cursor: Int64 = 0
         while true {
-            let r = try await simulatorClient.execute(.init(url: simulatorURL + "/_sim/deliveries?since=\(cursor)&limit=20000"))
+            let r = try await simulatorClient.execute(.init(url: simulatorURL + "/_sim/deliveries?since=\(cursor)&limit=10000"))
             guard let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any],
                   let list = object["deliveries"] as? [[String: Any]] else { throw BenchError("unreadable simulator answer") }
             for d in list where (d["status"] as? Int) == 200 {
@@ -274,7 +274,7 @@ final class RelayBench: @unchecked Sendable {
             cursor = (object["next"] as? NSNumber)?.int64Value ?? cursor
             if all.count >= total { return all }
             guard ContinuousClock.now < deadline else { throw BenchError("the simulator received \(all.count) of \(total) pushes in \(timeout) s") }
-            if list.count < 20000 { try await Task.sleep(for: .milliseconds(100)) }
+            if list.count < 10000 { try await Task.sleep(for: .milliseconds(100)) }
         }
     }
 

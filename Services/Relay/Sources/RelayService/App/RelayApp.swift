@@ -16,7 +16,7 @@ public final class RelayApp: Sendable {
     let accounts: AccountsClient
     let apns: APNsClient
     let queue: DeliveryQueue
-    let doorbell = Doorbell()
+    let handoff: DeliveryHandoff
     let consentSignals = ConsentSignals()
     let pairings: TTLCache<String, PairingRecord?>
     let rateLimiter: RateLimiter
@@ -46,6 +46,7 @@ public final class RelayApp: Sendable {
         accounts = try AccountsClient(configuration: configuration.accounts, logger: logger, metrics: metrics)
         apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics)
         queue = DeliveryQueue(database: database, instance: configuration.instanceName, leaseSeconds: configuration.lease)
+        handoff = DeliveryHandoff(capacity: 2 * configuration.apns.maxInFlight)
         // Short: an ended pairing stops intake at other instances within this
         // time; delivery checks the table itself at every claim.
         pairings = TTLCache(ttl: .seconds(2))
@@ -99,10 +100,10 @@ public final class RelayApp: Sendable {
     public func backgroundServices() -> [any Service] {
         let listener = PostgresListener(configuration: database.configuration, logger: logger)
         return [
-            DeliveryWorker(queue: queue, apns: apns, accounts: accounts, doorbell: doorbell, configuration: configuration,
+            DeliveryWorker(queue: queue, apns: apns, accounts: accounts, handoff: handoff, configuration: configuration,
                            metrics: relayMetrics, logger: logger, clockMS: clockMS),
             listener,
-            QueueWakeUp(listener: listener, doorbell: doorbell, logger: logger),
+            QueueWakeUp(listener: listener, handoff: handoff, logger: logger),
             DiagnosticsReporter(database: database, accounts: accounts, metrics: relayMetrics, logger: logger),
             QueueMaintenance(database: database, configuration: configuration, metrics: relayMetrics, logger: logger, clockMS: clockMS),
         ]

@@ -97,18 +97,33 @@ extension RelayApp {
         guard payload.count <= APNsPayload.maxBytes else {
             throw HTTPError(.contentTooLarge, code: "payload-too-large", detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
         }
-        // Durable, then answered.
-        let outcome = try await queue.enqueue(NewDelivery(
+        // Durable, then answered; claimed for this instance's worker when it has room.
+        let claimedHere = handoff.reserve()
+        let delivery = NewDelivery(
             pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: c.kind.rawValue,
             activityID: c.activity?.id, activityEvent: c.activity?.event.rawValue, payload: payload,
-            envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS()))
+            envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS(),
+            claimedHere: claimedHere)
+        let outcome: EnqueueOutcome
+        do {
+            outcome = try await queue.enqueue(delivery)
+        } catch {
+            if claimedHere { handoff.cancelReservation() }
+            throw error
+        }
         switch outcome {
         case .queued:
             relayMetrics.accepted.increment()
-            doorbell.ring()
+            if claimedHere {
+                handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: deviceID, kind: delivery.kind,
+                                             activityID: delivery.activityID, activityEvent: delivery.activityEvent, payload: payload, iat: iat,
+                                             deadline: delivery.deadline, attempts: 1, acceptedMS: delivery.acceptedMS, pairingActive: true))
+            }
         case .duplicate:
+            if claimedHere { handoff.cancelReservation() }
             relayMetrics.duplicates.increment()
         case .conflict:
+            if claimedHere { handoff.cancelReservation() }
             throw HTTPError(.conflict, code: "event-conflict", detail: "another envelope with this event id was accepted for this pairing")
         }
         return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)

@@ -3,7 +3,7 @@ import MailwakePostgres
 import MailwakeProtocol
 
 /// One row of `pairings`.
-struct PairingRecord: Sendable, Hashable {
+struct PairingRecord: Sendable {
     var pairingID: String
     var outpostID: String
     /// X9.63 outpost identity key pinned at registration.
@@ -14,6 +14,8 @@ struct PairingRecord: Sendable, Hashable {
     var deviceID: String?
     /// The device's consent exactly as it submitted it (JSON).
     var consent: [UInt8]?
+    /// `outpostKey` parsed once (intake verifies every envelope with it).
+    private let parsedOutpostKey: P256.Signing.PublicKey?
 
     static let columns = "pairing_id, outpost_id, outpost_key, credential_hash, expires_at, state, device_id, consent"
 
@@ -27,6 +29,7 @@ struct PairingRecord: Sendable, Hashable {
         self.state = state
         self.deviceID = deviceID
         self.consent = consent
+        parsedOutpostKey = try? P256.Signing.PublicKey(x963Representation: outpostKey)
     }
 
     init(row: PostgresRow) throws {
@@ -35,11 +38,15 @@ struct PairingRecord: Sendable, Hashable {
             try row.decode((String, String, [UInt8], [UInt8], Int64, String, String?, [UInt8]?).self)
         guard let s = PairingState(rawValue: state) else { throw PostgresError(.decoding, "unknown pairing state") }
         self.state = s
+        parsedOutpostKey = try? P256.Signing.PublicKey(x963Representation: outpostKey)
     }
 
     /// The outpost's verifying key.
     var outpostPublicKey: P256.Signing.PublicKey {
-        get throws { try P256.Signing.PublicKey(x963Representation: outpostKey) }
+        get throws {
+            guard let parsedOutpostKey else { throw ProtocolError(.invalidKey, "the pinned outpost key is not a P-256 point") }
+            return parsedOutpostKey
+        }
     }
 
     /// The paired device's signing key, from its consent.

@@ -20,10 +20,11 @@ final class DeliveryQueue: Sendable {
         self.database = database
         self.instance = instance
         leaseMS = leaseSeconds * 1000
-        inserts = BatchCommitter(maxBatch: 256, maxConcurrentFlushes: 3) { items in
-            try await Self.insert(items, database: database)
+        let lease = leaseSeconds * 1000
+        inserts = BatchCommitter(maxBatch: 256, maxConcurrentFlushes: 2) { items in
+            try await Self.insert(items, database: database, instance: instance, leaseMS: lease)
         }
-        completions = BatchCommitter(maxBatch: 512, maxConcurrentFlushes: 2) { items in
+        completions = BatchCommitter(maxBatch: 512, maxConcurrentFlushes: 1) { items in
             try await Self.complete(items, database: database)
             return items.map { _ in () }
         }
@@ -39,7 +40,7 @@ final class DeliveryQueue: Sendable {
         try await completions.submit(completion)
     }
 
-    private static func insert(_ items: [NewDelivery], database: PostgresClient) async throws -> [EnqueueOutcome] {
+    private static func insert(_ items: [NewDelivery], database: PostgresClient, instance: String, leaseMS: Int64) async throws -> [EnqueueOutcome] {
         // The same event twice in one batch: write the first, judge the rest by it.
         var firstIndex: [String: Int] = [:]
         var unique: [NewDelivery] = []
@@ -61,23 +62,27 @@ final class DeliveryQueue: Sendable {
         b.append(PostgresArray(unique.map(\.deadline)))
         b.append(PostgresArray(unique.map(\.acceptedMS)))
         b.append(notifyChannel)
+        b.append(PostgresArray(unique.map { $0.claimedHere ? "sending" : "queued" }))
+        b.append(PostgresArray(unique.map { $0.claimedHere ? $0.acceptedMS + leaseMS : $0.acceptedMS }))
+        b.append(PostgresArray(unique.map { $0.claimedHere ? instance : nil }))
         // pg_notify runs in the statement's transaction: other instances hear
         // of the new rows when they are committed.
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             WITH input AS (
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                                     $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[])
-                    AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat, deadline_at, accepted_ms)
+                                     $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[], $16::text[])
+                    AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat, deadline_at,
+                         accepted_ms, status, next_attempt_ms, claimed_by)
             ), inserted AS (
                 INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash,
-                                        iat, deadline_at, status, attempts, next_attempt_ms, accepted_ms, updated_ms)
+                                        iat, deadline_at, status, attempts, next_attempt_ms, accepted_ms, updated_ms, claimed_by)
                 SELECT pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash,
-                       iat, deadline_at, 'queued', 0, accepted_ms, accepted_ms, accepted_ms
+                       iat, deadline_at, status, CASE WHEN status = 'sending' THEN 1 ELSE 0 END, next_attempt_ms, accepted_ms, accepted_ms, claimed_by
                 FROM input
                 ON CONFLICT (pairing_id, event_id) DO NOTHING
-                RETURNING pairing_id, event_id
+                RETURNING pairing_id, event_id, status
             ), notified AS (
-                SELECT pg_notify($13, '') WHERE EXISTS (SELECT 1 FROM inserted)
+                SELECT pg_notify($13, '') WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'queued')
             )
             SELECT i.pairing_id, i.event_id, (n.event_id IS NOT NULL), d.envelope_hash
             FROM input i

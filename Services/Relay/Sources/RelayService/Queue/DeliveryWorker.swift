@@ -10,7 +10,7 @@ final class DeliveryWorker: Service {
     let queue: DeliveryQueue
     let apns: APNsClient
     let accounts: AccountsClient
-    let doorbell: Doorbell
+    let handoff: DeliveryHandoff
     let configuration: RelayConfiguration
     let metrics: RelayMetrics
     let logger: Logger
@@ -18,41 +18,54 @@ final class DeliveryWorker: Service {
     /// Deliveries claimed per query at most.
     let claimBatch = 256
 
-    init(queue: DeliveryQueue, apns: APNsClient, accounts: AccountsClient, doorbell: Doorbell, configuration: RelayConfiguration,
+    init(queue: DeliveryQueue, apns: APNsClient, accounts: AccountsClient, handoff: DeliveryHandoff, configuration: RelayConfiguration,
          metrics: RelayMetrics, logger: Logger, clockMS: @escaping @Sendable () -> Int64) {
         self.queue = queue
         self.apns = apns
         self.accounts = accounts
-        self.doorbell = doorbell
+        self.handoff = handoff
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
         self.clockMS = clockMS
     }
 
+    /// How often the queue is polled for due retries and lapsed leases
+    /// when nothing else wakes the worker.
+    static let pollInterval: Duration = .milliseconds(500)
+
     func run() async throws {
         let window = apns.window
         await withDiscardingTaskGroup { group in
+            var lastClaim = ContinuousClock.now - Self.pollInterval
+            var moreDue = true
             while !Task.isCancelled {
-                await window.acquire()
-                let slots = 1 + window.tryAcquire(upTo: claimBatch - 1)
-                let claimed: [ClaimedDelivery]
-                do {
-                    claimed = try await queue.claim(limit: slots, nowMS: clockMS())
-                } catch {
-                    window.giveBack(slots)
-                    logger.warning("cannot claim deliveries; retrying", ["error": .string("\(error)")])
-                    await doorbell.wait(timeout: .seconds(1))
-                    continue
-                }
-                window.giveBack(slots - claimed.count)
-                if !claimed.isEmpty { metrics.claimBatch.observe(Double(claimed.count)) }
-                for delivery in claimed {
+                // Deliveries intake stored already claimed for this instance.
+                let (handed, claimRequested) = handoff.take(max: claimBatch)
+                for delivery in handed {
+                    await window.acquire()
                     group.addTask { await self.deliver(delivery) }
                 }
-                if claimed.count < slots {
-                    // Drained: wait for new work, a due retry or a lease running out.
-                    await doorbell.wait(timeout: .milliseconds(500))
+                // The shared queue: work other instances queued, retries now
+                // due, claims whose lease ran out.
+                if moreDue || claimRequested || ContinuousClock.now - lastClaim >= Self.pollInterval {
+                    await window.acquire()
+                    let slots = 1 + window.tryAcquire(upTo: claimBatch - 1)
+                    lastClaim = ContinuousClock.now
+                    do {
+                        let claimed = try await queue.claim(limit: slots, nowMS: clockMS())
+                        window.giveBack(slots - claimed.count)
+                        moreDue = claimed.count == slots
+                        if !claimed.isEmpty { metrics.claimBatch.observe(Double(claimed.count)) }
+                        for delivery in claimed { group.addTask { await self.deliver(delivery) } }
+                    } catch {
+                        window.giveBack(slots)
+                        moreDue = false
+                        logger.warning("cannot claim deliveries; retrying", ["error": .string("\(error)")])
+                    }
+                }
+                if handed.isEmpty, !moreDue {
+                    await handoff.doorbell.wait(timeout: Self.pollInterval)
                 }
             }
         }
@@ -78,7 +91,6 @@ final class DeliveryWorker: Service {
         if completion.status == .sent {
             metrics.acceptToSent.observe(Double(max(0, completion.atMS - d.acceptedMS)) / 1000)
         }
-        if completion.status == .queued { doorbell.ring() }
     }
 
     /// One attempt: checks, the APNs request, and what to record.

@@ -15,6 +15,9 @@ struct NewDelivery: Sendable {
     /// No delivery attempt after this (Unix seconds).
     var deadline: Int64
     var acceptedMS: Int64
+    /// Stored already claimed by this instance (its worker sends it at once,
+    /// without a claim query); false stores it queued for any instance.
+    var claimedHere: Bool
 }
 
 /// What storing a `NewDelivery` came to.
