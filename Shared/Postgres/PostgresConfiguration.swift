@@ -34,6 +34,11 @@ extension PostgresClient {
         public var checkoutTimeout: Duration = .seconds(10)
         /// `application_name` shown in `pg_stat_activity`.
         public var applicationName: String = "mailwake"
+        /// Server settings for this pool's sessions (`plan_cache_mode`,
+        /// `enable_seqscan`, …), sent at connection start. Names are
+        /// lower-case identifiers and values plain words or numbers
+        /// (checked when connecting); empty by default.
+        public var sessionSettings: [String: String] = [:]
         /// Prepared statements kept per connection (least recently used are deallocated); 0 disables preparing.
         public var statementCacheCapacity: Int = 128
         /// First delay before reconnecting after a failed connection attempt; doubles per failure.
@@ -190,10 +195,19 @@ extension PostgresClient {
             p.append(("keepalives_idle", "30"))
             p.append(("keepalives_interval", "10"))
             p.append(("keepalives_count", "3"))
+            var options: [String] = []
             if let statementTimeout {
                 let ms = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
-                p.append(("options", "-c statement_timeout=\(max(1, ms))"))
+                options.append("-c statement_timeout=\(max(1, ms))")
             }
+            for (name, value) in sessionSettings.sorted(by: { $0.key < $1.key }) {
+                // Set by code, never by users: anything but plain words is a programming error.
+                precondition(name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || $0 == 0x2E } && !value.isEmpty
+                             && value.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D },
+                             "session setting \(name) must be a plain name and value")
+                options.append("-c \(name)=\(value)")
+            }
+            if !options.isEmpty { p.append(("options", options.joined(separator: " "))) }
             return p
         }
     }

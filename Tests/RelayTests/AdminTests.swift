@@ -38,8 +38,7 @@ struct AdminTests {
 
     @Test func metricsCountAcceptanceAPNsOutcomesAndLatency() async throws {
         let (p, _, _) = try await Self.withTraffic()
-        let text = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text
-        for needle in [
+        let needles = [
             "mailwake_relay_envelopes_accepted_total 2",
             #"mailwake_relay_apns_requests_total{outcome="sent",reason="",status="200"} 1"#,
             #"mailwake_relay_apns_requests_total{outcome="failed",reason="Unregistered",status="410"} 1"#,
@@ -49,9 +48,17 @@ struct AdminTests {
             "mailwake_relay_apns_token_refreshes_total 1",
             "mailwake_relay_queue_depth",
             #"mailwake_relay_accounts_cache_total{result="hit"}"#,
-        ] {
-            #expect(text.contains(needle), "missing \(needle)")
-        }
+        ]
+        // The worker counts an outcome just after storing it, so a reader of
+        // the status may be a moment ahead of the counters.
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            text = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text
+            if needles.allSatisfy(text.contains) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        } while ContinuousClock.now < deadline
+        for needle in needles { #expect(text.contains(needle), "missing \(needle)") }
     }
 
     @Test func theDeliveriesAPINeedsTheOperatorTokenAndFiltersByStatus() async throws {

@@ -49,7 +49,7 @@ public final class RelayInstance: Sendable {
         let logs = MemoryLogSink()
         let logger = Logger(service: "relay", level: configuration.logLevel, sink: logs)
         let metrics = MetricsRegistry()
-        let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger, metrics: metrics,
+        let database = PostgresClient(configuration: try configuration.postgresConfiguration(), logger: logger, metrics: metrics,
                                       metricsPrefix: "mailwake_relay_postgres")
         let app = try RelayApp(configuration: configuration, database: database, logger: logger, metrics: metrics,
                                clockMS: clockMS ?? RelayApp.systemClockMS)

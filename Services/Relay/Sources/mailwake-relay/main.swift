@@ -14,7 +14,7 @@ func prepare(_ args: ParsedArguments) throws -> (RelayApp, Logger) {
     let logger = Logger(service: "relay", level: configuration.logLevel)
     for warning in loaded.warnings { logger.warning(warning) }
     let metrics = MetricsRegistry()
-    let database = PostgresClient(configuration: try PostgresClient.Configuration(url: configuration.databaseURL), logger: logger,
+    let database = PostgresClient(configuration: try configuration.postgresConfiguration(), logger: logger,
                                   metrics: metrics, metricsPrefix: "mailwake_relay_postgres")
     return (try RelayApp(configuration: configuration, database: database, logger: logger, metrics: metrics), logger)
 }

@@ -62,13 +62,21 @@ extension AccountsApp {
             try serviceGate.check(request)
             let batch = try request.decodeJSON(DiagnosticBatch.self, maxBytes: 256 * 1024)
             let now = clock()
+            var b = PostgresBindings()
+            b.append(PostgresArray(batch.records.map(\.deviceID)))
+            b.append(PostgresArray(batch.records.map(\.pairingID)))
+            b.append(PostgresArray(batch.records.map(\.eventID)))
+            b.append(PostgresArray(batch.records.map(\.status)))
+            b.append(PostgresArray(batch.records.map(\.apnsReason)))
+            b.append(PostgresArray(batch.records.map(\.occurredAt)))
+            b.append(now)
             try await database.withTransaction { tx in
-                for r in batch.records {
-                    try await tx.execute("""
-                        INSERT INTO delivery_diagnostics (device_id, pairing_id, event_id, status, apns_reason, occurred_at, recorded_at)
-                        VALUES (\(r.deviceID), \(r.pairingID), \(r.eventID), \(r.status), \(r.apnsReason), \(r.occurredAt), \(now))
-                        """)
-                }
+                try await tx.execute(PostgresQuery(unsafeSQL: """
+                    INSERT INTO delivery_diagnostics (device_id, pairing_id, event_id, status, apns_reason, occurred_at, recorded_at)
+                    SELECT device_id, pairing_id, event_id, status, apns_reason, occurred_at, $7
+                    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])
+                        AS r(device_id, pairing_id, event_id, status, apns_reason, occurred_at)
+                    """, bindings: b))
                 try await tx.execute("DELETE FROM delivery_diagnostics WHERE recorded_at < \(now - configuration.diagnosticsRetentionSeconds)")
             }
             return try .json(["recorded": batch.records.count], status: .accepted)

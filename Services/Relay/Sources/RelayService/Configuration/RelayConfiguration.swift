@@ -1,6 +1,6 @@
 public import MailwakeCore
 import Foundation
-import MailwakePostgres
+public import MailwakePostgres
 
 /// The typed configuration of one relay instance.
 public struct RelayConfiguration: Sendable {
@@ -144,6 +144,20 @@ public struct RelayConfiguration: Sendable {
         guard tlsCertificate != nil || allowPlainHTTP else {
             throw ConfigurationError(key: key(RelaySettings.tlsCertificate.name), reason: "is required unless ALLOW_PLAIN_HTTP=true")
         }
+    }
+
+    /// The pool settings for `databaseURL`.
+    ///
+    /// The queue table grows and shrinks by orders of magnitude within
+    /// minutes, faster than statistics follow, and a plan cached while it was
+    /// small (a sequential scan feeding a hash join) stays in use as it grows.
+    /// Every relay statement is a key or partial-index look-up, so the
+    /// relay's sessions plan once (generic plans) and never scan or hash the
+    /// whole table.
+    public func postgresConfiguration() throws -> PostgresClient.Configuration {
+        var c = try PostgresClient.Configuration(url: databaseURL)
+        c.sessionSettings = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"]
+        return c
     }
 
     static func defaultInstanceName() -> String {
