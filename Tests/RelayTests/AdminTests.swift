@@ -109,13 +109,13 @@ struct AdminTests {
         defer { try? FileManager.default.removeItem(at: profile) }
         let url = "http://operator:\(RelayInstance.operatorToken)@127.0.0.1:\(port)/admin"
         let dom = try await runOffPool {
-            try ChildProcess.run(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            try ChildProcess.run("/usr/bin/timeout", ["120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                                            "--user-data-dir=\(profile.path)", "--dump-dom", url], directory: nil)
         }
         #expect(dom.contains("<h1>Mailwake relay</h1>"), "the browser rendered the status page")
         #expect(dom.contains(failed))
         _ = try await runOffPool {
-            try ChildProcess.run(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            try ChildProcess.run("/usr/bin/timeout", ["120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                                            "--user-data-dir=\(profile.path)", "--window-size=1280,900", "--screenshot=\(shot.path)", url], directory: nil)
         }
         let png = try Data(contentsOf: shot)

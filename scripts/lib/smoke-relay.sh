@@ -1,0 +1,56 @@
+# shellcheck shell=bash
+# Smoke test of the real `mailwake-relay` process (source this file):
+# configure it through a --config file, `serve`, check /healthz, /readyz
+# (accounts is absent on purpose: not ready, and saying why), /metrics and a
+# refused envelope, then SIGTERM it and require a clean exit (0).
+#
+#   relay_smoke BIN_DIR PYTHON     (needs MAILWAKE_TEST_POSTGRES_URL)
+
+relay_smoke() {
+  local bin="$1/mailwake-relay" py="$2" port admin db url pid status dir
+  port="$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  admin="$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  db="relay_smoke_$$"
+  url="$("$py" - "$MAILWAKE_TEST_POSTGRES_URL" "$db" <<'PY'
+import sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+print(urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + sys.argv[2], u.query, "")))
+PY
+)"
+  psql "$MAILWAKE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
+  dir="$(mktemp -d /tmp/relay-smoke.XXXXXX)"
+  (umask 077 && openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/AuthKey.p8" 2>/dev/null)
+  (umask 077 && cat > "$dir/relay.env" <<ENV
+MAILWAKE_RELAY_LISTEN=127.0.0.1:$port
+MAILWAKE_RELAY_ADMIN_LISTEN=127.0.0.1:$admin
+MAILWAKE_RELAY_PUBLIC_ORIGIN=https://relay.smoke
+MAILWAKE_RELAY_DATABASE_URL=$url
+MAILWAKE_RELAY_ALLOW_PLAIN_HTTP=true
+MAILWAKE_RELAY_ACCOUNTS_URL=http://127.0.0.1:9
+MAILWAKE_RELAY_ACCOUNTS_TOKEN=smoke-service-token
+MAILWAKE_RELAY_APNS_KEY_FILE=$dir/AuthKey.p8
+MAILWAKE_RELAY_APNS_KEY_ID=SMOKEKEY01
+MAILWAKE_RELAY_APNS_TEAM_ID=SMOKETEAM1
+MAILWAKE_RELAY_APNS_BUNDLE_ID=net.mailwake.app
+MAILWAKE_RELAY_OPERATOR_TOKEN=smoke-operator-token
+ENV
+  )
+  "$bin" serve --config "$dir/relay.env" 2> "$dir/relay.log" &
+  pid=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/healthz" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$admin/healthz" | grep -q '"ok"' || { echo "smoke: /healthz failed"; cat "$dir/relay.log"; return 1; }
+  curl -s "http://127.0.0.1:$admin/readyz" | grep -q '"accounts":"failing"' || { echo "smoke: /readyz does not report accounts"; cat "$dir/relay.log"; return 1; }
+  curl -s -X POST -H 'Content-Type: application/json' -d '{"v":1}' "http://127.0.0.1:$port/v1/envelopes" | grep -q 'urn:mailwake:problem:malformed' \
+    || { echo "smoke: no problem document for a malformed envelope"; cat "$dir/relay.log"; return 1; }
+  curl -s "http://127.0.0.1:$admin/metrics" | grep -q 'mailwake_relay_envelopes_refused_total{reason="malformed"} 1' \
+    || { echo "smoke: the refusal is not counted"; return 1; }
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin/admin")" = 401 ] || { echo "smoke: /admin is open without the token"; return 1; }
+  kill -TERM "$pid"
+  status=0
+  wait "$pid" || status=$?
+  psql "$MAILWAKE_TEST_POSTGRES_URL" -qc "DROP DATABASE $db WITH (FORCE)" >/dev/null
+  if [ "$status" -ne 0 ]; then echo "smoke: mailwake-relay exited $status after SIGTERM"; cat "$dir/relay.log"; return 1; fi
+  if grep -q 'smoke-service-token\|smoke-operator-token' "$dir/relay.log"; then echo "smoke: a token reached the log"; return 1; fi
+  echo "smoke: mailwake-relay served, answered health/readiness/metrics, refused a bad envelope and stopped cleanly on SIGTERM"
+  rm -rf "$dir"
+}
