@@ -2,6 +2,7 @@ import Foundation
 import MailwakeCrypto
 import MailwakeHTTPClient
 import MailwakeHTTPTypes
+import MailwakePostgres
 import MailwakeProtocol
 import RelayService
 import StackSupport
@@ -163,6 +164,28 @@ struct IntakeTests {
             expectProblem(last, .tooManyRequests, "rate-limited")
             #expect(Int(last.headers["Retry-After"] ?? "") ?? 0 >= 1)
         }
+    }
+
+    @Test func forgedEnvelopesDoNotSpendAnOutpostsRate() async throws {
+        let p = try await Paired.start { $0.rateLimit = 1; $0.rateBurst = 2 }
+        let impostor = try SimulatedOutpost()
+        for _ in 0..<5 {
+            let forged = try impostor.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+            expectProblem(try await p.stack.submit(forged), .unauthorized, "bad_signature")
+        }
+        #expect(try await p.stack.submit(try p.envelope()).status == .accepted)
+    }
+
+    @Test func aPairingEndedThroughAnotherInstanceStopsIntakeAtOnce() async throws {
+        let p = try await Paired.start()
+        #expect(try await p.stack.submit(try p.envelope()).status == .accepted)  // the pairing is cached now
+        let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
+        try await database.execute("UPDATE pairings SET state = 'ended', ended_by = 'outpost' WHERE pairing_id = \(p.pairingID)")
+        await database.close()
+        let late = try p.envelope()
+        expectProblem(try await p.stack.submit(late), .gone, "pairing-ended")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await p.stack.simulator.deliveries(since: 0).allSatisfy { $0.apnsID != late.context.eventID })
     }
 
     @Test func whenAccountsIsDownIntakeAnswers503WithRetryAfter() async throws {

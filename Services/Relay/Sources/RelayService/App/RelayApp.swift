@@ -80,6 +80,10 @@ public final class RelayApp: Sendable {
         publicListener.port = configuration.listen.port
         publicListener.metricsPrefix = "mailwake_relay"
         publicListener.allowPlainHTTP = configuration.allowPlainHTTP
+        // Envelopes are 8 KiB at most; consent long polls last up to 30 s.
+        publicListener.maxBodyBytes = 64 * 1024
+        publicListener.requestDeadlineSeconds = Double(Self.maxConsentWait + 15)
+        publicListener.idleTimeoutSeconds = Self.maxConsentWait + 30
         if let cert = configuration.tlsCertificate, let key = configuration.tlsKey {
             publicListener.tls = .init(certificatePath: cert, privateKeyPath: key)
         }

@@ -67,12 +67,14 @@ extension RelayApp {
         case .pending, .consented: throw HTTPError(.forbidden, code: "pairing-not-active", detail: "the pairing is not confirmed yet")
         }
         guard let deviceID = pairing.deviceID else { throw Self.pairingNotFound }
+        // 6. the signature, against the outpost key pinned for the pairing;
+        // only authentic envelopes count against the outpost's rate, so a
+        // stranger who knows a pairing id cannot spend its budget.
+        try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
         if let wait = rateLimiter.take(pairing.outpostID) {
             throw HTTPError(.tooManyRequests, code: "rate-limited", detail: "too many envelopes from this outpost; slow down",
                             headers: ["Retry-After": String(wait)])
         }
-        // 6. the signature, against the outpost key pinned for the pairing.
-        try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
         // 7. the outpost's and the device's standing at accounts.
         let authorization: DeviceAuthorization?
         do {
@@ -125,6 +127,11 @@ extension RelayApp {
         case .conflict:
             if claimedHere { handoff.cancelReservation() }
             throw HTTPError(.conflict, code: "event-conflict", detail: "another envelope with this event id was accepted for this pairing")
+        case .pairingInactive:
+            // Ended at another instance since this one cached the pairing.
+            if claimedHere { handoff.cancelReservation() }
+            pairings.remove(c.pairingID)
+            throw Self.pairingEnded
         }
         return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
     }

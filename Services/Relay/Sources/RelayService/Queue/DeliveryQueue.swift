@@ -79,6 +79,7 @@ final class DeliveryQueue: Sendable {
                 SELECT pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash,
                        iat, deadline_at, status, CASE WHEN status = 'sending' THEN 1 ELSE 0 END, next_attempt_ms, accepted_ms, accepted_ms, claimed_by
                 FROM input
+                WHERE EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = input.pairing_id AND p.state = 'active')
                 ON CONFLICT (pairing_id, event_id) DO NOTHING
                 RETURNING pairing_id, event_id, status
             ), notified AS (
@@ -95,8 +96,9 @@ final class DeliveryQueue: Sendable {
             let (pairing, event, inserted, hash) = try row.decode((String, String, Bool, [UInt8]?).self)
             byKey[pairing + "/" + event] = (inserted, hash)
         }
-        // A row committed by another transaction after this statement's
-        // snapshot conflicted but is not visible above: read it now.
+        // Not inserted and not seen: either a row committed by another
+        // transaction after this statement's snapshot (read it now), or the
+        // pairing is no longer active (nothing to read).
         for item in unique where byKey[item.pairingID + "/" + item.eventID].map({ !$0.inserted && $0.hash == nil }) ?? true {
             let hash = try await database.query("SELECT envelope_hash FROM deliveries WHERE pairing_id = \(item.pairingID) AND event_id = \(item.eventID)")
                 .first?.decode([UInt8].self, at: 0)
@@ -111,7 +113,7 @@ final class DeliveryQueue: Sendable {
                 writtenBy[key] = index
                 return .queued
             }
-            let stored = written.inserted ? first.envelopeHash : written.hash
+            guard let stored = written.inserted ? first.envelopeHash : written.hash else { return .pairingInactive }
             return stored == item.envelopeHash ? .duplicate : .conflict
         }
     }

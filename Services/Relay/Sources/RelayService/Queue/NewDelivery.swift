@@ -28,4 +28,6 @@ enum EnqueueOutcome: Sendable, Hashable {
     case duplicate
     /// Stored before with different bytes under the same event id.
     case conflict
+    /// Not stored: the pairing is no longer active (ended meanwhile).
+    case pairingInactive
 }
