@@ -71,7 +71,8 @@ final class RelayBench: @unchecked Sendable {
         // The APNs simulator.
         let simulator = try BenchProcess(executable: bin.appendingPathComponent("mailwake-apns-simulator").path, arguments: [
             "serve", "--listen", "127.0.0.1:0", "--tls-cert", path("tls.pem"), "--tls-key", path("tls.key"), "--key-file", path("AuthKey.p8"),
-            "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--topic", bundleID, "--keep-deliveries", "200000", "--log-level", "warning",
+            "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--topic", bundleID, "--keep-deliveries", String(max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds) + options.saturation))),
+            "--log-level", "warning",
         ], logPath: path("simulator.log"))
         let line = simulator.firstLine()
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let simPort = object["port"] as? Int else {
