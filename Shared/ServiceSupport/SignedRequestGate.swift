@@ -42,4 +42,26 @@ public struct SignedRequestGate: Sendable {
         return try await verifier.verify(headerValue: value, method: request.method.rawValue, pathAndQuery: request.target,
                                          body: request.body, publicKey: key, now: clock())
     }
+
+    /// First contact (PROTOCOL.md §8): the body carries the signer's public
+    /// key, the header's `keyid` must be that key's id, and the request must
+    /// verify under it (proof of possession).
+    ///
+    /// - Parameters:
+    ///   - request: the signed request.
+    ///   - x963: the public key from the body (X9.63).
+    ///   - field: the body field's name, for messages.
+    /// - Returns: the verified key.
+    @discardableResult
+    public func verifyFirstContact(_ request: HTTPRequest, key x963: [UInt8], field: String) async throws -> P256.Signing.PublicKey {
+        let header = try header(of: request)
+        guard let key = try? P256.Signing.PublicKey(x963Representation: x963) else {
+            throw ProtocolError(.invalidKey, "\(field) is not a point on P-256")
+        }
+        guard header.keyID == KeyIdentity.id(of: key) else {
+            throw ProtocolError(.wrongKey, "keyid must be the id of \(field) (proof of possession)")
+        }
+        try await verify(request, key: key)
+        return key
+    }
 }

@@ -24,6 +24,16 @@ struct DeliveryTests {
         }
     }
 
+    /// Makes APNs answer `status`/`reason` for the device (`times` requests,
+    /// or all), submits one notification and waits for its final status.
+    static func deliverOne(_ p: Paired, apnsAnswers status: Int, _ reason: String, times: Int? = nil,
+                           timeout: Double = 20) async throws -> (eventID: String, final: [String: Any]) {
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: status, reason: reason, times: times)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        #expect(try await p.stack.submit(envelope).status == .accepted)
+        return (envelope.context.eventID, try await finalStatus(p, envelope.context.eventID, timeout: timeout))
+    }
+
     @Test func aPairedDeviceReceivesAnAPNsRequestWhoseEnvelopeItOpens() async throws {
         let p = try await Paired.start()
         let content = SimulatedOutpost.sampleContent()
@@ -98,10 +108,7 @@ struct DeliveryTests {
 
     @Test func anUnregisteredTokenFailsTheDeliveryAndIsReportedToAccounts() async throws {
         let p = try await Paired.start()
-        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 410, reason: "Unregistered", times: nil, latencyMS: nil)
-        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
-        _ = try await p.stack.submit(envelope)
-        let status = try await Self.finalStatus(p, envelope.context.eventID)
+        let (_, status) = try await Self.deliverOne(p, apnsAnswers: 410, "Unregistered")
         #expect(status["status"] as? String == "failed")
         #expect(status["apns_status"] as? Int == 410)
         #expect(status["apns_reason"] as? String == "Unregistered")
@@ -119,10 +126,7 @@ struct DeliveryTests {
     @Test(arguments: ["BadDeviceToken", "DeviceTokenNotForTopic"])
     func aTokenAPNsCallsBadFailsTheDeliveryAndIsReported(reason: String) async throws {
         let p = try await Paired.start()
-        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 400, reason: reason, times: nil, latencyMS: nil)
-        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
-        _ = try await p.stack.submit(envelope)
-        let status = try await Self.finalStatus(p, envelope.context.eventID)
+        let (_, status) = try await Self.deliverOne(p, apnsAnswers: 400, reason)
         #expect(status["status"] as? String == "failed")
         #expect(status["apns_reason"] as? String == reason)
     }
@@ -130,34 +134,25 @@ struct DeliveryTests {
     @Test(arguments: [(429, "TooManyRequests"), (500, "InternalServerError"), (503, "ServiceUnavailable")])
     func overloadAndServerErrorsAreRetriedUntilSent(status: Int, reason: String) async throws {
         let p = try await Paired.start()
-        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: status, reason: reason, times: 2, latencyMS: nil)
-        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
-        _ = try await p.stack.submit(envelope)
-        let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
+        let (eventID, final) = try await Self.deliverOne(p, apnsAnswers: status, reason, times: 2, timeout: 30)
         #expect(final["status"] as? String == "sent")
         #expect(final["attempts"] as? Int == 3)
-        let seen = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == envelope.context.eventID }
+        let seen = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == eventID }
         #expect(seen.map(\.status) == [status, status, 200])
     }
 
     @Test func aPayloadAPNsCallsTooLargeFailsWithoutRetry() async throws {
         let p = try await Paired.start()
-        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 413, reason: "PayloadTooLarge", times: nil, latencyMS: nil)
-        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
-        _ = try await p.stack.submit(envelope)
-        let final = try await Self.finalStatus(p, envelope.context.eventID)
+        let (_, final) = try await Self.deliverOne(p, apnsAnswers: 413, "PayloadTooLarge")
         #expect(final["status"] as? String == "failed")
         #expect(final["attempts"] as? Int == 1)
     }
 
     @Test func anExpiredProviderTokenIsRenewedAndTheDeliveryRetried() async throws {
         let p = try await Paired.start()
-        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 403, reason: "ExpiredProviderToken", times: 1, latencyMS: nil)
-        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
-        _ = try await p.stack.submit(envelope)
-        let final = try await Self.finalStatus(p, envelope.context.eventID)
+        let (eventID, final) = try await Self.deliverOne(p, apnsAnswers: 403, "ExpiredProviderToken", times: 1)
         #expect(final["status"] as? String == "sent")
-        let attempts = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == envelope.context.eventID }
+        let attempts = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == eventID }
         #expect(attempts.count == 2)
         #expect(attempts.count == 2 && attempts[0].connection != attempts[1].connection, "the retry went over a new connection")
         let metrics = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text

@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# shellcheck source=smoke-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/smoke-common.sh"
 # Smoke test of the real `mailwake-accounts` process (source this file):
 # configure it through the environment, `serve`, check /healthz and /readyz
 # on the admin listener, register a device over the public listener, then
@@ -8,15 +10,10 @@
 
 accounts_smoke() {
   local bin="$1/mailwake-accounts" py="$2" port admin db url pid status log
-  port="$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-  admin="$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  port="$(smoke_free_port "$py")"
+  admin="$(smoke_free_port "$py")"
   db="accounts_smoke_$$"
-  url="$("$py" - "$MAILWAKE_TEST_POSTGRES_URL" "$db" <<'PY'
-import sys, urllib.parse
-u = urllib.parse.urlsplit(sys.argv[1])
-print(urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + sys.argv[2], u.query, "")))
-PY
-)"
+  url="$(smoke_database_url "$py" "$db")"
   psql "$MAILWAKE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
   log="$(mktemp /tmp/accounts-smoke.XXXXXX.log)"
   MAILWAKE_ACCOUNTS_LISTEN="127.0.0.1:$port" MAILWAKE_ACCOUNTS_ADMIN_LISTEN="127.0.0.1:$admin" \

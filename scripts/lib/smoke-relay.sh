@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# shellcheck source=smoke-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/smoke-common.sh"
 # Smoke test of the real `mailwake-relay` process (source this file):
 # configure it through a --config file, `serve`, check /healthz, /readyz
 # (accounts is absent on purpose: not ready, and saying why), /metrics and a
@@ -8,15 +10,10 @@
 
 relay_smoke() {
   local bin="$1/mailwake-relay" py="$2" port admin db url pid status dir
-  port="$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-  admin="$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  port="$(smoke_free_port "$py")"
+  admin="$(smoke_free_port "$py")"
   db="relay_smoke_$$"
-  url="$("$py" - "$MAILWAKE_TEST_POSTGRES_URL" "$db" <<'PY'
-import sys, urllib.parse
-u = urllib.parse.urlsplit(sys.argv[1])
-print(urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + sys.argv[2], u.query, "")))
-PY
-)"
+  url="$(smoke_database_url "$py" "$db")"
   psql "$MAILWAKE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
   dir="$(mktemp -d /tmp/relay-smoke.XXXXXX)"
   (umask 077 && openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/AuthKey.p8" 2>/dev/null)

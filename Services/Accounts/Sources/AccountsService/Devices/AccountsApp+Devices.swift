@@ -74,17 +74,10 @@ extension AccountsApp {
     /// `POST /v1/devices`: proof of possession of the signing key, then insert or refresh.
     func registerDevice(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try request.decodeJSON(DeviceRegistration.self)
-        let header = try gate.header(of: request)
-        let signingKey: P256.Signing.PublicKey
-        do {
-            signingKey = try P256.Signing.PublicKey(x963Representation: body.signingKey)
-            _ = try P256.KeyAgreement.PublicKey(x963Representation: body.agreementKey)
-        } catch {
-            throw ProtocolError(.invalidKey, "signing_key and agreement_key must be points on P-256")
+        guard (try? P256.KeyAgreement.PublicKey(x963Representation: body.agreementKey)) != nil else {
+            throw ProtocolError(.invalidKey, "agreement_key is not a point on P-256")
         }
-        let deviceID = KeyIdentity.id(of: signingKey)
-        guard header.keyID == deviceID else { throw ProtocolError(.wrongKey, "keyid must be the id of signing_key (proof of possession)") }
-        try await gate.verify(request, key: signingKey)
+        let deviceID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.signingKey, field: "signing_key"))
 
         let now = clock()
         let existing = try await loadDevice(deviceID)

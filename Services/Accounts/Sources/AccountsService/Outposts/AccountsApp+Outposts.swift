@@ -18,13 +18,7 @@ extension AccountsApp {
     func addOutpostRoutes(to router: inout Router) {
         router.post("/v1/outposts") { [self] request, context in
             let body = try request.decodeJSON(OutpostRegistration.self)
-            let header = try gate.header(of: request)
-            guard let key = try? P256.Signing.PublicKey(x963Representation: body.outpostKey) else {
-                throw ProtocolError(.invalidKey, "outpost_key is not a point on P-256")
-            }
-            let outpostID = KeyIdentity.id(of: key)
-            guard header.keyID == outpostID else { throw ProtocolError(.wrongKey, "keyid must be the id of outpost_key (proof of possession)") }
-            try await gate.verify(request, key: key)
+            let outpostID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.outpostKey, field: "outpost_key"))
             let (summary, created) = try await registerOutpost(key: body.outpostKey)
             guard !summary.blocked else { throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the operator") }
             if created { context.logger.info("outpost registered", ["outpost_id": .string(outpostID)]) }

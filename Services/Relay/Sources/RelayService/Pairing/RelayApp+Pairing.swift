@@ -13,13 +13,7 @@ extension RelayApp {
     func addPairingRoutes(to router: inout Router) {
         router.post("/v1/pairings") { [self] request, context in
             let body = try request.decodeJSON(PairingRegistration.self)
-            let header = try gate.header(of: request)
-            guard let key = try? P256.Signing.PublicKey(x963Representation: body.outpostKey) else {
-                throw ProtocolError(.invalidKey, "outpost_key is not a point on P-256")
-            }
-            let outpostID = KeyIdentity.id(of: key)
-            guard header.keyID == outpostID else { throw ProtocolError(.wrongKey, "keyid must be the id of outpost_key (proof of possession)") }
-            try await gate.verify(request, key: key)
+            let outpostID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.outpostKey, field: "outpost_key"))
             let now = clock()
             guard body.expiresAt > now else { throw ProtocolError(.expired, "expires_at has passed") }
             guard body.expiresAt <= now + Self.maxPairingLifetime else {
