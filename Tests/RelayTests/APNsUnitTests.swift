@@ -74,6 +74,18 @@ struct APNsUnitTests {
         #expect(a.issued == b.issued)
     }
 
+    @Test func aKeyFileOthersMayReadIsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey-\(UUID().uuidString).p8").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let pem = Data(try P256.Signing.PrivateKey().pemRepresentation.utf8)
+        #expect(FileManager.default.createFile(atPath: path, contents: pem, attributes: [.posixPermissions: 0o644]))
+        #expect(throws: APNsKeyError.self) {
+            try APNsProviderToken(keyFile: path, keyID: "ABCDE12345", teamID: "TEAM123456", refreshAfter: 2400, clock: { 0 })
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        _ = try APNsProviderToken(keyFile: path, keyID: "ABCDE12345", teamID: "TEAM123456", refreshAfter: 2400, clock: { 0 })
+    }
+
     @Test func aKeyThatIsNotPKCS8P256IsRefused() {
         #expect(throws: (any Error).self) {
             try APNsProviderToken(keyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", keyID: "ABCDE12345", teamID: "TEAM123456",

@@ -125,3 +125,26 @@ struct AdminTests {
         try? FileManager.default.removeItem(at: shot)
     }
 }
+
+@Suite("Relay: what the logs may say", .serialized, .awaitedCleanup)
+struct RelayLogTests {
+    @Test func logsNameIdsButNeverTokensKeysCiphertextOrCredentials() async throws {
+        let p = try await IntakeTests.Paired.start()
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        _ = try await p.stack.submit(envelope)
+        _ = try await DeliveryTests.finalStatus(p, envelope.context.eventID)
+        _ = try await DeliveryTests.deliverOne(p, apnsAnswers: 410, "Unregistered")
+        _ = try await p.stack.send(.get, "/admin", to: p.stack.relay.adminURL, headers: ["Authorization": "Bearer \(RelayInstance.operatorToken)"])
+        await p.stack.relay.stop()
+        let lines = p.stack.relay.logs.lines
+        #expect(lines.contains { $0.contains(p.pairingID) }, "pairing ids are logged (they are not secret)")
+        let secrets = [
+            p.device.apnsToken, p.device.pushToStartToken, Base64URL.encode(envelope.ciphertext), Base64URL.encode(envelope.signature),
+            Base64URL.encode(p.device.agreement.publicKey.x963Representation), AccountsInstance.serviceToken, RelayInstance.operatorToken,
+            "eyJhbGciOiJFUzI1NiIs", "Your sign-in code", "482913",
+        ]
+        for line in lines {
+            for secret in secrets { #expect(!line.contains(secret), "a log line carries something secret: \(line.prefix(200))") }
+        }
+    }
+}

@@ -42,7 +42,12 @@ final class APNsProviderToken: Sendable {
     /// Reads the key file, refusing one that others may read.
     convenience init(keyFile: String, keyID: String, teamID: String, refreshAfter: Int64, clock: @escaping @Sendable () -> Int64,
                      onRefresh: @escaping @Sendable () -> Void = {}) throws {
-        guard let data = FileManager.default.contents(atPath: keyFile) else { throw APNsKeyError(message: "cannot read the APNs key file") }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: keyFile),
+              let data = FileManager.default.contents(atPath: keyFile)
+        else { throw APNsKeyError(message: "cannot read the APNs key file \(keyFile)") }
+        if let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0 {
+            throw APNsKeyError(message: "the APNs key file \(keyFile) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it")
+        }
         try self.init(keyPEM: String(decoding: data, as: UTF8.self), keyID: keyID, teamID: teamID, refreshAfter: refreshAfter, clock: clock, onRefresh: onRefresh)
     }
 
