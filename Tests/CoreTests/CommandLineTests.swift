@@ -1,4 +1,4 @@
-import MailwakeCore
+@testable import MailwakeCore
 import Testing
 
 @Suite struct CommandLineTests {
@@ -93,5 +93,30 @@ import Testing
         #expect(help.contains("usage: mailwake-test <command> [options]"))
         #expect(help.contains("  add"))
         #expect(help.contains("Run 'mailwake-test <command> --help'"))
+    }
+
+    static let grouped = CommandLineTool(name: "mailwake-test", summary: "Grouped commands.", version: "1.0", commands: [
+        .init(CommandSpec("devices list", summary: "List devices.")) { _ in .success },
+        .init(CommandSpec("devices unpair", summary: "Unpair one.", positionals: ["ID"])) { args in args.positionals == ["d1"] ? .success : .failure },
+        .init(CommandSpec("devices", summary: "A command named like the group.", options: [OptionSpec("all", help: "everything")])) { _ in .failure },
+    ])
+
+    @Test func commandsOfSeveralWordsRunByTheirLongestName() async {
+        #expect(await Self.grouped.run(["devices", "list"]) == .success)
+        #expect(await Self.grouped.run(["devices", "unpair", "d1"]) == .success)
+        #expect(await Self.grouped.run(["devices", "unpair", "--help"]) == .success)
+        #expect(await Self.grouped.run(["devices", "unpair"]) == .usage)
+        #expect(await Self.grouped.run(["devices", "--all"]) == .failure)
+    }
+
+    @Test func aGroupWithoutItsCommandShowsTheGroupsCommands() async {
+        let tool = CommandLineTool(name: "t", summary: "s", version: "1", commands: [
+            .init(CommandSpec("relay set", summary: "Set the relay.")) { _ in .success },
+            .init(CommandSpec("relay show", summary: "Show the relay.")) { _ in .success },
+        ])
+        #expect(await tool.run(["relay"]) == .usage)
+        #expect(await tool.run(["relay", "--help"]) == .success)
+        #expect(await tool.run(["relay", "nope"]) == .usage)
+        #expect(tool.groupHelp("relay", tool.commands).contains("relay show"))
     }
 }

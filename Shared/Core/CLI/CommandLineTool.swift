@@ -65,30 +65,53 @@ public struct CommandLineTool: Sendable {
             StandardStreams.write("\(name) \(version)\n")
             return .success
         }
-        guard let command = commands.first(where: { $0.spec.name == first }) else {
+        // Commands may be groups of words (`relay set`, `devices list`): the
+        // longest name whose words start the arguments wins.
+        let matched = commands
+            .map { (command: $0, words: $0.spec.name.split(separator: " ").map(String.init)) }
+            .filter { arguments.count >= $0.words.count && Array(arguments.prefix($0.words.count)) == $0.words }
+            .max { $0.words.count < $1.words.count }
+        guard let (command, words) = matched else {
+            let group = commands.filter { $0.spec.name.hasPrefix(first + " ") }
+            if !group.isEmpty {
+                let text = groupHelp(first, group)
+                let asked = arguments.count > 1 && ["--help", "-h", "help"].contains(arguments[1])
+                asked ? StandardStreams.write(text + "\n") : StandardStreams.writeError(text + "\n")
+                return asked ? .success : .usage
+            }
             StandardStreams.writeError("\(name): unknown command '\(first)'\nRun '\(name) --help' for the list.\n")
             return .usage
         }
+        let commandName = words.joined(separator: " ")
         let parsed: ParsedArguments
         do {
-            parsed = try command.spec.parse(Array(arguments.dropFirst()))
+            parsed = try command.spec.parse(Array(arguments.dropFirst(words.count)))
         } catch let error {
             if error.isHelpRequest {
                 StandardStreams.write(command.spec.help(tool: name) + "\n")
                 return .success
             }
-            StandardStreams.writeError("\(name) \(first): \(error.message)\nRun '\(name) \(first) --help' for usage.\n")
+            StandardStreams.writeError("\(name) \(commandName): \(error.message)\nRun '\(name) \(commandName) --help' for usage.\n")
             return .usage
         }
         do {
             return try await command.run(parsed)
         } catch let error as UsageError {
-            StandardStreams.writeError("\(name) \(first): \(error.message)\n")
+            StandardStreams.writeError("\(name) \(commandName): \(error.message)\n")
             return .usage
         } catch {
-            StandardStreams.writeError("\(name) \(first): \(error)\n")
+            StandardStreams.writeError("\(name) \(commandName): \(error)\n")
             return .failure
         }
+    }
+
+    /// `tool group --help`: the commands of one group.
+    func groupHelp(_ group: String, _ members: [Command]) -> String {
+        var lines = ["usage: \(name) \(group) <command> [options]", "", "commands:"]
+        let width = members.map(\.spec.name.count).max() ?? 0
+        for c in members { lines.append("  " + c.spec.name.padded(to: width + 2) + c.spec.summary) }
+        lines += ["", "Run '\(name) \(group) <command> --help' for a command's options."]
+        return lines.joined(separator: "\n")
     }
 
     /// Runs with the process arguments and exits with the result.
