@@ -169,9 +169,15 @@ let package = Package(
             path: "Services/Accounts/Sources/AccountsService",
             swiftSettings: strict
         ),
+        .target(
+            name: "OutpostService",
+            dependencies: ["MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            path: "Services/Outpost/Sources/OutpostService",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "mailwake-outpost",
-            dependencies: ["MailwakeProtocol", "MailwakeCore"],
+            dependencies: ["OutpostService", "MailwakeProtocol", "MailwakeCore"],
             path: "Services/Outpost/Sources/mailwake-outpost",
             swiftSettings: strict
         ),
@@ -303,6 +309,12 @@ let package = Package(
             name: "RelayTests",
             dependencies: ["RelayService", "StackSupport", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/RelayTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OutpostTests",
+            dependencies: ["OutpostService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            path: "Tests/OutpostTests",
             swiftSettings: strict
         ),
         .testTarget(
