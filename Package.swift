@@ -313,7 +313,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OutpostTests",
-            dependencies: ["OutpostService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            dependencies: ["OutpostService", "RelayService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/OutpostTests",
             swiftSettings: strict
         ),

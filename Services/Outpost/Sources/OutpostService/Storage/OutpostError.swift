@@ -17,6 +17,10 @@ public struct OutpostError: Error, Sendable, CustomStringConvertible {
         public static let alreadyInitialized = Code("already_initialized")
         /// The relay is not configured yet.
         public static let relayNotConfigured = Code("relay_not_configured")
+        /// A pairing did not complete (expired, refused, a consent that does not verify).
+        public static let pairing = Code("pairing")
+        /// The relay refused a request or could not be reached.
+        public static let relay = Code("relay")
         /// The database could not be opened or used.
         public static let storage = Code("storage")
     }

@@ -1,0 +1,18 @@
+/// One envelope for one pairing in the outpost's `deliveries` table: stored
+/// before the first submission and sent again as the same bytes until the
+/// relay has it, then followed until the relay says how it ended.
+public struct DeliveryRecord: Sendable, Hashable {
+    /// `pending` (the relay does not have it yet), `queued` (the relay has
+    /// it), `sent`, `failed`, `expired`.
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        case pending, queued, sent, failed, expired
+    }
+
+    public var pairingID: String
+    public var eventID: String
+    public var envelope: [UInt8]
+    public var status: Status
+    public var attempts: Int
+    public var expiresAt: Int64
+    public var lastError: String?
+}

@@ -1,0 +1,60 @@
+import MailwakeSQLite
+
+extension OutpostStore {
+    /// Records a notification in the administrator history.
+    func insertHistory(eventID: String, mailbox: String, folder: String, sender: String, subjectSummary: String) async throws -> Int64 {
+        let now = clock()
+        return try await database.transaction { c in
+            _ = try c.execute("INSERT INTO history (event_id, mailbox, folder, sender, subject_summary, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                              eventID, mailbox, folder, sender, subjectSummary, now)
+            return try c.queryValue("SELECT last_insert_rowid()", as: Int64.self) ?? 0
+        }
+    }
+
+    /// Stores sealed envelopes before anything is sent.
+    func insertDeliveries(_ deliveries: [(pairingID: String, eventID: String, envelope: [UInt8])], historyID: Int64, expiresAt: Int64) async throws {
+        let now = clock()
+        try await database.transaction { c in
+            for d in deliveries {
+                _ = try c.execute("""
+                    INSERT INTO deliveries (pairing_id, event_id, history_id, envelope, status, attempts, next_attempt_at, expires_at, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
+                    """, d.pairingID, d.eventID, historyID, d.envelope, now, expiresAt, now, now)
+            }
+        }
+    }
+
+    /// Deliveries whose next step is due: submissions (`pending`) and status checks (`queued`).
+    func dueDeliveries(limit: Int) async throws -> [DeliveryRecord] {
+        let rows = try await database.query("""
+            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error FROM deliveries
+            WHERE status IN ('pending', 'queued') AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?
+            """, clock(), limit)
+        return try rows.map(Self.record)
+    }
+
+    /// The deliveries of one notification.
+    public func deliveries(historyID: Int64) async throws -> [DeliveryRecord] {
+        try await database.query("""
+            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error FROM deliveries WHERE history_id = ? ORDER BY pairing_id
+            """, historyID).map(Self.record)
+    }
+
+    /// How many deliveries the relay does not have yet.
+    public func pendingCount() async throws -> Int {
+        try await database.queryValue("SELECT count(*) FROM deliveries WHERE status = 'pending'", as: Int.self) ?? 0
+    }
+
+    func updateDelivery(_ pairingID: String, _ eventID: String, status: DeliveryRecord.Status, nextAttemptAt: Int64, attempted: Bool, error: String?) async throws {
+        _ = try await database.execute("""
+            UPDATE deliveries SET status = ?, next_attempt_at = ?, attempts = attempts + ?, last_error = ?, updated_at = ?
+            WHERE pairing_id = ? AND event_id = ?
+            """, status.rawValue, nextAttemptAt, attempted ? 1 : 0, error, clock(), pairingID, eventID)
+    }
+
+    private static func record(_ row: SQLiteRow) throws -> DeliveryRecord {
+        DeliveryRecord(pairingID: try row.get("pairing_id"), eventID: try row.get("event_id"), envelope: try row.get("envelope"),
+                       status: DeliveryRecord.Status(rawValue: try row.get("status")) ?? .failed, attempts: try row.get("attempts"),
+                       expiresAt: try row.get("expires_at"), lastError: try row.get("last_error", as: String?.self))
+    }
+}
