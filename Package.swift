@@ -66,6 +66,12 @@ let package = Package(
         ),
 
         .systemLibrary(
+            name: "CLibQREncode",
+            path: "Shared/CBridges/CLibQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibPQ",
             path: "Shared/CBridges/CLibPQ",
             pkgConfig: "libpq",
@@ -171,7 +177,7 @@ let package = Package(
         ),
         .target(
             name: "OutpostService",
-            dependencies: ["MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["CLibQREncode", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Services/Outpost/Sources/OutpostService",
             swiftSettings: strict
         ),
