@@ -1,11 +1,211 @@
+import Foundation
 import MailwakeCore
+import MailwakeProtocol
+import OutpostService
 
-/// `mailwake-outpost`: self-hosted: watches IMAP mailboxes, seals a notification per new message for each paired iPhone, submits it to the relay, serves bodies over HTTPS.
-///
-/// Placeholder until the service's issue lands: it answers `--help` and `--version` only.
+/// `mailwake-outpost`: the self-hosted part of Mailwake. It keeps its identity
+/// and secrets in a data directory, pairs iPhones through a relay and sends
+/// them end-to-end encrypted notifications.
+let dataDirOption = OptionSpec("data-dir", value: "DIR", help: "The data directory (default: $MAILWAKE_OUTPOST_DATA_DIR, else /var/lib/mailwake-outpost as root, $XDG_DATA_HOME/mailwake-outpost otherwise).")
+
+/// The data directory of a command.
+func dataDirectory(_ args: ParsedArguments) -> DataDirectory {
+    if let dir = args.value("data-dir") { return DataDirectory(path: dir) }
+    if let dir = ProcessInfo.processInfo.environment["MAILWAKE_OUTPOST_DATA_DIR"], !dir.isEmpty { return DataDirectory(path: dir) }
+    return DataDirectory(path: DataDirectory.defaultPath)
+}
+
+/// Opens the store and the relay client of an initialized outpost.
+func openOutpost(_ args: ParsedArguments, needsRelay: Bool = true) async throws -> (OutpostStore, OutpostIdentity, OutpostRelayClient?) {
+    let store = try await OutpostStore.open(dataDirectory(args))
+    let identity = try await store.identity()
+    guard needsRelay else { return (store, identity, nil) }
+    return (store, identity, try OutpostRelayClient(relay: try await store.relay(), identity: identity))
+}
+
+func say(_ text: String) { StandardStreams.write(text + "\n") }
+
+func time(_ unix: Int64) -> String {
+    let f = DateFormatter()
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    return f.string(from: Date(timeIntervalSince1970: TimeInterval(unix)))
+}
+
 let tool = CommandLineTool(
     name: "mailwake-outpost",
-    summary: "Mailwake outpost: self-hosted: watches IMAP mailboxes, seals a notification per new message for each paired iPhone, submits it to the relay, serves bodies over HTTPS.\nThis build is a placeholder: the service itself is not implemented yet.",
+    summary: "Mailwake outpost: watches your mailboxes and sends end-to-end encrypted notifications to your paired iPhones.",
     version: MailwakeVersion.current,
-    commands: [])
+    commands: [
+        .init(CommandSpec("init", summary: "Create the data directory: secret.key, the database and the outpost identity.", options: [dataDirOption])) { args in
+            let dir = dataDirectory(args)
+            let (store, identity) = try await OutpostStore.initialize(dir)
+            await store.close()
+            say("Initialized an outpost in \(dir.path)")
+            say("  outpost id:   \(identity.id)")
+            say("  fingerprint:  \(identity.fingerprint)")
+            say("secret.key is the key to everything in this directory: keep a backup (`mailwake-outpost backup`).")
+            return .success
+        },
+        .init(CommandSpec("relay set", summary: "Choose the relay this outpost pairs and delivers through.", options: [
+            dataDirOption,
+            OptionSpec("url", value: "URL", required: true, help: "The relay's HTTPS origin, e.g. https://push.mailwake.net"),
+            OptionSpec("env", value: "ENV", required: true, help: "The APNs environment of the App: production or sandbox"),
+            OptionSpec("ca-file", value: "FILE", help: "A PEM CA bundle trusted alone for this relay (a private relay)"),
+            OptionSpec("origin", value: "ORIGIN", help: "The relay's public origin when it differs from --url (reached through a tunnel)"),
+        ])) { args in
+            let url = try args.required("url")
+            guard let parsed = try? ConfigURL.parse(url, schemes: ["https", "http"], originOnly: true),
+                  parsed.scheme == "https" || ["127.0.0.1", "::1", "localhost"].contains(parsed.host)
+            else { throw UsageError("--url must be an https origin (http only on loopback)") }
+            guard let environment = PushEnvironment(rawValue: try args.required("env")) else { throw UsageError("--env must be production or sandbox") }
+            if let ca = args.value("ca-file"), !FileManager.default.fileExists(atPath: ca) { throw UsageError("--ca-file \(ca) does not exist") }
+            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            try await store.setRelay(RelaySettingsRecord(url: parsed.origin, origin: args.value("origin"), environment: environment, caFile: args.value("ca-file")))
+            await store.close()
+            say("Relay set: \(parsed.origin) (\(environment.rawValue))")
+            return .success
+        },
+        .init(CommandSpec("relay show", summary: "Print the relay settings.", options: [dataDirOption])) { args in
+            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let relay = try await store.relay()
+            await store.close()
+            say("url:          \(relay.url)")
+            if relay.origin != relay.url { say("origin:       \(relay.origin)") }
+            say("environment:  \(relay.environment.rawValue)")
+            say("ca file:      \(relay.caFile ?? "(system trust store)")")
+            return .success
+        },
+        .init(CommandSpec("pair", summary: "Pair an iPhone: show a link and QR code, wait for the App's consent, verify and confirm it.", options: [
+            dataDirOption,
+            OptionSpec("png", value: "FILE", help: "Also write the QR code to FILE (PNG, mode 0600)"),
+            OptionSpec("no-qr", help: "Print the link only"),
+        ])) { args in
+            let (store, identity, client) = try await openOutpost(args)
+            defer { client?.shutdown() }
+            let pairing = OutpostPairing(store: store, client: client!, identity: identity)
+            let offer = try await pairing.offer()
+            say("Pair an iPhone with this outpost")
+            say("  outpost fingerprint: \(identity.fingerprint)")
+            say("  valid until \(time(offer.link.expiresAt)) (5 minutes); the App shows the same fingerprint")
+            say("")
+            let qr = try QRCode(offer.link.link)
+            if let png = args.value("png") { try qr.writePNG(to: png); say("QR code written to \(png)") }
+            if !args.flag("no-qr") { say(qr.terminalText); say("") }
+            say(offer.link.link)
+            say("")
+            say("Waiting for the App's consent…")
+            let device = try await pairing.complete(offer)
+            await store.close()
+            say("Paired with device \(device.deviceID)")
+            say("  device fingerprint: \(device.fingerprint)")
+            say("  pairing id:         \(device.pairingID)")
+            return .success
+        },
+        .init(CommandSpec("devices list", summary: "List paired devices (and unpaired ones, as history).", options: [dataDirOption])) { args in
+            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let pairings = try await store.pairings()
+            await store.close()
+            if pairings.isEmpty { say("No paired devices. Run `mailwake-outpost pair`."); return .success }
+            for p in pairings {
+                let state = p.active ? "active" : "unpaired \(p.unpairedAt.map(time) ?? "")"
+                say("\(p.pairingID)  device \(p.deviceID)  \(p.fingerprint)  paired \(time(p.pairedAt))  \(state)")
+            }
+            return .success
+        },
+        .init(CommandSpec("devices unpair", summary: "End a pairing at the relay; delivery stops, the record stays as history.", positionals: ["PAIRING_ID"],
+                          options: [dataDirOption])) { args in
+            let (store, identity, client) = try await openOutpost(args)
+            defer { client?.shutdown() }
+            let id = args.positionals[0]
+            guard try await store.pairings(activeOnly: true).contains(where: { $0.pairingID == id || $0.deviceID == id }) else {
+                throw UsageError("no active pairing or device \(id) (see `devices list`)")
+            }
+            let pairings = try await store.pairings(activeOnly: true).filter { $0.pairingID == id || $0.deviceID == id }
+            for p in pairings { try await OutpostPairing(store: store, client: client!, identity: identity).unpair(p.pairingID) }
+            await store.close()
+            say("Unpaired \(pairings.count) pairing(s).")
+            return .success
+        },
+        .init(CommandSpec("notify", summary: "Send a notification to every paired device.", options: [
+            dataDirOption, OptionSpec("test", required: true, help: "A test notification (mail watching sends the real ones)"),
+        ])) { args in
+            let (store, identity, client) = try await openOutpost(args)
+            defer { client?.shutdown() }
+            let relay = try await store.relay()
+            let now = Int64(Date().timeIntervalSince1970)
+            let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
+                                              subject: "Test notification from your outpost", receivedAt: UInt64(now))
+            guard let historyID = try await OutpostNotifier(store: store, identity: identity, relay: relay).notify(content) else {
+                say("No paired devices: nothing to send. Run `mailwake-outpost pair`.")
+                return .failure
+            }
+            let pass = DeliveryPass(store: store, client: client!)
+            let started = ContinuousClock.now
+            var records = try await store.deliveries(historyID: historyID)
+            while records.contains(where: { $0.status == .pending || $0.status == .queued }), ContinuousClock.now - started < .seconds(30) {
+                try await pass.run()
+                records = try await store.deliveries(historyID: historyID)
+                if records.contains(where: { $0.status == .pending || $0.status == .queued }) { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            await store.close()
+            for r in records { say("\(r.pairingID)  \(r.status.rawValue)\(r.lastError.map { "  (\($0))" } ?? "")") }
+            let unfinished = records.filter { $0.status == .pending || $0.status == .queued }.count
+            if unfinished > 0 { say("\(unfinished) still on their way; `mailwake-outpost serve` keeps trying.") }
+            return records.contains { $0.status == .failed || $0.status == .expired } ? .failure : .success
+        },
+        .init(CommandSpec("serve", summary: "Run the outpost: deliver notifications (mail watching and the HTTPS API come later).", options: [
+            dataDirOption, OptionSpec("log-level", value: "LEVEL", help: "Lowest level of log lines written to stderr (default info)"),
+        ])) { args in
+            let logger = Logger(service: "outpost", level: LogLevel(name: args.value("log-level") ?? "info") ?? .info)
+            let (store, identity, client) = try await openOutpost(args)
+            logger.info("outpost starting", ["outpost_id": .string(identity.id), "relay": .string(client!.relay.url)])
+            let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger)
+            let code = await ServiceGroup(services: [worker], logger: logger).runReturningExitCode()
+            client?.shutdown()
+            await store.close()
+            return code
+        },
+        .init(CommandSpec("status", summary: "Print the identity, the relay's reachability, pairings and deliveries waiting.", options: [dataDirOption])) { args in
+            let (store, identity, _) = try await openOutpost(args, needsRelay: false)
+            say("outpost id:        \(identity.id)")
+            say("fingerprint:       \(identity.fingerprint)")
+            if let relay = try? await store.relay() {
+                let client = try OutpostRelayClient(relay: relay, identity: identity)
+                let probe = try? await client.signed(.get, "/v1/envelopes/AAAAAAAAAAAAAAAAAAAAAA/00000000-0000-7000-8000-000000000000", timeout: .seconds(5))
+                client.shutdown()
+                say("relay:             \(relay.url) (\(relay.environment.rawValue)): \(probe == nil ? "unreachable" : "reachable")")
+            } else {
+                say("relay:             not set (`mailwake-outpost relay set`)")
+            }
+            let pairings = try await store.pairings()
+            say("paired devices:    \(pairings.filter(\.active).count) active, \(pairings.filter { !$0.active }.count) unpaired")
+            say("waiting for relay: \(try await store.pendingCount()) deliveries")
+            await store.close()
+            return .success
+        },
+        .init(CommandSpec("history", summary: "What was notified, with each device's delivery status.", options: [
+            dataDirOption, OptionSpec("days", value: "N", help: "How many days back (default 7)"),
+        ])) { args in
+            let days = Int(try args.int64("days") ?? 7)
+            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let entries = try await store.history(days: days)
+            await store.close()
+            if entries.isEmpty { say("Nothing notified in the last \(days) days.") }
+            for e in entries {
+                say("\(time(e.createdAt))  \(e.mailbox)/\(e.folder)  \(e.sender)  \(e.subjectSummary)")
+                for d in e.devices { say("    \(d.deviceID.prefix(16))…  \(d.status)\(d.detail.map { " (\($0))" } ?? "")") }
+            }
+            return .success
+        },
+        .init(CommandSpec("history clear", summary: "Delete the history (finished deliveries with it).", options: [
+            dataDirOption, OptionSpec("older-than-days", value: "N", help: "Keep the last N days (default: delete everything)"),
+        ])) { args in
+            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let n = try await store.clearHistory(olderThanDays: Int(try args.int64("older-than-days") ?? 0))
+            await store.close()
+            say("Deleted \(n) history entries.")
+            return .success
+        },
+    ])
 await tool.main()
