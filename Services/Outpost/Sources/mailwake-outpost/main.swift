@@ -198,6 +198,25 @@ let tool = CommandLineTool(
             }
             return .success
         },
+        .init(CommandSpec("backup", summary: "Write one archive with a consistent database snapshot and secret.key (mode 0600).", options: [
+            dataDirOption, OptionSpec("out", value: "FILE", required: true, help: "The archive to write (refuses to replace a file)"),
+        ])) { args in
+            let (store, identity, _) = try await openOutpost(args, needsRelay: false)
+            let out = try args.required("out")
+            let size = try await OutpostBackup.write(store, to: out)
+            await store.close()
+            say("Backed up outpost \(identity.id) to \(out) (\(size) bytes).")
+            say("WARNING: this file holds the outpost's keys. Anyone who has it can act as this outpost: keep it as safe as the server itself.")
+            return .success
+        },
+        .init(CommandSpec("restore", summary: "Restore a backup into an empty data directory.", options: [
+            dataDirOption, OptionSpec("from", value: "FILE", required: true, help: "The archive `backup` wrote"),
+        ])) { args in
+            let dir = dataDirectory(args)
+            let identity = try await OutpostBackup.restore(from: try args.required("from"), into: dir)
+            say("Restored outpost \(identity.id) (\(identity.fingerprint)) into \(dir.path).")
+            return .success
+        },
         .init(CommandSpec("history clear", summary: "Delete the history (finished deliveries with it).", options: [
             dataDirOption, OptionSpec("older-than-days", value: "N", help: "Keep the last N days (default: delete everything)"),
         ])) { args in
