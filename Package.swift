@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "mailwake-accounts-bench", targets: ["mailwake-accounts-bench"]),
         .executable(name: "mailwake-relay-bench", targets: ["mailwake-relay-bench"]),
         .executable(name: "mailwake-apns-simulator", targets: ["mailwake-apns-simulator"]),
+        .executable(name: "mailwake-device", targets: ["mailwake-device"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
         .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
@@ -235,6 +236,12 @@ let package = Package(
             name: "mailwake-accounts-bench",
             dependencies: ["AccountsService", "MailwakeHTTPClient", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/AccountsBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-device",
+            dependencies: ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            path: "Tools/DeviceSimulator",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -44,6 +44,8 @@ public struct DeliveryPass: Sendable {
             try await store.updateDelivery(d.pairingID, d.eventID, status: .pending, nextAttemptAt: next, attempted: true, error: reason)
         case .refused(let status, let code, _):
             try await store.updateDelivery(d.pairingID, d.eventID, status: .failed, nextAttemptAt: now, attempted: true, error: "\(status) \(code)")
+            // The device ended the pairing at the relay: stop sealing for it.
+            if code == "pairing-ended" { try await store.markUnpaired(d.pairingID) }
         }
     }
 

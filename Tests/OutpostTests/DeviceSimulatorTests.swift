@@ -1,0 +1,62 @@
+import Foundation
+import MailwakeProtocol
+import StackSupport
+import TestSupport
+import Testing
+
+@Suite("Tools: mailwake-device plays an iPhone against the real services", .serialized, .awaitedCleanup)
+struct DeviceSimulatorTests {
+    static func binary(_ name: String) -> String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    static func run(_ name: String, _ arguments: [String]) async throws -> String {
+        try await runOffPool { try ChildProcess.run(Self.binary(name), arguments, directory: nil) }
+    }
+
+    @Test func registerPairReceiveAndOpenThenUnpair() async throws {
+        let stack = try await RelayStack.start()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-device-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (deviceDir, outpostDir) = (root + "/device", root + "/outpost")
+        let created = try await Self.run("mailwake-device", ["init", "--dir", deviceDir])
+        #expect(created.contains("device id:"))
+        #expect((try FileManager.default.attributesOfItem(atPath: deviceDir + "/device.json")[.posixPermissions] as? Int) == 0o600)
+        _ = try await Self.run("mailwake-device", ["register", "--dir", deviceDir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
+
+        _ = try await Self.run("mailwake-outpost", ["init", "--data-dir", outpostDir])
+        _ = try await Self.run("mailwake-outpost", ["relay", "set", "--data-dir", outpostDir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
+        let pairing = try TestServerProcess(executable: Self.binary("mailwake-outpost"), arguments: ["pair", "--data-dir", outpostDir, "--no-qr"],
+                                            logName: "outpost-pair", pipeStdout: true)
+        var link = ""
+        var fingerprint = ""
+        while link.isEmpty {
+            let line = await Blocking.run { pairing.readStdoutLine() }
+            if line.isEmpty && !pairing.isRunning { break }
+            if line.contains("outpost fingerprint:") { fingerprint = String(line.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("mailwake://pair?") { link = line }
+        }
+        try #require(!link.isEmpty, "no link: \(pairing.logText())")
+        let consented = try await Self.run("mailwake-device", ["pair", link, "--dir", deviceDir, "--relay-url", stack.relay.url])
+        #expect(consented.contains("outpost fingerprint: \(fingerprint)"), "the device shows the fingerprint the outpost printed")
+        while true {
+            let line = await Blocking.run { pairing.readStdoutLine() }
+            if line.hasPrefix("Paired with device") || (line.isEmpty && !pairing.isRunning) { break }
+        }
+        pairing.stop()
+
+        _ = try await Self.run("mailwake-outpost", ["notify", "--test", "--data-dir", outpostDir])
+        let inbox = try await Self.run("mailwake-device", ["inbox", "--dir", deviceDir, "--apns", stack.simulator.url, "--ca-file", stack.simulator.caFile, "--wait", "10"])
+        let lines = inbox.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("Test notification from your outpost") == true)
+        let again = try await Self.run("mailwake-device", ["inbox", "--dir", deviceDir, "--apns", stack.simulator.url, "--ca-file", stack.simulator.caFile])
+        #expect(!again.contains("{"), "an event is shown once")
+
+        let pairingID = try PairingLink.parse(link).pairingID
+        _ = try await Self.run("mailwake-device", ["unpair", pairingID, "--dir", deviceDir, "--relay-url", stack.relay.url])
+        await #expect(throws: (any Error).self) { _ = try await Self.run("mailwake-outpost", ["notify", "--test", "--data-dir", outpostDir]) }
+        let devices = try await Self.run("mailwake-outpost", ["devices", "list", "--data-dir", outpostDir])
+        #expect(devices.contains("unpaired"), "the outpost learnt from the relay that the device ended the pairing: \(devices)")
+    }
+}

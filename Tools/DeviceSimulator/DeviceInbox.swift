@@ -1,0 +1,28 @@
+import Foundation
+import MailwakeCrypto
+import MailwakeProtocol
+
+/// Opens an APNs payload the way the App's notification service extension does.
+enum DeviceInbox {
+    /// The notification as one JSON line, with the pairing it came through.
+    static func open(payload: String, state: DeviceState, receivedAtMS: Int64) throws -> String {
+        guard let object = try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] else { throw DeviceError("a payload is not JSON") }
+        let aps = object["aps"] as? [String: Any]
+        guard let mw = object["mw"] ?? (aps?["content-state"] as? [String: Any])?["mw"] else { throw DeviceError("a payload carries no envelope") }
+        let envelope = try Envelope.decode(Array(try JSONSerialization.data(withJSONObject: mw)))
+        guard let pairing = state.pairings.first(where: { $0.pairingID == envelope.context.pairingID }),
+              let outpostKey = Base64URL.decode(pairing.outpostKey)
+        else { throw DeviceError("an envelope for pairing \(envelope.context.pairingID), which this device does not have") }
+        let opener = EnvelopeOpener(agreementKey: try state.agreement, outpostKey: try P256.Signing.PublicKey(x963Representation: outpostKey),
+                                    audience: pairing.relay, pairingID: pairing.pairingID)
+        let content = try NotificationContent.decode(try opener.open(envelope))
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("pairing_id", pairing.pairingID)
+        w.string("event_id", envelope.context.eventID)
+        w.int("received_at_ms", receivedAtMS)
+        w.raw("notification", content.jsonBytes)
+        w.endObject()
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

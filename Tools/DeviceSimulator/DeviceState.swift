@@ -1,0 +1,64 @@
+import Foundation
+import MailwakeCrypto
+import MailwakeProtocol
+
+/// A simulated iPhone's state on disk (`device.json`, mode 0600): its keys,
+/// APNs tokens, pairings and the event ids it has already shown.
+struct DeviceState: Codable {
+    struct Pairing: Codable {
+        var pairingID: String
+        /// X9.63 outpost key, base64url, locked when the user confirmed the fingerprint.
+        var outpostKey: String
+        /// The relay origin (the envelope `aud`).
+        var relay: String
+    }
+
+    var signingKey: String
+    var agreementKey: String
+    var apnsToken: String
+    var pushToStartToken: String
+    var environment: String
+    var pairings: [Pairing] = []
+    var seenEventIDs: [String] = []
+
+    static func path(_ dir: String) -> String { dir + "/device.json" }
+
+    static func create(environment: String) throws -> DeviceState {
+        let hex = { (n: Int) throws -> String in try SecureRandom.bytes(n).map { String(format: "%02x", $0) }.joined() }
+        return DeviceState(signingKey: Base64URL.encode(try P256.Signing.PrivateKey().pkcs8DERRepresentation),
+                           agreementKey: Base64URL.encode(try P256.KeyAgreement.PrivateKey().pkcs8DERRepresentation),
+                           apnsToken: try hex(32), pushToStartToken: try hex(40), environment: environment)
+    }
+
+    static func load(_ dir: String) throws -> DeviceState {
+        guard let data = FileManager.default.contents(atPath: path(dir)) else {
+            throw DeviceError("no device in \(dir): run `mailwake-device init --dir \(dir)`")
+        }
+        return try JSONDecoder().decode(DeviceState.self, from: data)
+    }
+
+    func save(_ dir: String) throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard FileManager.default.createFile(atPath: Self.path(dir), contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600]) else {
+            throw DeviceError("cannot write \(Self.path(dir))")
+        }
+    }
+
+    var signing: P256.Signing.PrivateKey {
+        get throws { try P256.Signing.PrivateKey(pkcs8DERRepresentation: Base64URL.decode(signingKey) ?? []) }
+    }
+    var agreement: P256.KeyAgreement.PrivateKey {
+        get throws { try P256.KeyAgreement.PrivateKey(pkcs8DERRepresentation: Base64URL.decode(agreementKey) ?? []) }
+    }
+    var deviceID: String {
+        get throws { KeyIdentity.id(of: try signing.publicKey) }
+    }
+}
+
+/// A device simulator failure, printed as one line.
+struct DeviceError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import MailwakeCore
+import MailwakeCrypto
+import MailwakeHTTPClient
+import MailwakeHTTPTypes
+import MailwakeProtocol
+
+/// `mailwake-device`: plays an iPhone running the Mailwake App, built on the
+/// protocol module: keys, registration at accounts, purchases, pairing by
+/// link, and an inbox that opens what the APNs simulator received for it.
+let dirOption = OptionSpec("dir", value: "DIR", required: true, help: "Where the simulated device keeps its keys and state")
+let caOption = OptionSpec("ca-file", value: "FILE", help: "A PEM CA bundle trusted alone for the service called")
+
+func client(_ args: ParsedArguments, http2: Bool = false) throws -> HTTPClient {
+    var c = HTTPClient.Configuration()
+    c.name = "device"
+    c.caFile = args.value("ca-file")
+    c.httpVersion = http2 ? .http2 : .http1_1
+    c.maxResponseBytes = 64 << 20
+    return try HTTPClient(configuration: c)
+}
+
+/// A request signed by the device (PROTOCOL.md §8) for `origin`, sent to `base`.
+func signed(_ http: HTTPClient, _ state: DeviceState, _ method: HTTPMethod, base: String, origin: String, path: String, body: [UInt8]?) async throws -> HTTPClient.Response {
+    let header = try RequestSigner(key: try state.signing).sign(method: method.rawValue, origin: origin, pathAndQuery: path, body: body ?? [],
+                                                                timestamp: Int64(Date().timeIntervalSince1970))
+    var headers: HTTPHeaders = [SignatureHeader.name: header.value]
+    if body != nil { headers.add("Content-Type", "application/json") }
+    return try await http.execute(.init(method: method, url: base + path, headers: headers, body: body))
+}
+
+func say(_ text: String) { StandardStreams.write(text + "\n") }
+
+let tool = CommandLineTool(
+    name: "mailwake-device",
+    summary: "A simulated iPhone for tests, the local stack and operators: keys, registration, purchases, pairing and an inbox.",
+    version: MailwakeVersion.current,
+    commands: [
+        .init(CommandSpec("init", summary: "Create the device's keys and APNs tokens.", options: [
+            dirOption, OptionSpec("env", value: "ENV", help: "APNs environment: sandbox (default) or production"),
+        ])) { args in
+            let dir = try args.required("dir")
+            guard !FileManager.default.fileExists(atPath: DeviceState.path(dir)) else { throw DeviceError("\(dir) already holds a device") }
+            let state = try DeviceState.create(environment: args.value("env") ?? "sandbox")
+            try state.save(dir)
+            say("device id:   \(try state.deviceID)")
+            say("fingerprint: \(KeyIdentity.fingerprint(of: try state.signing.publicKey.x963Representation))")
+            say("apns token:  \(state.apnsToken)")
+            return .success
+        },
+        .init(CommandSpec("register", summary: "Register at accounts (proof of possession of the signing key).", options: [
+            dirOption, caOption,
+            OptionSpec("accounts", value: "URL", required: true, help: "Where accounts answers"),
+            OptionSpec("origin", value: "ORIGIN", help: "Accounts' public origin, when it differs from --accounts"),
+        ])) { args in
+            let dir = try args.required("dir")
+            let state = try DeviceState.load(dir)
+            let base = try args.required("accounts")
+            let http = try client(args)
+            defer { http.shutdown() }
+            let body = Array(#"{"signing_key":"\#(Base64URL.encode(try state.signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(try state.agreement.publicKey.x963Representation))","apns_token":"\#(state.apnsToken)","apns_environment":"\#(state.environment)","push_to_start_token":"\#(state.pushToStartToken)","bundle_id":"net.mailwake.app","app_version":"simulator"}"#.utf8)
+            let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: "/v1/devices", body: body)
+            guard r.status == .created || r.status == .ok else { throw DeviceError("accounts answered \(r.status.code): \(r.text)") }
+            say("registered \(try state.deviceID) at \(base)")
+            return .success
+        },
+        .init(CommandSpec("purchase", summary: "Send a StoreKit signed transaction to accounts.", options: [
+            dirOption, caOption,
+            OptionSpec("accounts", value: "URL", required: true, help: "Where accounts answers"),
+            OptionSpec("origin", value: "ORIGIN", help: "Accounts' public origin, when it differs from --accounts"),
+            OptionSpec("transaction", value: "JWS", required: true, help: "The signed transaction (JWS) StoreKit gave the App"),
+        ])) { args in
+            let state = try DeviceState.load(try args.required("dir"))
+            let base = try args.required("accounts")
+            let http = try client(args)
+            defer { http.shutdown() }
+            let body = Array(#"{"signed_transaction":"\#(try args.required("transaction"))"}"#.utf8)
+            let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: "/v1/purchases", body: body)
+            guard (200..<300).contains(Int(r.status.code)) else { throw DeviceError("accounts answered \(r.status.code): \(r.text)") }
+            say(r.text)
+            return .success
+        },
+        .init(CommandSpec("pair", summary: "Pair with an outpost by its link: show its fingerprint, post the consent.", positionals: ["LINK"], options: [
+            dirOption, caOption,
+            OptionSpec("relay-url", value: "URL", help: "Where the relay answers, when it differs from the link's relay origin"),
+        ])) { args in
+            let dir = try args.required("dir")
+            var state = try DeviceState.load(dir)
+            let link = try PairingLink.parse(args.positionals[0])
+            say("outpost fingerprint: \(link.outpostFingerprint)")
+            let consent = ConsentSubmission(credential: link.credential,
+                                            consent: try PairingConsent.create(for: link, signingKey: try state.signing, agreementKey: try state.agreement.publicKey))
+            let http = try client(args)
+            defer { http.shutdown() }
+            let base = args.value("relay-url") ?? link.relay
+            let r = try await http.execute(.init(method: .post, url: base + "/v1/pairings/\(link.pairingID)/consent",
+                                                 headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
+            guard r.status == .accepted else { throw DeviceError("the relay refused the consent (\(r.status.code)): \(r.text)") }
+            state.pairings.append(.init(pairingID: link.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: link.relay))
+            try state.save(dir)
+            say("consented to pairing \(link.pairingID); the outpost confirms it")
+            return .success
+        },
+        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device; print new notifications as JSON lines.", options: [
+            dirOption, caOption,
+            OptionSpec("apns", value: "URL", required: true, help: "The APNs simulator's URL"),
+            OptionSpec("wait", value: "SECONDS", help: "Wait up to this long for at least one new notification"),
+        ])) { args in
+            let dir = try args.required("dir")
+            var state = try DeviceState.load(dir)
+            let http = try client(args, http2: true)
+            defer { http.shutdown() }
+            let deadline = ContinuousClock.now + .seconds(Double(try args.int64("wait") ?? 0))
+            var shown = 0
+            repeat {
+                let r = try await http.execute(.init(url: try args.required("apns") + "/_sim/deliveries?since=0&limit=10000"))
+                let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]
+                for d in (object?["deliveries"] as? [[String: Any]]) ?? [] {
+                    guard d["status"] as? Int == 200, let token = d["device_token"] as? String,
+                          token == state.apnsToken || token == state.pushToStartToken,
+                          let payload = d["payload"] as? String, let eventID = d["apns_id"] as? String, !state.seenEventIDs.contains(eventID)
+                    else { continue }
+                    let line = try DeviceInbox.open(payload: payload, state: state, receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0)
+                    say(line)
+                    state.seenEventIDs.append(eventID)
+                    shown += 1
+                }
+                if shown == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            } while shown == 0 && ContinuousClock.now < deadline
+            try state.save(dir)
+            return .success
+        },
+        .init(CommandSpec("unpair", summary: "End a pairing at the relay (signed by the device).", positionals: ["PAIRING_ID"], options: [
+            dirOption, caOption, OptionSpec("relay-url", value: "URL", help: "Where the relay answers, when it differs from the pairing's relay origin"),
+        ])) { args in
+            let dir = try args.required("dir")
+            var state = try DeviceState.load(dir)
+            let id = args.positionals[0]
+            guard let pairing = state.pairings.first(where: { $0.pairingID == id }) else { throw DeviceError("no pairing \(id) on this device") }
+            let http = try client(args)
+            defer { http.shutdown() }
+            let r = try await signed(http, state, .delete, base: args.value("relay-url") ?? pairing.relay, origin: pairing.relay, path: "/v1/pairings/\(id)", body: nil)
+            guard r.status == .noContent else { throw DeviceError("the relay answered \(r.status.code): \(r.text)") }
+            state.pairings.removeAll { $0.pairingID == id }
+            try state.save(dir)
+            say("unpaired \(id)")
+            return .success
+        },
+    ])
+await tool.main()
