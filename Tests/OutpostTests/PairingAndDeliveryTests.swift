@@ -110,4 +110,29 @@ struct PairingAndDeliveryTests {
                                        iat: UInt64(Date().timeIntervalSince1970)))
         #expect(try await stack.submit(stale).status == .gone)
     }
+
+    @Test func aTamperedDeliveryRowIsRefusedByTheRelayAndNeverReachesTheDevice() async throws {
+        let stack = try await RelayStack.start()
+        let device = try await stack.registeredDevice()
+        let outpost = try await OutpostFixture.start(relayURL: stack.relay.url)
+        _ = try await outpost.pair(device, through: stack)
+        let historyID = try #require(try await outpost.notifier.notify(Self.content))
+        let stored = try #require(try await outpost.store.deliveries(historyID: historyID).first)
+        var envelope = try Envelope.decode(stored.envelope)
+        envelope.ciphertext[3] ^= 0x10
+        _ = try await outpost.store.database.execute("UPDATE deliveries SET envelope = ? WHERE event_id = ?", envelope.jsonBytes, stored.eventID)
+        let records = try await outpost.deliverAll(historyID)
+        #expect(records.first?.status == .failed)
+        #expect(records.first?.lastError == "401 bad_signature")
+        #expect(try await stack.simulator.deliveries(since: 0).isEmpty)
+    }
+
+    @Test func aTamperedIdentityRowStopsTheOutpostWithOneError() async throws {
+        let directory = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-outpost-\(UUID().uuidString)").path)
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        let (store, _) = try await OutpostStore.initialize(directory)
+        _ = try await store.database.execute("UPDATE identity SET public_key = ?", try P256.Signing.PrivateKey().publicKey.x963Representation)
+        await store.close()
+        await #expect { _ = try await OutpostStore.open(directory) } throws: { ($0 as? OutpostError)?.code == .sealedData }
+    }
 }

@@ -8,10 +8,15 @@ import OutpostService
 /// them end-to-end encrypted notifications.
 let dataDirOption = OptionSpec("data-dir", value: "DIR", help: "The data directory (default: $MAILWAKE_OUTPOST_DATA_DIR, else /var/lib/mailwake-outpost as root, $XDG_DATA_HOME/mailwake-outpost otherwise).")
 
-/// The data directory of a command.
+/// The settings (`MAILWAKE_OUTPOST_*`, `--config FILE`) of a command.
+func settings(_ args: ParsedArguments) throws -> ServiceConfiguration {
+    try OutpostSettings.spec.load(arguments: args)
+}
+
+/// The data directory of a command: `--data-dir`, else the setting, else the default.
 func dataDirectory(_ args: ParsedArguments) -> DataDirectory {
     if let dir = args.value("data-dir") { return DataDirectory(path: dir) }
-    if let dir = ProcessInfo.processInfo.environment["MAILWAKE_OUTPOST_DATA_DIR"], !dir.isEmpty { return DataDirectory(path: dir) }
+    if let configured = try? settings(args), !configured[OutpostSettings.dataDir].isEmpty { return DataDirectory(path: configured[OutpostSettings.dataDir]) }
     return DataDirectory(path: DataDirectory.defaultPath)
 }
 
@@ -136,7 +141,8 @@ let tool = CommandLineTool(
             let now = Int64(Date().timeIntervalSince1970)
             let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
                                               subject: "Test notification from your outpost", receivedAt: UInt64(now))
-            guard let historyID = try await OutpostNotifier(store: store, identity: identity, relay: relay).notify(content) else {
+            let maxAge = try settings(args)[OutpostSettings.deliveryMaxAge].components.seconds
+            guard let historyID = try await OutpostNotifier(store: store, identity: identity, relay: relay, maxAge: maxAge).notify(content) else {
                 say("No paired devices: nothing to send. Run `mailwake-outpost pair`.")
                 return .failure
             }
@@ -155,12 +161,15 @@ let tool = CommandLineTool(
             return records.contains { $0.status == .failed || $0.status == .expired } ? .failure : .success
         },
         .init(CommandSpec("serve", summary: "Run the outpost: deliver notifications (mail watching and the HTTPS API come later).", options: [
-            dataDirOption, OptionSpec("log-level", value: "LEVEL", help: "Lowest level of log lines written to stderr (default info)"),
-        ])) { args in
-            let logger = Logger(service: "outpost", level: LogLevel(name: args.value("log-level") ?? "info") ?? .info)
+            dataDirOption, ConfigurationSpec.configOption,
+        ], discussion: OutpostSettings.spec.helpText())) { args in
+            let configuration = try settings(args)
+            let logger = Logger(service: "outpost", level: configuration[OutpostSettings.logLevel])
+            for warning in configuration.warnings { logger.warning(warning) }
             let (store, identity, client) = try await openOutpost(args)
             logger.info("outpost starting", ["outpost_id": .string(identity.id), "relay": .string(client!.relay.url)])
-            let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger)
+            let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger,
+                                               historyDays: configuration[OutpostSettings.historyDays])
             let code = await ServiceGroup(services: [worker], logger: logger).runReturningExitCode()
             client?.shutdown()
             await store.close()
@@ -215,6 +224,10 @@ let tool = CommandLineTool(
             let dir = dataDirectory(args)
             let identity = try await OutpostBackup.restore(from: try args.required("from"), into: dir)
             say("Restored outpost \(identity.id) (\(identity.fingerprint)) into \(dir.path).")
+            return .success
+        },
+        .init(CommandSpec("settings", summary: "Print every setting with its default and meaning, as Markdown.")) { _ in
+            StandardStreams.write(OutpostSettings.spec.markdownTable() + "\n")
             return .success
         },
         .init(CommandSpec("history clear", summary: "Delete the history (finished deliveries with it).", options: [

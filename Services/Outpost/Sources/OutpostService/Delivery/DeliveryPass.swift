@@ -4,7 +4,7 @@ import Foundation
 /// have yet (the stored bytes, never re-encrypted), follow what it has until
 /// it says how it ended, and give up on what is too old.
 public struct DeliveryPass: Sendable {
-    let store: OutpostStore
+    public let store: OutpostStore
     let client: OutpostRelayClient
     let clock: @Sendable () -> Int64
     /// Seconds between status checks of a delivery the relay has.

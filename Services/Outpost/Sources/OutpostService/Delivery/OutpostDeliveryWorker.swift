@@ -6,14 +6,24 @@ public struct OutpostDeliveryWorker: Service {
     public var name: String { "delivery" }
     let pass: DeliveryPass
     let logger: Logger
+    /// Days of history kept; older entries (and their finished deliveries) are deleted hourly.
+    let historyDays: Int
 
-    public init(pass: DeliveryPass, logger: Logger) {
+    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30) {
         self.pass = pass
         self.logger = logger
+        self.historyDays = historyDays
     }
 
     public func run() async throws {
+        var lastPrune = ContinuousClock.now - .seconds(3600)
         while !Task.isCancelled {
+            if ContinuousClock.now - lastPrune >= .seconds(3600) {
+                lastPrune = ContinuousClock.now
+                if let n = try? await pass.store.clearHistory(olderThanDays: historyDays), n > 0 {
+                    logger.info("history pruned", ["entries": .int(n), "days": .int(historyDays)])
+                }
+            }
             var handled = 0
             do {
                 handled = try await pass.run()
