@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MailwakeCrypto
 import MailwakeProtocol
 import OutpostService
@@ -69,6 +72,30 @@ struct OutpostCommandLineTests {
         let unpaired = try await Self.run(["devices", "unpair", scanned.pairingID, "--data-dir", dir])
         #expect(unpaired.contains("Unpaired 1"))
         await #expect(throws: (any Error).self) { _ = try await Self.run(["notify", "--test", "--data-dir", dir]) }
+    }
+
+    @Test func serveDeliversWhatIsWaitingAndStopsOnSIGTERM() async throws {
+        let stack = try await RelayStack.start()
+        let device = try await stack.registeredDevice()
+        let outpost = try await OutpostFixture.start(relayURL: stack.relay.url)
+        let paired = try await outpost.pair(device, through: stack)
+        // Stored, not yet sent: what a crash or a relay outage leaves behind.
+        let historyID = try #require(try await outpost.notifier.notify(PairingAndDeliveryTests.content))
+        let serving = try TestServerProcess(executable: Self.executable, arguments: ["serve", "--data-dir", outpost.directory.path], logName: "outpost-serve")
+        let delivery = try #require(try await stack.simulator.waitForDeliveries(count: 1, timeout: 15).first)
+        #expect(try device.open(payload: delivery.payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID)
+                == PairingAndDeliveryTests.content)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while try await outpost.store.deliveries(historyID: historyID).first?.status != .sent, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try await outpost.store.deliveries(historyID: historyID).first?.status == .sent)
+        kill(serving.pid, SIGTERM)
+        let deadlineExit = ContinuousClock.now + .seconds(10)
+        while serving.isRunning, ContinuousClock.now < deadlineExit { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!serving.isRunning, "serve stops on SIGTERM")
+        #expect(serving.logText().contains("outpost starting"))
+        serving.stop()
     }
 
     @Test func aWrongSecretKeyStopsEveryCommandWithOneLine() async throws {
