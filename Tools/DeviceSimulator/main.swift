@@ -31,6 +31,16 @@ func signed(_ http: HTTPClient, _ state: DeviceState, _ method: HTTPMethod, base
 
 func say(_ text: String) { StandardStreams.write(text + "\n") }
 
+/// A signed POST to accounts (`--accounts`, `--origin`, `--ca-file`); throws unless it answers 2xx.
+func postToAccounts(_ args: ParsedArguments, _ state: DeviceState, path: String, body: [UInt8]) async throws -> HTTPClient.Response {
+    let base = try args.required("accounts")
+    let http = try client(args)
+    defer { http.shutdown() }
+    let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: path, body: body)
+    guard (200..<300).contains(Int(r.status.code)) else { throw DeviceError("accounts answered \(r.status.code): \(r.text)") }
+    return r
+}
+
 let tool = CommandLineTool(
     name: "mailwake-device",
     summary: "A simulated iPhone for tests, the local stack and operators: keys, registration, purchases, pairing and an inbox.",
@@ -53,15 +63,10 @@ let tool = CommandLineTool(
             OptionSpec("accounts", value: "URL", required: true, help: "Where accounts answers"),
             OptionSpec("origin", value: "ORIGIN", help: "Accounts' public origin, when it differs from --accounts"),
         ])) { args in
-            let dir = try args.required("dir")
-            let state = try DeviceState.load(dir)
-            let base = try args.required("accounts")
-            let http = try client(args)
-            defer { http.shutdown() }
+            let state = try DeviceState.load(try args.required("dir"))
             let body = Array(#"{"signing_key":"\#(Base64URL.encode(try state.signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(try state.agreement.publicKey.x963Representation))","apns_token":"\#(state.apnsToken)","apns_environment":"\#(state.environment)","push_to_start_token":"\#(state.pushToStartToken)","bundle_id":"net.mailwake.app","app_version":"simulator"}"#.utf8)
-            let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: "/v1/devices", body: body)
-            guard r.status == .created || r.status == .ok else { throw DeviceError("accounts answered \(r.status.code): \(r.text)") }
-            say("registered \(try state.deviceID) at \(base)")
+            _ = try await postToAccounts(args, state, path: "/v1/devices", body: body)
+            say("registered \(try state.deviceID) at \(try args.required("accounts"))")
             return .success
         },
         .init(CommandSpec("purchase", summary: "Send a StoreKit signed transaction to accounts.", options: [
@@ -71,12 +76,8 @@ let tool = CommandLineTool(
             OptionSpec("transaction", value: "JWS", required: true, help: "The signed transaction (JWS) StoreKit gave the App"),
         ])) { args in
             let state = try DeviceState.load(try args.required("dir"))
-            let base = try args.required("accounts")
-            let http = try client(args)
-            defer { http.shutdown() }
             let body = Array(#"{"signed_transaction":"\#(try args.required("transaction"))"}"#.utf8)
-            let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: "/v1/purchases", body: body)
-            guard (200..<300).contains(Int(r.status.code)) else { throw DeviceError("accounts answered \(r.status.code): \(r.text)") }
+            let r = try await postToAccounts(args, state, path: "/v1/purchases", body: body)
             say(r.text)
             return .success
         },
