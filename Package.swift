@@ -308,13 +308,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AccountsTests",
-            dependencies: ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient", "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            dependencies: ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient", "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "StackSupport", "TestSupport"],
             path: "Tests/AccountsTests",
             swiftSettings: strict
         ),
         .target(
             name: "StackSupport",
-            dependencies: ["AccountsService", "RelayService", "MailwakeHTTPClient", "MailwakeHTTPServer", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            dependencies: ["AccountsService", "RelayService", "MailwakeAppStore", "MailwakeHTTPClient", "MailwakeHTTPServer", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/StackSupport",
             swiftSettings: strict
         ),

@@ -59,4 +59,29 @@ struct DeviceSimulatorTests {
         let devices = try await Self.run("mailwake-outpost", ["devices", "list", "--data-dir", outpostDir])
         #expect(devices.contains("unpaired"), "the outpost learnt from the relay that the device ended the pairing: \(devices)")
     }
+
+    @Test func aPurchaseEntitlesTheDevice() async throws {
+        let signer = try StoreKitSigner.make()
+        let stack = try await RelayStack.start(trialDays: 0, appStore: signer.configuration)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-device-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let created = try await Self.run("mailwake-device", ["init", "--dir", dir])
+        let deviceID = try #require(created.split(separator: "\n").first { $0.hasPrefix("device id:") }?.split(separator: " ").last.map(String.init))
+        let account = ["--dir", dir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin]
+        _ = try await Self.run("mailwake-device", ["register"] + account)
+        let entitledBefore = try await entitled(stack, deviceID)
+        #expect(entitledBefore == false)
+        let jws = try signer.transaction(original: "4000000001", expires: Date().addingTimeInterval(30 * 86400))
+        _ = try await Self.run("mailwake-device", ["purchase", "--transaction", jws] + account)
+        #expect(try await entitled(stack, deviceID) == true)
+        await #expect(throws: (any Error).self) {
+            _ = try await Self.run("mailwake-device", ["purchase", "--transaction", try StoreKitSigner.make().transaction(original: "4000000002", expires: Date().addingTimeInterval(86400))] + account)
+        }
+    }
+
+    func entitled(_ stack: RelayStack, _ deviceID: String) async throws -> Bool? {
+        let r = try await stack.client.execute(.init(url: stack.accounts.url + "/internal/v1/devices/\(deviceID)/authorization",
+                                                     headers: ["Authorization": "Bearer \(AccountsInstance.serviceToken)"]))
+        return stack.json(r)["entitled"] as? Bool
+    }
 }

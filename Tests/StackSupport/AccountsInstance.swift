@@ -1,5 +1,6 @@
 public import AccountsService
 import Foundation
+public import MailwakeAppStore
 import Synchronization
 public import MailwakeCore
 import MailwakeHTTPServer
@@ -31,12 +32,12 @@ public final class AccountsInstance: Sendable {
     }
 
     /// Starts accounts on its own database of `postgres`.
-    public static func start(postgres: PostgresTestServer, trialDays: Int = 7) async throws -> AccountsInstance {
+    public static func start(postgres: PostgresTestServer, trialDays: Int = 7, appStore: AppStoreJWSVerifier.Configuration? = nil) async throws -> AccountsInstance {
         let name = try await StackDatabases.create(prefix: "accounts", on: postgres)
         let configuration = AccountsConfiguration(
             listenHost: "127.0.0.1", listenPort: 0, adminHost: "127.0.0.1", adminPort: 0, publicOrigin: origin,
             databaseURL: postgres.url(database: name), allowPlainHTTP: true, serviceTokens: [serviceToken], operatorToken: operatorToken,
-            pushProductIDs: ["net.mailwake.push.monthly"], trialSeconds: Int64(trialDays) * 86400)
+            pushProductIDs: ["net.mailwake.push.monthly"], trialSeconds: Int64(trialDays) * 86400, appStore: appStore)
         let logs = MemoryLogSink()
         let logger = Logger(service: "accounts", level: .debug, sink: logs)
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)

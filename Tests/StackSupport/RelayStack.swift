@@ -1,4 +1,5 @@
 import Foundation
+public import MailwakeAppStore
 public import MailwakeCrypto
 public import MailwakeHTTPClient
 public import MailwakeHTTPTypes
@@ -27,12 +28,12 @@ public final class RelayStack: Sendable {
     }
 
     /// Starts the stack; `adjust` changes the relay's configuration first.
-    public static func start(postgres: PostgresTestServer? = nil, trialDays: Int = 7, simulatorOptions: [APNsSimulatorProcess.Option] = [],
+    public static func start(postgres: PostgresTestServer? = nil, trialDays: Int = 7, appStore: AppStoreJWSVerifier.Configuration? = nil, simulatorOptions: [APNsSimulatorProcess.Option] = [],
                              adjust: @Sendable (inout RelayConfiguration) -> Void = { _ in },
                              clockMS: (@Sendable () -> Int64)? = nil) async throws -> RelayStack {
         let pg: PostgresTestServer
         if let postgres { pg = postgres } else { pg = try await PostgresTestServer.shared() }
-        let accounts = try await AccountsInstance.start(postgres: pg, trialDays: trialDays)
+        let accounts = try await AccountsInstance.start(postgres: pg, trialDays: trialDays, appStore: appStore)
         AwaitedCleanup.register { await accounts.stop() }
         let simulator = try await APNsSimulatorProcess.start(topic: RelayInstance.bundleID, options: simulatorOptions)
         let relayDatabase = pg.url(database: try await StackDatabases.create(prefix: "relay", on: pg))
