@@ -2,8 +2,8 @@ import Foundation
 
 /// A child process of the benchmark (the simulator, the relay) with its
 /// stderr in a log file and its CPU time readable from /proc.
+// @unchecked Sendable: `process` is only started, signalled and awaited; `Process` itself is thread-safe for these.
 final class BenchProcess: @unchecked Sendable {
-    // @unchecked Sendable: `process` is only started, signalled and awaited; `Process` itself is thread-safe for these.
     let process: Process
     let stdout = Pipe()
     let logPath: String

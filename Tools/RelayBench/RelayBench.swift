@@ -10,8 +10,8 @@ import MailwakeHTTPTypes
 import Synchronization
 
 /// The benchmark's running parts and its two phases.
+// @unchecked Sendable: the stored properties are set once in `prepare` and only read afterwards.
 final class RelayBench: @unchecked Sendable {
-    // @unchecked Sendable: the stored properties are set once in `prepare` and only read afterwards.
     static let origin = "https://relay.bench"
     static let bundleID = "net.mailwake.app"
     static let serviceToken = "bench-service-token"
