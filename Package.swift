@@ -66,6 +66,13 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
         ),
 
+        .target(
+            name: "CGMimeShims",
+            path: "Shared/CBridges/CGMimeShims",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror", "-I/usr/include/gmime-3.0", "-I/usr/include/glib-2.0",
+                                      "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include"])],
+            linkerSettings: [.linkedLibrary("gmime-3.0"), .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         .systemLibrary(
             name: "CLibQREncode",
             path: "Shared/CBridges/CLibQREncode",
@@ -178,7 +185,7 @@ let package = Package(
         ),
         .target(
             name: "OutpostService",
-            dependencies: ["CLibQREncode", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Services/Outpost/Sources/OutpostService",
             swiftSettings: strict
         ),

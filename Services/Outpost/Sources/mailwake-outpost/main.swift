@@ -226,6 +226,12 @@ let tool = CommandLineTool(
             say("Restored outpost \(identity.id) (\(identity.fingerprint)) into \(dir.path).")
             return .success
         },
+        .init(CommandSpec("inspect", summary: "Print, as JSON, the notification the outpost would build from a raw message (.eml): sender, subject, date, code and why.",
+                          positionals: ["FILE"])) { args in
+            guard let data = FileManager.default.contents(atPath: args.positionals[0]) else { throw UsageError("cannot read \(args.positionals[0])") }
+            say(try MessageInspection.json(for: Array(data)))
+            return .success
+        },
         .init(CommandSpec("settings", summary: "Print every setting with its default and meaning, as Markdown.")) { _ in
             StandardStreams.write(OutpostSettings.spec.markdownTable() + "\n")
             return .success

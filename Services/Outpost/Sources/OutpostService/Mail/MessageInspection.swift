@@ -1,0 +1,31 @@
+import MailwakeProtocol
+
+/// `mailwake-outpost inspect FILE.eml`: the notification the outpost would
+/// build from a raw message, and why a code was or was not found, as JSON.
+public enum MessageInspection {
+    public static func json(for message: [UInt8]) throws(OutpostError) -> String {
+        let summary = try MessageSummary(rfc822: message)
+        let code = CodeDetector.detect(subject: summary.subject, body: summary.visibleText)
+        var w = JSONWriter()
+        w.beginObject()
+        w.beginObject("from")
+        w.string("name", summary.fromName)
+        w.string("address", summary.fromAddress)
+        w.endObject()
+        w.string("subject", summary.subject)
+        w.int("date", summary.date)
+        w.string("text_source", summary.textPlain?.isEmpty == false ? "text/plain" : summary.textHTML != nil ? "text/html (converted)" : "none")
+        if let code {
+            w.beginObject("code")
+            w.string("value", code.value)
+            w.string("found_in", code.source.rawValue)
+            w.string("near_keyword", code.keyword)
+            w.endObject()
+        } else {
+            w.raw("code", Array("null".utf8))
+            w.string("why_no_code", "no 4–8 digit or short letters-and-digits code near a code keyword, or only dates, times, prices, order or phone numbers")
+        }
+        w.endObject()
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,36 @@
+import CGMimeShims
+
+/// What the outpost reads from a message to notify about it (GMime: RFC 2047
+/// words decoded, any charset converted to UTF-8, malformed headers tolerated).
+public struct MessageSummary: Sendable, Hashable {
+    public var subject: String
+    public var fromName: String
+    public var fromAddress: String
+    /// The Date header, Unix seconds (0 when absent); IMAP's INTERNALDATE is preferred when known.
+    public var date: Int64
+    /// The first text/plain part (bounded), if any.
+    public var textPlain: String?
+    /// The first text/html part (bounded), if any.
+    public var textHTML: String?
+
+    /// Parses a whole message; `maxText` bounds each text part in bytes.
+    public init(rfc822 data: [UInt8], maxText: Int = 64 * 1024) throws(OutpostError) {
+        var raw = mw_mime_summary()
+        let rc = data.withUnsafeBufferPointer { mw_mime_summarize($0.baseAddress, $0.count, maxText, &raw) }
+        defer { mw_mime_summary_free(&raw) }
+        guard rc == 0 else { throw OutpostError(.storage, "not an e-mail message") }
+        func text(_ p: UnsafeMutablePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
+        subject = text(raw.subject) ?? ""
+        fromName = text(raw.from_name) ?? ""
+        fromAddress = text(raw.from_address) ?? ""
+        date = raw.date
+        textPlain = text(raw.text_plain)
+        textHTML = text(raw.text_html)
+    }
+
+    /// The visible text for code detection: text/plain, else the HTML's text.
+    public var visibleText: String {
+        if let textPlain, !textPlain.isEmpty { return textPlain }
+        return textHTML.map(HTMLText.visibleText) ?? ""
+    }
+}
