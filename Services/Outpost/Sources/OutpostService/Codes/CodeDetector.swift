@@ -92,6 +92,9 @@ public enum CodeDetector {
         if [".", ","].contains(right) && right2.isCodeDigit { return true }
         if left == "+" || left == "#" || left == "-" && c.start > 1 && text[c.start - 2].isCodeDigit { return true }
         if "年月日時分".contains(right) || "년월일시".contains(right) { return true }
+        // A phone number: "(415) 555-0199", "+1 415 555 0199".
+        let lead = String(text[max(0, c.start - 8)..<c.start])
+        if lead.contains("+") || lead.contains(")") && lead.contains(where: \.isCodeDigit) { return true }
         // A year on its own.
         if c.value.count == 4, let n = Int(c.value), (1900...2099).contains(n) { return true }
         // Money.

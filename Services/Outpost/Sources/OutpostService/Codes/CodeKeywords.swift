@@ -24,7 +24,8 @@ enum CodeKeywords {
 
     /// Words that make a nearby number something else: an order, a price, a phone number…
     static let traps = [
-        "order", "invoice", "tracking", "shipment", "reference", "ref.", "ticket", "account number", "customer number", "phone", "tel", "fax",
+        "order", "invoice", "tracking", "shipment", "reference", "ref.", "ticket", "account number", "customer number", "phone", "tel", "fax", "call",
+        "telefon", "téléphone", "teléfono", "telefone", "телефон", "电话", "電話", "전화",
         "bestellung", "rechnung", "sendung", "commande", "facture", "pedido", "factura", "encomenda", "заказ", "订单", "運單", "訂單", "注文番号",
         "주문번호", "송장",
     ]
