@@ -18,30 +18,14 @@ struct CodeDetectorTests {
 
     @Test func precisionAndRecallOverTheCorpus() throws {
         let cases = try Self.corpus()
-        var truePositives = 0, falsePositives = 0, falseNegatives = 0
-        var misses: [String] = []
+        var tally = PrecisionRecall()
         for c in cases {
-            let found = CodeDetector.detect(subject: c.subject, body: c.body)?.value
-            switch (found, c.expected) {
-            case let (f?, e?) where f == e: truePositives += 1
-            case let (f?, e?):
-                falsePositives += 1
-                falseNegatives += 1
-                misses.append("[\(c.lang)] \(c.subject): found \(f), expected \(e)")
-            case let (f?, nil):
-                falsePositives += 1
-                misses.append("[\(c.lang)] \(c.subject): found \(f), expected none")
-            case let (nil, e?):
-                falseNegatives += 1
-                misses.append("[\(c.lang)] \(c.subject): missed \(e)")
-            case (nil, nil): break
-            }
+            tally.record(found: CodeDetector.detect(subject: c.subject, body: c.body)?.value, expected: c.expected, label: "[\(c.lang)] \(c.subject)")
         }
-        let precision = Double(truePositives) / Double(max(1, truePositives + falsePositives))
-        let recall = Double(truePositives) / Double(max(1, truePositives + falseNegatives))
+        let (precision, recall) = (tally.precision, tally.recall)
         print("codes: \(cases.count) cases, precision \(precision), recall \(recall)")
-        #expect(precision >= 0.97, "\(misses.joined(separator: "\n"))")
-        #expect(recall >= 0.90, "\(misses.joined(separator: "\n"))")
+        #expect(precision >= 0.97, "\(tally.report)")
+        #expect(recall >= 0.90, "\(tally.report)")
         #expect(Set(cases.map(\.lang)).count == 10)
     }
 
