@@ -5,6 +5,7 @@ import MailwakeCore
 /// order. libpq blocks; this keeps the blocking off Swift's cooperative pool.
 /// Jobs come in through a lock and condition; each job resumes its caller's
 /// continuation.
+// Safe to share: the job queue and flags are guarded by the lock and condition; the connection is used only by the worker thread.
 final class ConnectionWorker: @unchecked Sendable {
     typealias Job = @Sendable (RawConnection) -> Void
 

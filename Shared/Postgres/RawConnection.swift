@@ -52,6 +52,7 @@ final class ConnectionHealth: Sendable {
 
 /// Cancels the statement a connection is running, from another thread
 /// (`PQcancel` is thread-safe; the `PGcancel` object is guarded here).
+// Safe to share: `handle` is guarded by `lock`, and PQcancel itself is thread-safe.
 final class StatementCanceller: @unchecked Sendable {
     private let lock = NSLock()
     private var handle: OpaquePointer?

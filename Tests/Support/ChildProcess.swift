@@ -5,6 +5,7 @@ import Glibc
 
 /// A child process started with `posix_spawn` (Foundation's `Process` keeps
 /// objects alive that LeakSanitizer reports), output appended to a file.
+// Safe to share: `pid` is immutable and the exit state is guarded by `lock`.
 public final class ChildProcess: @unchecked Sendable {
     public let pid: Int32
     private let lock = NSLock()

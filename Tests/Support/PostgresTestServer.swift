@@ -16,6 +16,7 @@ import Glibc
 /// `MAILWAKE_TEST_POSTGRES_URL`, which `scripts/test` starts with
 /// `scripts/lib/postgres.sh`); `start()` makes a private one for tests that
 /// kill or restart it.
+// Safe to share: the connection facts are immutable; the process and data directory are guarded by `lock`.
 public final class PostgresTestServer: @unchecked Sendable {
     /// `postgres://mailwake:<password>@127.0.0.1:<port>/postgres?sslmode=disable`.
     public let url: String

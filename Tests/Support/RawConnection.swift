@@ -9,9 +9,9 @@ import Foundation
 ///
 /// Blocking socket calls run on GCD threads, never on Swift's cooperative
 /// pool, so a test waiting for bytes cannot starve the server under test.
+// Safe to send: `fd` is set once in init and closed once in `close()`;
+// callers do not use one connection from two tasks at the same time.
 public final class RawConnection: @unchecked Sendable {
-    // @unchecked Sendable: `fd` is set once in init and closed once in `close()`;
-    // callers do not use one connection from two tasks at the same time.
     private var fd: Int32
 
     /// Connects to 127.0.0.1:`port`.

@@ -1,11 +1,9 @@
 import COpenSSLShims
 
 /// Owns one OpenSSL key handle and frees it exactly once.
-///
-/// `@unchecked Sendable`: the handle is never mutated after creation, and
-/// OpenSSL 3 allows concurrent read-only use of an `EVP_PKEY` (signing,
-/// verifying, deriving) from several threads.
-// @unchecked Sendable: the EVP_PKEY is never mutated after creation; OpenSSL 3 allows concurrent read-only use.
+// Safe to share across threads: the handle is never mutated after creation,
+// and OpenSSL 3 allows concurrent read-only use of an EVP_PKEY (signing,
+// verifying, deriving) from several threads.
 final class OpenSSLKey: @unchecked Sendable {
     let handle: OpaquePointer
 

@@ -1,10 +1,8 @@
 import COpenSSLShims
 
 /// A heap buffer of secret bytes that is wiped when released.
-///
-/// `@unchecked Sendable`: the buffer is written only in `init` and read-only
-/// afterwards, so sharing it across threads is safe.
-// @unchecked Sendable: the buffer is written only in init and read-only until deinit wipes it.
+// Safe to share across threads: the buffer is written only in init and is
+// read-only afterwards, until deinit wipes it.
 final class SecureBytes: @unchecked Sendable {
     private let buffer: UnsafeMutableRawBufferPointer
 

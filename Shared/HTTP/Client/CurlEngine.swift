@@ -7,14 +7,11 @@ import MailwakeHTTPTypes
 import Synchronization
 
 /// One transfer's C state (`mw_transfer`: easy handle, header list, buffers).
-///
-/// `@unchecked Sendable` is safe because ownership moves, never shares: the
-/// calling task builds it, hands it to the owner thread through the engine's
-/// lock (a happens-before edge), and from then on only the owner thread
-/// touches it. It is freed exactly once, in `deinit`, which runs after the
-/// owner thread has removed the easy handle from the multi handle (or it was
-/// never added).
-// @unchecked Sendable: ownership moves (caller → lock → owner thread), it is never shared; freed once in deinit.
+// Safe to send because ownership moves, never shares: the calling task builds
+// it, hands it to the owner thread through the engine's lock (a happens-before
+// edge), and from then on only the owner thread touches it. It is freed
+// exactly once, in deinit, after the owner thread has removed the easy handle
+// from the multi handle (or it was never added).
 final class CurlTransfer: @unchecked Sendable {
     let raw: OpaquePointer
     let id: UInt64
@@ -59,7 +56,8 @@ final class Job: Sendable {
 /// Requests arrive through `inbox` (a lock) plus `curl_multi_wakeup`; the
 /// owner thread adds them to the multi handle, drives `curl_multi_perform` /
 /// `curl_multi_poll`, and resumes continuations as transfers finish.
-// @unchecked Sendable: mutable state is guarded by `inbox`'s lock; the multi handle is touched only by the owner thread.
+// Safe to share across threads: mutable state is guarded by the inbox lock,
+// and the multi handle is touched only by the owner thread.
 final class CurlEngine: @unchecked Sendable {
     // `@unchecked Sendable` is safe because: `active` and `outcomeCounters`
     // are touched only by the owner thread; `multi` is used by the owner

@@ -1,10 +1,8 @@
 import COpenSSLShims
 
 /// A parsed set of trusted root certificates (an OpenSSL `X509_STORE`).
-///
-/// Immutable after construction; OpenSSL locks the store's lookups, so one
-/// instance serves concurrent verifications.
-// @unchecked Sendable: immutable after init; OpenSSL locks X509_STORE lookups, so concurrent verifications are safe.
+// Safe to share across threads: immutable after init, and OpenSSL locks the
+// store's lookups, so one instance serves concurrent verifications.
 final class TrustedRoots: @unchecked Sendable {
     private let handle: OpaquePointer
 

@@ -21,8 +21,9 @@ public final class HTTPServer: Service {
     let metrics: Metrics
     let state = Mutex<State>(State())
 
-    /// `@unchecked Sendable`: the daemon pointer is only passed to MHD calls
-    /// that are thread-safe (port, quiesce) or made once at shutdown (stop).
+    /// The MHD daemon.
+    // Safe to share: the pointer is only passed to MHD calls that are
+    // thread-safe (port, quiesce) or made once at shutdown (stop).
     struct Daemon: @unchecked Sendable { let raw: OpaquePointer }
 
     struct State {

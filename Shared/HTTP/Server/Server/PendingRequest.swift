@@ -7,8 +7,9 @@ import Synchronization
 /// Whoever answers first (the handler, the deadline, the drain) wins; the C
 /// request is touched exactly once more, by that answer.
 final class PendingRequest: Sendable {
-    /// `@unchecked Sendable` box: the pointer is only used by the single
-    /// winner of `answered`, and never after `mw_http_request_respond`.
+    /// The C request.
+    // Safe to send: the pointer is only used by the single winner of
+    // `answered`, and never after `mw_http_request_respond`.
     private struct Pointer: @unchecked Sendable { let raw: OpaquePointer }
 
     private let pointer: Pointer
