@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import MailwakeSQLite
 import Synchronization
@@ -39,7 +40,7 @@ import Testing
     }
 
     @Test func backupWhileAnotherTaskWritesYieldsAConsistentCopy() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let db = try await SQLiteDatabase.open(path: dir.file("source.db"))
         try await Self.prefill(db)
@@ -67,7 +68,7 @@ import Testing
     }
 
     @Test func backupWhileAnotherConnectionWritesCompletes() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let path = dir.file("source.db")
         let db = try await SQLiteDatabase.open(path: path)
@@ -87,7 +88,7 @@ import Testing
     }
 
     @Test func backupReplacesAnOldCopyAndRefusesItsOwnFile() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let db = try await SQLiteDatabase.open(path: dir.file("source.db"))
         try await Self.prefill(db)

@@ -1,10 +1,11 @@
+import TestSupport
 import Foundation
 @testable import MailwakeSQLite
 import Testing
 
 @Suite struct FileTests {
     @Test func newDatabaseFileHasMode0600() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let path = dir.file("new.db")
         let db = try await SQLiteDatabase.open(path: path)
@@ -16,7 +17,7 @@ import Testing
     }
 
     @Test func existingFileKeepsItsMode() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let path = dir.file("existing.db")
         #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o640]))
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func walModeForeignKeysAndSynchronousAreActive() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let db = try await SQLiteDatabase.open(path: dir.file("wal.db"))
         #expect(try await db.queryValue("PRAGMA journal_mode", as: String.self) == "wal")

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import MailwakeSQLite
 import Testing
@@ -13,7 +14,7 @@ import Testing
         """)
 
     @Test func appliedOnceInOrder() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let db = try await SQLiteDatabase.open(path: dir.file("m.db"))
         let migrator = SQLiteMigrator([Self.second, Self.first])

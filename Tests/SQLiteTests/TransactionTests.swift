@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import MailwakeSQLite
 import Testing
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func busyHandlingWithTwoConnectionsToOneFile() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let path = dir.file("busy.db")
         let holder = try await SQLiteDatabase.open(path: path)

@@ -1,10 +1,11 @@
+import TestSupport
 import Foundation
 import MailwakeSQLite
 import Testing
 
 @Suite struct ValueTests {
     @Test func typesRoundTripIncludingNullUnicodeAndBlobs() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try ScratchDirectory()
         defer { dir.remove() }
         let db = try await SQLiteDatabase.open(path: dir.file("values.db"))
         try await db.executeScript("CREATE TABLE v (id INTEGER PRIMARY KEY, i INTEGER, r REAL, s TEXT, b BLOB, f INTEGER, n TEXT)")
