@@ -2,6 +2,7 @@ import AccountsService
 import Foundation
 import MailwakeAppStore
 import MailwakeCrypto
+import MailwakeHTTPClient
 import MailwakeHTTPTypes
 import MailwakeProtocol
 import StackSupport
@@ -10,16 +11,27 @@ import Testing
 
 @Suite("Accounts: purchases and App Store notifications", .serialized, .awaitedCleanup)
 struct PurchaseTests {
+
+    /// An accounts instance trusting a fresh StoreKit chain, and a registered device.
+    static func storeWithDevice() async throws -> (StoreKitSigner, AccountsFixture, AccountsFixture.Device) {
+        let signer = try StoreKitSigner.make()
+        AwaitedCleanup.register { signer.chain.remove() }
+        let f = try await AccountsFixture.start(appStore: signer.configuration)
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        return (signer, f, device)
+    }
+
+    /// `POST /v1/purchases` by `device` with a signed transaction.
+    static func purchase(_ f: AccountsFixture, _ device: AccountsFixture.Device, _ transaction: String) async throws -> HTTPClient.Response {
+        try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(transaction)"}"#, signer: device.signing)
+    }
     func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
         try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
     }
 
     @Test func aVerifiedPurchaseEntitlesTheDeviceAndARefundEndsIt() async throws {
-        let signer = try StoreKitSigner.make()
-        defer { signer.chain.remove() }
-        let f = try await AccountsFixture.start(appStore: signer.configuration)
-        let device = try AccountsFixture.Device.make()
-        _ = try await f.register(device)
+        let (signer, f, device) = try await Self.storeWithDevice()
         #expect(try await entitled(f, device) == false)
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
         let purchase = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000001", expires: expires))"}"#,
@@ -36,13 +48,9 @@ struct PurchaseTests {
     }
 
     @Test func aReplayedNotificationIsAppliedOnce() async throws {
-        let signer = try StoreKitSigner.make()
-        defer { signer.chain.remove() }
-        let f = try await AccountsFixture.start(appStore: signer.configuration)
-        let device = try AccountsFixture.Device.make()
-        _ = try await f.register(device)
+        let (signer, f, device) = try await Self.storeWithDevice()
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
-        _ = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000002", expires: expires))"}"#, signer: device.signing)
+        _ = try await Self.purchase(f, device, try signer.transaction(original: "3000000002", expires: expires))
         let uuid = UUID().uuidString.lowercased()
         let expired = try signer.notification(type: "EXPIRED", uuid: uuid, transaction: try signer.transaction(
             original: "3000000002", expires: Date(timeIntervalSince1970: Double(f.clock - 1)), signed: Date().addingTimeInterval(5)))
@@ -60,11 +68,9 @@ struct PurchaseTests {
     }
 
     @Test func aTransactionFromAnotherChainIsRefusedWithItsProblemType() async throws {
-        let signer = try StoreKitSigner.make(), stranger = try StoreKitSigner.make()
-        defer { signer.chain.remove(); stranger.chain.remove() }
-        let f = try await AccountsFixture.start(appStore: signer.configuration)
-        let device = try AccountsFixture.Device.make()
-        _ = try await f.register(device)
+        let (_, f, device) = try await Self.storeWithDevice()
+        let stranger = try StoreKitSigner.make()
+        defer { stranger.chain.remove() }
         let forged = try stranger.transaction(original: "3000000003", expires: Date().addingTimeInterval(86400))
         let response = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(forged)"}"#, signer: device.signing)
         #expect(response.status == .unprocessableContent)
@@ -73,13 +79,9 @@ struct PurchaseTests {
     }
 
     @Test func aRevokeWithoutRevocationDateEndsTheEntitlementAtItsSignedDate() async throws {
-        let signer = try StoreKitSigner.make()
-        defer { signer.chain.remove() }
-        let f = try await AccountsFixture.start(appStore: signer.configuration)
-        let device = try AccountsFixture.Device.make()
-        _ = try await f.register(device)
+        let (signer, f, device) = try await Self.storeWithDevice()
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
-        _ = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000005", expires: expires))"}"#, signer: device.signing)
+        _ = try await Self.purchase(f, device, try signer.transaction(original: "3000000005", expires: expires))
         #expect(try await entitled(f, device) == true)
         let revoke = try signer.notification(type: "REVOKE", transaction: try signer.transaction(original: "3000000005", expires: expires, signed: Date().addingTimeInterval(5)))
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(revoke)"}"#).status == .ok)
@@ -87,16 +89,12 @@ struct PurchaseTests {
     }
 
     @Test func aSubscriptionNotifiedBeforeThePurchaseIsLinkedLaterAndTESTIsRecorded() async throws {
-        let signer = try StoreKitSigner.make()
-        defer { signer.chain.remove() }
-        let f = try await AccountsFixture.start(appStore: signer.configuration)
-        let device = try AccountsFixture.Device.make()
-        _ = try await f.register(device)
+        let (signer, f, device) = try await Self.storeWithDevice()
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
         let subscribed = try signer.notification(type: "SUBSCRIBED", transaction: try signer.transaction(original: "3000000006", expires: expires))
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(subscribed)"}"#).status == .ok)
         #expect(try await entitled(f, device) == false, "an App Store notification alone links no device")
-        _ = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000006", expires: expires))"}"#, signer: device.signing)
+        _ = try await Self.purchase(f, device, try signer.transaction(original: "3000000006", expires: expires))
         #expect(try await entitled(f, device) == true)
         let test = try signer.notification(type: "TEST", transaction: nil)
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(test)"}"#).status == .ok)
@@ -105,11 +103,7 @@ struct PurchaseTests {
     }
 
     @Test func aPurchaseNeedsTheDevicesSignature() async throws {
-        let signer = try StoreKitSigner.make()
-        defer { signer.chain.remove() }
-        let f = try await AccountsFixture.start(appStore: signer.configuration)
-        let device = try AccountsFixture.Device.make()
-        _ = try await f.register(device)
+        let (signer, f, _) = try await Self.storeWithDevice()
         let jws = try signer.transaction(original: "3000000004", expires: Date().addingTimeInterval(86400))
         #expect(try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(jws)"}"#).status == .unauthorized)
     }
