@@ -5,18 +5,19 @@ extension RelayApp {
     /// Reads the figures of the `/admin` page (a few indexed queries).
     func statusSnapshot() async throws -> StatusSnapshot {
         let nowMS = clockMS()
-        var windows: [StatusSnapshot.Window] = []
-        for (label, seconds) in [("last minute", Int64(60)), ("last 5 minutes", 300), ("last hour", 3600)] {
-            let rows = try await database.query("""
-                SELECT status, count(*) FROM deliveries
-                WHERE status IN ('sent', 'failed', 'expired') AND updated_ms >= \(nowMS - seconds * 1000) GROUP BY status
-                """)
-            var counts: [String: Int64] = [:]
-            for row in rows {
-                let (status, n) = try row.decode((String, Int64).self)
-                counts[status] = n
-            }
-            windows.append(.init(label: label, seconds: seconds, sent: counts["sent"] ?? 0, failed: counts["failed"] ?? 0, expired: counts["expired"] ?? 0))
+        // One pass over the last hour's finished deliveries gives all three windows.
+        let spans: [(label: String, seconds: Int64)] = [("last minute", 60), ("last 5 minutes", 300), ("last hour", 3600)]
+        var counts: [String: [Int64]] = [:]
+        for row in try await database.query("""
+            SELECT status, count(*) FILTER (WHERE updated_ms >= \(nowMS - 60_000)), count(*) FILTER (WHERE updated_ms >= \(nowMS - 300_000)), count(*)
+            FROM deliveries WHERE status IN ('sent', 'failed', 'expired') AND updated_ms >= \(nowMS - 3_600_000) GROUP BY status
+            """) {
+            let (status, minute, five, hour) = try row.decode((String, Int64, Int64, Int64).self)
+            counts[status] = [minute, five, hour]
+        }
+        let windows = spans.enumerated().map { i, span in
+            StatusSnapshot.Window(label: span.label, seconds: span.seconds, sent: counts["sent"]?[i] ?? 0, failed: counts["failed"]?[i] ?? 0,
+                                  expired: counts["expired"]?[i] ?? 0)
         }
         let q = try await database.query("""
             SELECT count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'sending'),
