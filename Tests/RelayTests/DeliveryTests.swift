@@ -159,11 +159,13 @@ struct DeliveryTests {
         #expect(metrics.contains("mailwake_relay_apns_token_refreshes_total 2"))
     }
 
+    // The deadline is 10 s away: long enough for the first attempt on a busy
+    // machine, short enough that the backoff passes it within a few retries.
     @Test func aDeliveryThatKeepsFailingExpiresAtItsDeadline() async throws {
         let p = try await Paired.start { $0.maxEnvelopeAge = 60 }
         try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: nil, latencyMS: nil)
         let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(),
-                                              iat: Int64(Date().timeIntervalSince1970) - 57)
+                                              iat: Int64(Date().timeIntervalSince1970) - 50)
         _ = try await p.stack.submit(envelope)
         let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
         #expect(final["status"] as? String == "expired")
