@@ -238,7 +238,7 @@ public final class APNsSimulatorProcess: Sendable {
         }
         let log = process.logText()
         for marker in ["ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "Fatal error:"] where log.contains(marker) {
-            Issue.record("mailwake-apns-simulator reported \(marker):\n\(log.suffix(6000))")
+            Issue.record("mailwake-apns-simulator reported \(marker):\n\(log.suffix(20000))")
             break
         }
         try? FileManager.default.removeItem(at: process.logFile)

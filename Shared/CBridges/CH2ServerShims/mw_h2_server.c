@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include <nghttp2/nghttp2.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -642,7 +643,8 @@ static void serve(struct h2_conn *c) {
     }
 }
 
-static void connection_end(struct h2_conn *c) {
+/* Closes and frees a connection; `on_own_thread` when called by its thread. */
+static void connection_end(struct h2_conn *c, int on_own_thread) {
     mw_h2_server *s = c->server;
     pthread_mutex_lock(&s->lock);
     if (c->prev) c->prev->next = c->next; else s->connections = c->next;
@@ -663,6 +665,10 @@ static void connection_end(struct h2_conn *c) {
                c->resets_received);
     free(c);
     atomic_fetch_sub(&s->open, 1);
+    /* Free this thread's OpenSSL state (its DRBGs) now: the thread is
+     * detached, and once the count below reaches zero the process may exit
+     * before the thread-exit handlers would have run. */
+    if (on_own_thread) OPENSSL_thread_stop();
 
     pthread_mutex_lock(&s->lock);
     s->threads--;
@@ -674,7 +680,7 @@ static void connection_end(struct h2_conn *c) {
 static void *connection_main(void *arg) {
     struct h2_conn *c = arg;
     if (tls_handshake(c) == 0 && session_setup(c) == 0) serve(c);
-    connection_end(c);
+    connection_end(c, 1);
     return NULL;
 }
 
@@ -712,7 +718,7 @@ static void start_connection(mw_h2_server *s, int fd) {
     pthread_attr_destroy(&attr);
     if (rc != 0) {
         server_log(s, 2, c->id, "cannot start a connection thread: %s", strerror(rc));
-        connection_end(c);
+        connection_end(c, 0);
     }
 }
 
