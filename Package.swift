@@ -67,6 +67,12 @@ let package = Package(
         ),
 
         .target(
+            name: "CTLSStreamShims",
+            dependencies: ["CLibSSL"],
+            path: "Shared/CBridges/CTLSStreamShims",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
+        .target(
             name: "CGMimeShims",
             path: "Shared/CBridges/CGMimeShims",
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror", "-I/usr/include/gmime-3.0", "-I/usr/include/glib-2.0",
@@ -184,8 +190,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "MailwakeIMAP",
+            dependencies: ["CTLSStreamShims"],
+            path: "Services/Outpost/Sources/MailwakeIMAP",
+            swiftSettings: strict
+        ),
+        .target(
             name: "OutpostService",
-            dependencies: ["CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeIMAP", "CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Services/Outpost/Sources/OutpostService",
             swiftSettings: strict
         ),
@@ -335,6 +347,12 @@ let package = Package(
             name: "OutpostTests",
             dependencies: ["OutpostService", "RelayService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/OutpostTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "IMAPTests",
+            dependencies: ["MailwakeIMAP", "TestSupport"],
+            path: "Tests/IMAPTests",
             swiftSettings: strict
         ),
         .testTarget(

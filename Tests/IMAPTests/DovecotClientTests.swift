@@ -1,0 +1,258 @@
+import Foundation
+import MailwakeIMAP
+import Synchronization
+import Testing
+import TestSupport
+
+/// The IMAP client against a real Dovecot (TLS with a test CA).
+@Suite(.awaitedCleanup) struct DovecotClientTests {
+    static let message = Array("From: Ada <ada@example.org>\r\nTo: alice@example.org\r\nSubject: Your code is 493021\r\nDate: Sun, 29 Nov 2026 10:00:00 +0000\r\nMessage-ID: <1@example.org>\r\n\r\nUse 493021 to sign in.\r\n".utf8)
+
+    private func endpoint(_ dovecot: DovecotServer, _ security: IMAPEndpoint.Security = .implicitTLS) -> IMAPEndpoint {
+        IMAPEndpoint(host: "127.0.0.1", port: security == .implicitTLS ? dovecot.imapsPort : dovecot.imapPort, security: security, caFile: dovecot.caFile)
+    }
+
+    @Test func implicitTLSLogsInAndListsCapabilities() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot)
+        let (capabilities, tls) = try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            return (client.capabilities, client.tlsVersion)
+        }
+        #expect(capabilities.contains("IDLE") && capabilities.contains("CONDSTORE") && capabilities.contains("QRESYNC"))
+        #expect(tls?.hasPrefix("TLSv1.") == true)
+    }
+
+    @Test func startTLSUpgradesBeforeLoggingIn() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot, .startTLS)
+        let tls = try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            return client.tlsVersion
+        }
+        #expect(tls != nil)
+    }
+
+    @Test func aPasswordWithSpacesQuotesAndNonASCIIWorks() async throws {
+        let password = "p äss \"w\\rd\" 密码"
+        let dovecot = try await DovecotServer.start(users: [("alice", password)])
+        let endpoint = endpoint(dovecot)
+        try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: password))
+        }
+    }
+
+    @Test func wrongCredentialsAreAnAuthenticationError() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot)
+        let code = await runOffPoolCatching {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "wrong"))
+        }
+        #expect(code == .authentication)
+    }
+
+    @Test func xoauth2LogsInWithAToken() async throws {
+        let dovecot = try await DovecotServer.start(users: [("bob", "ya29.token-value")])
+        let endpoint = endpoint(dovecot)
+        try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.oauth2(user: "bob", accessToken: "ya29.token-value"))
+        }
+        let code = await runOffPoolCatching {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.oauth2(user: "bob", accessToken: "expired"))
+        }
+        #expect(code == .authentication)
+    }
+
+    @Test func aCertificateFromAnotherCAIsRefused() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let other = try TestCertificates.make()
+        defer { other.remove() }
+        var endpoint = endpoint(dovecot)
+        endpoint.caFile = other.caCertificate.path
+        let error = await runOffPoolError { [endpoint] in _ = try IMAPClient(endpoint: endpoint) }
+        #expect(error?.code == .tls)
+        #expect(error?.message.contains("not trusted") == true)
+    }
+
+    @Test func aNameTheCertificateDoesNotCoverIsRefused() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        // The certificate covers localhost, 127.0.0.1 and ::1, not this name.
+        var endpoint = IMAPEndpoint(host: "127.0.0.1", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
+        endpoint.host = "127.0.0.2"
+        let error = await runOffPoolError { [endpoint] in _ = try IMAPClient(endpoint: endpoint) }
+        #expect(error?.code == .tls)
+    }
+
+    @Test func noTLSIsRefusedForARemoteHostBeforeConnecting() async throws {
+        let error = await runOffPoolError { _ = try IMAPClient(endpoint: IMAPEndpoint(host: "imap.example.org", security: .none)) }
+        #expect(error?.code == .configuration)
+    }
+
+    @Test func aClosedPortIsAConnectError() async throws {
+        let port = try PortAllocator.freePort()
+        let error = await runOffPoolError { _ = try IMAPClient(endpoint: IMAPEndpoint(host: "127.0.0.1", port: port, security: .implicitTLS)) }
+        #expect(error?.code == .connect)
+    }
+
+    @Test func examineAppendFetchReportsUIDsAndLeavesMessagesUnread() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot)
+        let message = Self.message
+        try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            let before = try client.examine("INBOX")
+            #expect(before.exists == 0 && before.uidNext == 1)
+            let uid = try client.append(message, to: "INBOX")
+            #expect(uid == 1)
+            let after = try client.examine("INBOX")
+            #expect(after.uidValidity == before.uidValidity && after.uidNext == 2 && after.exists == 1)
+            #expect(try client.uids(after: 0) == [1])
+            #expect(try client.uids(after: 1) == [])   // `2:*` names message 1 too; it is filtered out
+            let fetched = try client.fetchSummaries([1])
+            #expect(fetched.count == 1)
+            #expect(String(decoding: fetched[0].header, as: UTF8.self).contains("Subject: Your code is 493021"))
+            #expect(String(decoding: fetched[0].textPrefix, as: UTF8.self) == "Use 493021 to sign in.\r\n")
+            #expect(fetched[0].size == message.count && fetched[0].internalDate > 1_700_000_000)
+        }
+        let flags = try await dovecot.doveadm(["fetch", "-u", "alice", "flags", "mailbox", "INBOX"])
+        #expect(!flags.contains("\\Seen"), "BODY.PEEK leaves the message unread: \(flags)")
+    }
+
+    @Test func theBodyPrefixIsBounded() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot)
+        let big = Array("From: a@b\r\nSubject: big\r\n\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 200_000)
+        let prefix = try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            try client.append(big, to: "INBOX")
+            _ = try client.examine("INBOX")
+            return try client.fetchSummaries([1], textBytes: 4096)[0].textPrefix.count
+        }
+        #expect(prefix == 4096)
+    }
+
+    @Test func foldersAreListedWithDecodedNames() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        try await dovecot.createFolder("alice", "Entwürfe")
+        let endpoint = endpoint(dovecot)
+        let names = try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            return try client.listFolders().map(\.name)
+        }
+        #expect(names.contains("INBOX") && names.contains("Entwürfe"))
+    }
+
+    @Test func idleWakesWhenAMessageArrivesAndTimesOutWhenQuiet() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot)
+        let quiet = try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            _ = try client.examine("INBOX")
+            return try client.idle(maximum: .milliseconds(300))
+        }
+        #expect(quiet == .timedOut)
+        let message = Self.message
+        let woke = try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            _ = try client.examine("INBOX")
+            Thread {
+                Thread.sleep(forTimeInterval: 0.3)
+                if let other = try? IMAPClient(endpoint: endpoint) {
+                    try? other.authenticate(.password(user: "alice", password: "secret-1"))
+                    _ = try? other.append(message, to: "INBOX")
+                    other.logout()
+                }
+            }.start()
+            let outcome = try client.idle(maximum: .seconds(30))
+            return (outcome, try client.uids(after: 0))
+        }
+        #expect(woke.0 == .changed && woke.1 == [1])
+    }
+
+    @Test func cancellingFromAnotherThreadEndsAnIdleAtOnce() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot)
+        let code = await runOffPoolCatching {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.close() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            _ = try client.examine("INBOX")
+            let cancel = client.canceller
+            Thread {
+                Thread.sleep(forTimeInterval: 0.2)
+                cancel()
+            }.start()
+            _ = try client.idle(maximum: .seconds(60))
+        }
+        #expect(code == .cancelled)
+    }
+
+    @Test func aKickedConnectionEndsTheIdleWithClosed() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
+        let endpoint = endpoint(dovecot)
+        let kicked = Task {
+            try await Task.sleep(for: .milliseconds(500))
+            try await dovecot.kick("alice")
+        }
+        let code = await runOffPoolCatching {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.close() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            _ = try client.examine("INBOX")
+            _ = try client.idle(maximum: .seconds(30))
+        }
+        try await kicked.value
+        #expect(code == .closed)
+    }
+
+    @Test func aServerWithoutIdleSaysSo() async throws {
+        let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")], advertisesIdle: false)
+        let endpoint = endpoint(dovecot)
+        let capabilities = try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            return client.capabilities
+        }
+        #expect(!capabilities.contains("IDLE"))
+    }
+}
+
+/// Runs `body` off the pool and returns the IMAP error code it threw (nil when it did not throw).
+func runOffPoolCatching(_ body: @escaping @Sendable () throws -> Void) async -> IMAPError.Code? {
+    await runOffPoolError(body)?.code
+}
+
+func runOffPoolError(_ body: @escaping @Sendable () throws -> Void) async -> IMAPError? {
+    do {
+        try await runOffPool(body)
+        return nil
+    } catch let error as IMAPError {
+        return error
+    } catch {
+        Issue.record("not an IMAPError: \(error)")
+        return nil
+    }
+}
