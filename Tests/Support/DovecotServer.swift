@@ -63,7 +63,7 @@ public final class DovecotServer: Sendable {
         var config = """
             base_dir = \(directory.path)/run
             state_dir = \(directory.path)/state
-            instance_name = mailwake-test-\(directory.lastPathComponent)
+            instance_name = \(instanceName)
             log_path = \(directory.path)/dovecot.log
             protocols = imap
             listen = 127.0.0.1, 127.0.0.2
@@ -99,6 +99,7 @@ public final class DovecotServer: Sendable {
             }
             service anvil {
               chroot =
+              client_limit = 5000
             }
             service imap {
               process_limit = 1024
@@ -148,12 +149,20 @@ public final class DovecotServer: Sendable {
     }
 
     /// Stops the server (its IMAP connections drop); `restart()` brings it back.
+    ///
+    /// The master is stopped with SIGTERM; its children are then killed by
+    /// name: a `dovecot -F` master stopped this way can leave its login and
+    /// imap processes running (spinning, connections open), which is not
+    /// what a restart looks like to a client.
     public func stopProcess() {
         process.withLock { p in
             p?.stop()
             p = nil
         }
+        _ = try? ChildProcess.run("/usr/bin/pkill", ["-KILL", "-f", "dovecot-\(instanceName)/"], directory: nil)
     }
+
+    private var instanceName: String { "mailwake-test-\(directory.lastPathComponent)" }
 
     /// Stops the server and, when `removeFiles`, deletes its files.
     public func stop(removeFiles: Bool = true) {
@@ -174,6 +183,24 @@ public final class DovecotServer: Sendable {
     public func doveadm(_ arguments: [String]) async throws -> String {
         let config = configFile
         return try await runOffPool { try ChildProcess.run("/usr/bin/doveadm", ["-c", config] + arguments, directory: nil) }
+    }
+
+    /// Delivers `message` to `user`'s INBOX the way an MTA writing Maildir
+    /// does (tmp/, then a rename into new/); works while Dovecot is stopped.
+    public func deliverToMaildir(_ user: String, _ message: [UInt8]) throws {
+        let root = directory.appendingPathComponent("mail/\(user)")
+        let name = "\(Int(Date().timeIntervalSince1970)).M\(UUID().uuidString.prefix(8)).mailwake-test"
+        for sub in ["tmp", "new", "cur"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        let temporary = root.appendingPathComponent("tmp/\(name)")
+        try Data(message).write(to: temporary)
+        let (uid, gid, _) = try Self.mailOwner()
+        for path in [root.path, root.appendingPathComponent("tmp").path, root.appendingPathComponent("new").path,
+                     root.appendingPathComponent("cur").path, temporary.path] { chown(path, uid, gid) }
+        guard rename(temporary.path, root.appendingPathComponent("new/\(name)").path) == 0 else {
+            throw TestHarnessError("cannot move the message into new/")
+        }
     }
 
     /// Drops every IMAP connection of `user` (what a NAT timeout or a server-side kill looks like).

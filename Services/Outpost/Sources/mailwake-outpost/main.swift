@@ -160,7 +160,7 @@ let tool = CommandLineTool(
             if unfinished > 0 { say("\(unfinished) still on their way; `mailwake-outpost serve` keeps trying.") }
             return records.contains { $0.status == .failed || $0.status == .expired } ? .failure : .success
         },
-        .init(CommandSpec("serve", summary: "Run the outpost: deliver notifications (mail watching and the HTTPS API come later).", options: [
+        .init(CommandSpec("serve", summary: "Run the outpost: watch the mailboxes and deliver notifications.", options: [
             dataDirOption, ConfigurationSpec.configOption,
         ], discussion: OutpostSettings.spec.helpText())) { args in
             let configuration = try settings(args)
@@ -168,9 +168,13 @@ let tool = CommandLineTool(
             for warning in configuration.warnings { logger.warning(warning) }
             let (store, identity, client) = try await openOutpost(args)
             logger.info("outpost starting", ["outpost_id": .string(identity.id), "relay": .string(client!.relay.url)])
+            let doorbell = Doorbell()
             let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger,
-                                               historyDays: configuration[OutpostSettings.historyDays])
-            let code = await ServiceGroup(services: [worker], logger: logger).runReturningExitCode()
+                                               historyDays: configuration[OutpostSettings.historyDays], doorbell: doorbell)
+            let notifier = OutpostNotifier(store: store, identity: identity, relay: client!.relay,
+                                           maxAge: Int64(configuration[OutpostSettings.deliveryMaxAge].components.seconds), doorbell: doorbell)
+            let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger)
+            let code = await ServiceGroup(services: [worker, watch], logger: logger).runReturningExitCode()
             client?.shutdown()
             await store.close()
             return code
@@ -190,6 +194,15 @@ let tool = CommandLineTool(
             let pairings = try await store.pairings()
             say("paired devices:    \(pairings.filter(\.active).count) active, \(pairings.filter { !$0.active }.count) unpaired")
             say("waiting for relay: \(try await store.pendingCount()) deliveries")
+            let mailboxes = try await store.mailboxes()
+            let states = try await store.folderStates()
+            say("mailboxes:         \(mailboxes.isEmpty ? "none (`mailwake-outpost mailbox add`)" : String(mailboxes.count))")
+            for m in mailboxes {
+                for folder in m.folders {
+                    let s = states.first { $0.mailboxID == m.id && $0.folder == folder }
+                    say("    \(m.label)/\(folder): \(s.map(describe) ?? "not watched yet")")
+                }
+            }
             await store.close()
             return .success
         },
@@ -245,5 +258,5 @@ let tool = CommandLineTool(
             say("Deleted \(n) history entries.")
             return .success
         },
-    ])
+    ] + mailboxCommands)
 await tool.main()

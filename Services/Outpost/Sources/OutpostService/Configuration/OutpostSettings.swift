@@ -6,7 +6,19 @@ public enum OutpostSettings {
     public static let dataDir = ConfigurationSetting<String>.string("DATA_DIR", default: "", allowEmpty: true, help: "The data directory; empty means /var/lib/mailwake-outpost as root, $XDG_DATA_HOME/mailwake-outpost otherwise.")
     public static let deliveryMaxAge = ConfigurationSetting<Duration>.duration("DELIVERY_MAX_AGE", default: .seconds(86400), range: 60...604_800, help: "How long a notification the relay has not taken is kept trying before it expires (the relay refuses older ones too).")
     public static let historyDays = ConfigurationSetting<Int>.int("HISTORY_DAYS", default: 30, range: 1...3650, help: "Days the administrator history (what was notified, to which device, how it went) is kept.")
+    public static let idleRestart = ConfigurationSetting<Duration>.duration("IDLE_RESTART", default: .seconds(240), range: 1...1740, help: "IMAP IDLE is ended and re-issued after this long; servers and NATs drop quiet connections well before 29 minutes.")
+    public static let pollInterval = ConfigurationSetting<Duration>.duration("POLL_INTERVAL", default: .seconds(60), range: 1...3600, help: "How often a folder is checked when its server has no IDLE, or beyond an account's connection limit.")
+    public static let reconnectBackoff = ConfigurationSetting<Duration>.duration("RECONNECT_BACKOFF", default: .seconds(2), range: 1...600, help: "First delay before reconnecting to a mailbox after an error; it doubles up to 5 minutes, with jitter (refused credentials start at 5 minutes).")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
 
-    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, historyDays, logLevel])
+    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, historyDays, idleRestart, pollInterval, reconnectBackoff, logLevel])
+
+    /// The watchers' pacing from `configuration`.
+    public static func watchTiming(_ configuration: ServiceConfiguration) -> WatchTiming {
+        var timing = WatchTiming()
+        timing.idleRestart = configuration[idleRestart]
+        timing.pollInterval = configuration[pollInterval]
+        timing.backoff = configuration[reconnectBackoff]
+        return timing
+    }
 }

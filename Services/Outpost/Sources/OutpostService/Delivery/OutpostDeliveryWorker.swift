@@ -1,15 +1,18 @@
 public import MailwakeCore
 
 /// The daemon's delivery service: runs `DeliveryPass` rounds until
-/// cancelled, every second when idle and at once while work remains.
+/// cancelled: at once while work remains or when the doorbell rings (a
+/// notification was just stored), else every second (retries, status checks).
 public struct OutpostDeliveryWorker: Service {
     public var name: String { "delivery" }
     let pass: DeliveryPass
     let logger: Logger
     /// Days of history kept; older entries (and their finished deliveries) are deleted hourly.
     let historyDays: Int
+    let doorbell: Doorbell
 
-    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30) {
+    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30, doorbell: Doorbell = Doorbell()) {
+        self.doorbell = doorbell
         self.pass = pass
         self.logger = logger
         self.historyDays = historyDays
@@ -30,7 +33,7 @@ public struct OutpostDeliveryWorker: Service {
             } catch {
                 logger.warning("delivery round failed; retrying", ["error": .string("\(error)")])
             }
-            if handled < 100 { try? await Task.sleep(for: .seconds(1)) }
+            if handled < 100 { await doorbell.wait(timeout: .seconds(1)) }
         }
     }
 }

@@ -1,3 +1,4 @@
+public import MailwakeCore
 import MailwakeCrypto
 public import MailwakeProtocol
 
@@ -10,9 +11,12 @@ public struct OutpostNotifier: Sendable {
     /// Seconds an undelivered envelope is kept trying (the relay refuses older ones too).
     let maxAge: Int64
     let clock: @Sendable () -> Int64
+    /// Rung after envelopes are stored, to wake the delivery worker at once.
+    let doorbell: Doorbell?
 
-    public init(store: OutpostStore, identity: OutpostIdentity, relay: RelaySettingsRecord, maxAge: Int64 = 86400,
+    public init(store: OutpostStore, identity: OutpostIdentity, relay: RelaySettingsRecord, maxAge: Int64 = 86400, doorbell: Doorbell? = nil,
                 clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+        self.doorbell = doorbell
         self.store = store
         self.identity = identity
         self.relay = relay
@@ -21,28 +25,29 @@ public struct OutpostNotifier: Sendable {
     }
 
     /// Seals and stores `content` for every active pairing at this relay;
-    /// returns the history id (nil when nothing is paired).
+    /// returns the history id (nil when nothing is paired). With `position`,
+    /// the folder moves past the message in the same transaction.
     @discardableResult
-    public func notify(_ content: NotificationContent) async throws -> Int64? {
+    public func notify(_ content: NotificationContent, advancing position: FolderPosition? = nil) async throws -> Int64? {
         let pairings = try await store.pairings(activeOnly: true).filter { $0.relayURL == relay.origin }
-        guard !pairings.isEmpty else { return nil }
         let sealer = EnvelopeSealer(identity: identity.signingKey)
         let now = clock()
         var sealed: [(pairingID: String, eventID: String, envelope: [UInt8])] = []
-        var firstEventID = ""
         for pairing in pairings {
             let recipient = try P256.KeyAgreement.PublicKey(x963Representation: pairing.agreementKey)
             let context = EncryptionContext(aud: relay.origin, pairingID: pairing.pairingID, eventID: try EventID.generate(), kind: .notification,
                                             iat: UInt64(now))
             let fitted = try content.fitted(for: context)
             let envelope = try sealer.seal(fitted.jsonBytes, to: recipient, context: context)
-            if firstEventID.isEmpty { firstEventID = context.eventID }
             sealed.append((pairing.pairingID, context.eventID, envelope.jsonBytes))
         }
         let sender = content.from.name.isEmpty ? content.from.address : "\(content.from.name) <\(content.from.address)>"
-        let historyID = try await store.insertHistory(eventID: firstEventID, mailbox: content.mailbox, folder: content.folder, sender: sender,
-                                                      subjectSummary: String(content.subject.prefix(80)))
-        try await store.insertDeliveries(sealed, historyID: historyID, expiresAt: now + maxAge)
+        let entry = sealed.first.map {
+            HistoryDraft(eventID: $0.eventID, mailbox: content.mailbox, folder: content.folder, sender: sender,
+                         subjectSummary: String(content.subject.prefix(80)))
+        }
+        let historyID = try await store.recordNotification(entry, deliveries: sealed, expiresAt: now + maxAge, advancing: position)
+        if historyID != nil { doorbell?.ring() }
         return historyID
     }
 }

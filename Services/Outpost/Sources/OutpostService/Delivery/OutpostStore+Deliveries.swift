@@ -1,26 +1,30 @@
 import MailwakeSQLite
 
 extension OutpostStore {
-    /// Records a notification in the administrator history.
-    func insertHistory(eventID: String, mailbox: String, folder: String, sender: String, subjectSummary: String) async throws -> Int64 {
+    /// Records a notification in one transaction: the history entry, its
+    /// sealed envelopes (before anything is sent), and, for mail, the folder
+    /// position moving past the message, so a crash can neither lose nor repeat it.
+    /// Returns the history id (nil when nothing was sealed).
+    func recordNotification(_ entry: HistoryDraft?, deliveries: [(pairingID: String, eventID: String, envelope: [UInt8])], expiresAt: Int64,
+                            advancing position: FolderPosition?) async throws -> Int64? {
         let now = clock()
         return try await database.transaction { c in
-            _ = try c.execute("INSERT INTO history (event_id, mailbox, folder, sender, subject_summary, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                              eventID, mailbox, folder, sender, subjectSummary, now)
-            return try c.queryValue("SELECT last_insert_rowid()", as: Int64.self) ?? 0
-        }
-    }
-
-    /// Stores sealed envelopes before anything is sent.
-    func insertDeliveries(_ deliveries: [(pairingID: String, eventID: String, envelope: [UInt8])], historyID: Int64, expiresAt: Int64) async throws {
-        let now = clock()
-        try await database.transaction { c in
+            var historyID: Int64?
+            if let entry {
+                _ = try c.execute("INSERT INTO history (event_id, mailbox, folder, sender, subject_summary, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                                  entry.eventID, entry.mailbox, entry.folder, entry.sender, entry.subjectSummary, now)
+                historyID = try c.queryValue("SELECT last_insert_rowid()", as: Int64.self)
+            }
             for d in deliveries {
                 _ = try c.execute("""
                     INSERT INTO deliveries (pairing_id, event_id, history_id, envelope, status, attempts, next_attempt_at, expires_at, created_at, updated_at)
                     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
                     """, d.pairingID, d.eventID, historyID, d.envelope, now, expiresAt, now, now)
             }
+            if let p = position {
+                try Self.upsertPosition(c, mailboxID: p.mailboxID, folder: p.folder, uidValidity: p.uidValidity, lastUID: p.uid, now: now)
+            }
+            return historyID
         }
     }
 

@@ -23,6 +23,8 @@ public struct OutpostError: Error, Sendable, CustomStringConvertible {
         public static let relay = Code("relay")
         /// The database could not be opened or used.
         public static let storage = Code("storage")
+        /// A mailbox is unknown, duplicated, or its settings are not usable.
+        public static let mailbox = Code("mailbox")
     }
 
     public let code: Code

@@ -59,5 +59,34 @@ enum OutpostMigrations {
             CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status IN ('pending', 'queued');
             CREATE INDEX deliveries_history ON deliveries (history_id);
             """),
+        SQLiteMigration(version: 2, name: "mailboxes and folder state", sql: """
+            CREATE TABLE mailboxes (
+                id INTEGER PRIMARY KEY,
+                label TEXT NOT NULL UNIQUE,
+                host TEXT NOT NULL,
+                port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),
+                security TEXT NOT NULL CHECK (security IN ('implicit', 'starttls', 'none')),
+                ca_file TEXT,
+                username TEXT NOT NULL,
+                auth TEXT NOT NULL CHECK (auth IN ('password', 'oauth2')),
+                secret_sealed BLOB NOT NULL,
+                folders TEXT NOT NULL,
+                max_connections INTEGER NOT NULL DEFAULT 10,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE TABLE folder_state (
+                mailbox_id INTEGER NOT NULL REFERENCES mailboxes (id) ON DELETE CASCADE,
+                folder TEXT NOT NULL,
+                uid_validity INTEGER,
+                last_uid INTEGER,
+                watch_state TEXT NOT NULL DEFAULT 'starting',
+                last_error TEXT,
+                state_since INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (mailbox_id, folder)
+            );
+            """),
     ]
 }

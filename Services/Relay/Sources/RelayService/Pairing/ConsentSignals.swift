@@ -1,3 +1,4 @@
+import MailwakeCore
 import Synchronization
 
 /// Wakes long-polls waiting for a pairing's consent when it arrives at this

@@ -1,3 +1,4 @@
+import MailwakeCore
 import Synchronization
 
 /// Hands deliveries from intake straight to this instance's worker.

@@ -1,9 +1,8 @@
 import Synchronization
 
-/// Wakes a waiting worker: rung by intake in this process and by
-/// `LISTEN` notifications from other instances; a ring while nobody waits
-/// is remembered, so none is lost.
-final class Doorbell: Sendable {
+/// Wakes a waiting worker (the relay's queue workers, the outpost's delivery
+/// worker): a ring while nobody waits is remembered, so none is lost.
+public final class Doorbell: Sendable {
     private struct State {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -11,7 +10,9 @@ final class Doorbell: Sendable {
     }
     private let state = Mutex(State())
 
-    func ring() {
+    public init() {}
+
+    public func ring() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
             guard let w = s.waiter else {
                 s.rung = true
@@ -24,7 +25,7 @@ final class Doorbell: Sendable {
     }
 
     /// Returns after a ring or `timeout`, whichever is first (one waiter at a time).
-    func wait(timeout: Duration) async {
+    public func wait(timeout: Duration) async {
         let generation: UInt64? = state.withLock { s in
             if s.rung {
                 s.rung = false

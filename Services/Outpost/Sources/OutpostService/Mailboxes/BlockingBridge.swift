@@ -1,0 +1,27 @@
+import Foundation
+
+/// Runs async work from a thread of our own (never a cooperative-pool
+/// thread) and waits for it: watcher threads use it to reach the store.
+enum BlockingBridge {
+    static func wait<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.result = await Result { try await operation() }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+
+    // Safe to share: written by the task before it signals, read after the wait returns.
+    private final class ResultBox<T>: @unchecked Sendable {
+        var result: Result<T, any Error>?
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}

@@ -1,0 +1,30 @@
+/// What the outpost knows about one watched folder: the UIDVALIDITY and the
+/// highest UID already handled (so nothing is missed or repeated across
+/// reconnects and restarts), and how its watcher is doing (for `status`).
+public struct FolderState: Sendable, Equatable {
+    public var mailboxID: Int64
+    public var folder: String
+    /// nil until the first successful EXAMINE.
+    public var uidValidity: UInt32?
+    /// Highest UID handled; messages above it are new.
+    public var lastUID: UInt32?
+    public var watchState: WatchState
+    public var lastError: String?
+    /// When `watchState` last changed (Unix seconds).
+    public var stateSince: Int64
+
+    /// What a folder's watcher is doing.
+    public enum WatchState: String, Sendable, Equatable {
+        case starting
+        case connecting
+        /// Connected, waiting in IDLE.
+        case idle
+        /// Connected, checking every poll interval (no IDLE, or beyond the connection limit).
+        case polling
+        /// The server refused the credentials; retried with a long back-off.
+        case authenticationFailed = "authentication-failed"
+        /// Disconnected after an error; reconnecting with back-off.
+        case retrying
+        case stopped
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import MailwakeCore
+import MailwakeIMAP
+import Synchronization
+
+/// Watches one connection's worth of folders of a mailbox on a thread of its
+/// own (IMAP I/O blocks): one folder with IDLE, or several polled in turn.
+/// New UIDs are fetched after every IDLE wake, poll and reconnect; each
+/// message's notification is stored together with the folder moving past it.
+/// Reconnects with exponential back-off and jitter, longer after refused
+/// credentials; records its state for `status`.
+final class FolderWatcher: Sendable {
+    let mailbox: MailboxRecord
+    let folders: [String]
+    let credentials: MailboxCredentials
+    let store: OutpostStore
+    let notifier: OutpostNotifier?
+    let timing: WatchTiming
+    let logger: Logger
+    private let stopSignal = StopSignal()
+    private let canceller = Mutex<(@Sendable () -> Void)?>(nil)
+    private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    init(mailbox: MailboxRecord, folders: [String], credentials: MailboxCredentials, store: OutpostStore, notifier: OutpostNotifier?,
+         timing: WatchTiming, logger: Logger) {
+        self.mailbox = mailbox
+        self.folders = folders
+        self.credentials = credentials
+        self.store = store
+        self.notifier = notifier
+        self.timing = timing
+        self.logger = logger.with("mailbox", .string(mailbox.label)).with("folders", .string(folders.joined(separator: ",")))
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            self.loop()
+            TLSStream.threadDone()
+            let waiters = finished.withLock { f in
+                f.done = true
+                defer { f.waiters = [] }
+                return f.waiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+        thread.name = "imap-\(mailbox.label)"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Stops the watcher: the current IMAP wait ends at once.
+    func stop() {
+        stopSignal.set()
+        canceller.withLock { $0?() }
+    }
+
+    /// Returns once the watcher's thread has finished.
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let done = finished.withLock { f -> Bool in
+                if !f.done { f.waiters.append(c) }
+                return f.done
+            }
+            if done { c.resume() }
+        }
+    }
+
+    // MARK: the loop (watcher thread)
+
+    private func loop() {
+        var failures = 0
+        while !stopSignal.isSet {
+            setState(.connecting)
+            var authenticationFailed = false
+            do {
+                let client = try connect()
+                failures = 0
+                defer {
+                    canceller.withLock { $0 = nil }
+                    if stopSignal.isSet { client.close() } else { client.logout() }
+                }
+                try session(client)
+            } catch {
+                if stopSignal.isSet { break }
+                failures += 1
+                authenticationFailed = error.code == .authentication
+                setState(authenticationFailed ? .authenticationFailed : .retrying, error: error.message)
+                logger.warning(authenticationFailed ? "mailbox login refused; retrying later" : "mailbox connection lost; reconnecting",
+                               ["error": .string(error.message), "attempt": .int(failures)])
+            }
+            if stopSignal.sleep(timing.delay(afterFailures: failures, authentication: authenticationFailed)) { break }
+        }
+        setState(.stopped)
+    }
+
+    private func connect() throws(IMAPError) -> IMAPClient {
+        let client = try IMAPClient(endpoint: mailbox.endpoint)
+        canceller.withLock { $0 = client.canceller }
+        if stopSignal.isSet { client.cancel() }
+        do {
+            try client.authenticate(try credentials.current())
+        } catch {
+            if error.code == .authentication, mailbox.authentication == .oauth2 {
+                // The token may have expired: ask the command for a fresh one and try once more.
+                credentials.refused()
+                try client.authenticate(try credentials.current())
+            } else {
+                client.close()
+                throw error
+            }
+        }
+        return client
+    }
+
+    private func session(_ client: IMAPClient) throws(IMAPError) {
+        if folders.count == 1, client.capabilities.contains("IDLE") {
+            let folder = folders[0]
+            let selection = try client.examine(folder)
+            try synchronize(client, folder: folder, selection: selection)
+            setState(.idle)
+            logger.info("watching with IDLE")
+            while !stopSignal.isSet {
+                _ = try client.idle(maximum: timing.idleRestart)
+                _ = client.takeChanges()
+                try synchronize(client, folder: folder, selection: selection)
+            }
+        } else {
+            setState(.polling)
+            logger.info("watching by polling", ["interval_s": .int(Int(timing.pollInterval.components.seconds))])
+            while !stopSignal.isSet {
+                for folder in folders {
+                    let selection = try client.examine(folder)
+                    try synchronize(client, folder: folder, selection: selection)
+                }
+                if stopSignal.sleep(timing.pollInterval) { return }
+                try client.noop()
+            }
+        }
+    }
+
+    /// Notifies UIDs above the stored position; on a first run or a changed
+    /// UIDVALIDITY, records the current end as the position without notifying.
+    private func synchronize(_ client: IMAPClient, folder: String, selection: IMAPSelection) throws(IMAPError) {
+        let state = try storeCall { [store, mailbox] in try await store.folderState(mailboxID: mailbox.id, folder: folder) }
+        guard let state, state.uidValidity == selection.uidValidity, let last = state.lastUID else {
+            let end: UInt32 = if let next = selection.uidNext, next > 0 { next - 1 } else { try client.uids(after: 0).last ?? 0 }
+            try storeCall { [store, mailbox] in
+                try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: end)
+            }
+            if let old = state?.uidValidity, old != selection.uidValidity {
+                logger.warning("UIDVALIDITY changed: resynchronized without notifying existing mail", ["folder": .string(folder)])
+            } else {
+                logger.info("first run: existing mail is not notified", ["folder": .string(folder), "messages": .int(Int(selection.exists))])
+            }
+            return
+        }
+        let uids = try client.uids(after: last)
+        guard !uids.isEmpty else { return }
+        var index = 0
+        while index < uids.count {
+            let batch = Array(uids[index..<min(index + timing.fetchBatch, uids.count)])
+            index += batch.count
+            let messages = try client.fetchSummaries(batch, textBytes: MailNotificationBuilder.bodyPrefixBytes)
+            for message in messages {
+                let position = FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, uid: message.uid)
+                let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder)
+                try storeCall { [store, notifier] in
+                    if let notifier {
+                        try await notifier.notify(content, advancing: position)
+                    } else {
+                        try await store.setFolderPosition(mailboxID: position.mailboxID, folder: folder, uidValidity: position.uidValidity, lastUID: position.uid)
+                    }
+                }
+                logger.debug("new message notified", ["folder": .string(folder), "uid": .int(Int(message.uid))])
+            }
+            // Messages deleted between the search and the fetch: move past them too.
+            if let highest = batch.last, messages.last?.uid != highest {
+                try storeCall { [store, mailbox] in
+                    try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: highest)
+                }
+            }
+        }
+    }
+
+    private func setState(_ state: FolderState.WatchState, error: String? = nil) {
+        for folder in folders {
+            _ = try? storeCall { [store, mailbox] in try await store.setWatchState(mailboxID: mailbox.id, folder: folder, state, error: error) }
+        }
+    }
+
+    /// Store work from the watcher thread; a failure ends the session (and is retried after reconnecting).
+    private func storeCall<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws(IMAPError) -> T {
+        do { return try BlockingBridge.wait(body) } catch {
+            throw IMAPError(.refused, "the outpost could not record the message: \(error)")
+        }
+    }
+}

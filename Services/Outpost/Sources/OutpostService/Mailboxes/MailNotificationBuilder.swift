@@ -1,0 +1,19 @@
+public import MailwakeIMAP
+public import MailwakeProtocol
+
+/// Builds the notification for a fetched message: sender, subject,
+/// INTERNALDATE, and a verification code from the subject or the visible
+/// text of the start of the body.
+public enum MailNotificationBuilder {
+    /// Bytes of body fetched for code detection.
+    public static let bodyPrefixBytes = 16 << 10
+
+    public static func content(for message: IMAPFetchedMessage, mailbox: String, folder: String) -> NotificationContent {
+        let summary = try? MessageSummary(rfc822: message.rfc822Prefix, maxText: bodyPrefixBytes)
+        let receivedAt = message.internalDate > 0 ? message.internalDate : summary?.date ?? 0
+        let code = summary.flatMap { CodeDetector.detect(subject: $0.subject, body: $0.visibleText) }
+        return NotificationContent(mailbox: mailbox, folder: folder,
+                                   from: .init(name: summary?.fromName ?? "", address: summary?.fromAddress ?? ""),
+                                   subject: summary?.subject ?? "", receivedAt: UInt64(max(0, receivedAt)), code: code?.value)
+    }
+}

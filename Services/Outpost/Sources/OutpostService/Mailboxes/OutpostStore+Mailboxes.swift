@@ -1,0 +1,118 @@
+import MailwakeIMAP
+import MailwakeSQLite
+
+extension OutpostStore {
+    /// Adds a mailbox with its sealed secret (password or token command).
+    @discardableResult
+    public func addMailbox(_ record: MailboxRecord, secret: String) async throws -> MailboxRecord {
+        if try await mailbox(label: record.label) != nil {
+            throw OutpostError(.mailbox, "a mailbox labelled '\(record.label)' exists already: pick another --label or remove it first")
+        }
+        let now = clock()
+        let r = record
+        let id: Int64 = try await database.transaction { c in
+            _ = try c.execute("""
+                INSERT INTO mailboxes (label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled,
+                                       created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?, ?)
+                """, r.label, r.endpoint.host, Int64(r.endpoint.port), r.endpoint.security.rawValue, r.endpoint.caFile, r.username,
+                              r.authentication.rawValue, Self.encodeFolders(r.folders), Int64(r.maxConnections), r.enabled ? 1 : 0, now, now)
+            return try c.queryValue("SELECT last_insert_rowid()", as: Int64.self) ?? 0
+        }
+        // Sealed under a context naming the row, so a sealed value cannot be moved to another mailbox.
+        let sealed = try box.seal(Array(secret.utf8), purpose: "mailbox", context: "mailbox:\(id)")
+        _ = try await database.execute("UPDATE mailboxes SET secret_sealed = ? WHERE id = ?", sealed, id)
+        var stored = record
+        stored.id = id
+        return stored
+    }
+
+    public func mailboxes() async throws -> [MailboxRecord] {
+        try await database.query("SELECT * FROM mailboxes ORDER BY id").map(Self.mailbox)
+    }
+
+    public func mailbox(label: String) async throws -> MailboxRecord? {
+        try await database.queryRow("SELECT * FROM mailboxes WHERE label = ?", label).map(Self.mailbox)
+    }
+
+    /// The password, or the OAuth token command.
+    public func mailboxSecret(_ id: Int64) async throws -> String {
+        guard let sealed = try await database.queryValue("SELECT secret_sealed FROM mailboxes WHERE id = ?", id, as: [UInt8].self) else {
+            throw OutpostError(.mailbox, "no mailbox \(id)")
+        }
+        return String(decoding: try box.open(sealed, purpose: "mailbox", context: "mailbox:\(id)"), as: UTF8.self)
+    }
+
+    /// Removes a mailbox and its folder state; false when there was none.
+    public func removeMailbox(label: String) async throws -> Bool {
+        try await database.transaction { c in
+            guard let id = try c.queryValue("SELECT id FROM mailboxes WHERE label = ?", label, as: Int64.self) else { return false }
+            _ = try c.execute("DELETE FROM folder_state WHERE mailbox_id = ?", id)
+            _ = try c.execute("DELETE FROM mailboxes WHERE id = ?", id)
+            return true
+        }
+    }
+
+    public func folderStates(mailboxID: Int64? = nil) async throws -> [FolderState] {
+        let rows = if let mailboxID {
+            try await database.query("SELECT * FROM folder_state WHERE mailbox_id = ? ORDER BY folder", mailboxID)
+        } else {
+            try await database.query("SELECT * FROM folder_state ORDER BY mailbox_id, folder")
+        }
+        return try rows.map(Self.folderState)
+    }
+
+    public func folderState(mailboxID: Int64, folder: String) async throws -> FolderState? {
+        try await database.queryRow("SELECT * FROM folder_state WHERE mailbox_id = ? AND folder = ?", mailboxID, folder).map(Self.folderState)
+    }
+
+    /// Sets the UIDVALIDITY and last handled UID (a first run's baseline, or a resync).
+    public func setFolderPosition(mailboxID: Int64, folder: String, uidValidity: UInt32, lastUID: UInt32) async throws {
+        let now = clock()
+        try await database.transaction { c in
+            try Self.upsertPosition(c, mailboxID: mailboxID, folder: folder, uidValidity: uidValidity, lastUID: lastUID, now: now)
+        }
+    }
+
+    /// Records what a folder's watcher is doing (shown by `status`); the position is kept.
+    public func setWatchState(mailboxID: Int64, folder: String, _ state: FolderState.WatchState, error: String? = nil) async throws {
+        let now = clock()
+        _ = try await database.execute("""
+            INSERT INTO folder_state (mailbox_id, folder, watch_state, last_error, state_since, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (mailbox_id, folder) DO UPDATE SET
+                state_since = CASE WHEN folder_state.watch_state = excluded.watch_state THEN folder_state.state_since ELSE excluded.state_since END,
+                watch_state = excluded.watch_state, last_error = excluded.last_error, updated_at = excluded.updated_at
+            """, mailboxID, folder, state.rawValue, error, now, now)
+    }
+
+    static func upsertPosition(_ c: SQLiteConnection, mailboxID: Int64, folder: String, uidValidity: UInt32, lastUID: UInt32, now: Int64) throws {
+        _ = try c.execute("""
+            INSERT INTO folder_state (mailbox_id, folder, uid_validity, last_uid, state_since, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (mailbox_id, folder) DO UPDATE SET uid_validity = excluded.uid_validity, last_uid = excluded.last_uid,
+                updated_at = excluded.updated_at
+            """, mailboxID, folder, Int64(uidValidity), Int64(lastUID), now, now)
+    }
+
+    private static func mailbox(_ row: SQLiteRow) throws -> MailboxRecord {
+        let security = IMAPEndpoint.Security(rawValue: try row.get("security")) ?? .implicitTLS
+        let port: Int64 = try row.get("port")
+        var endpoint = IMAPEndpoint(host: try row.get("host"), port: UInt16(clamping: port), security: security)
+        endpoint.caFile = try row.get("ca_file", as: String?.self)
+        return MailboxRecord(id: try row.get("id"), label: try row.get("label"), endpoint: endpoint, username: try row.get("username"),
+                             authentication: MailboxRecord.Authentication(rawValue: try row.get("auth")) ?? .password,
+                             folders: decodeFolders(try row.get("folders")), maxConnections: Int(try row.get("max_connections", as: Int64.self)),
+                             enabled: try row.get("enabled", as: Int64.self) != 0)
+    }
+
+    private static func folderState(_ row: SQLiteRow) throws -> FolderState {
+        FolderState(mailboxID: try row.get("mailbox_id"), folder: try row.get("folder"),
+                    uidValidity: try row.get("uid_validity", as: Int64?.self).map { UInt32(truncatingIfNeeded: $0) },
+                    lastUID: try row.get("last_uid", as: Int64?.self).map { UInt32(truncatingIfNeeded: $0) },
+                    watchState: FolderState.WatchState(rawValue: try row.get("watch_state")) ?? .starting,
+                    lastError: try row.get("last_error", as: String?.self), stateSince: try row.get("state_since"))
+    }
+
+    /// Folders one per line (a folder name cannot contain a line break).
+    static func encodeFolders(_ folders: [String]) -> String { folders.joined(separator: "\n") }
+    static func decodeFolders(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+}

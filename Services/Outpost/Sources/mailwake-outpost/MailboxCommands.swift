@@ -1,0 +1,127 @@
+import Foundation
+import MailwakeCore
+import MailwakeIMAP
+import OutpostService
+
+/// `mailwake-outpost mailbox add|list|remove|test`.
+let mailboxCommands: [CommandLineTool.Command] = [
+    .init(CommandSpec("mailbox add", summary: "Add an IMAP mailbox to watch (the password or token command is stored encrypted).", options: [
+        dataDirOption,
+        OptionSpec("label", value: "L", required: true, help: "A name for it, shown in notifications (e.g. Work, Gmail)"),
+        OptionSpec("host", value: "H", required: true, help: "The IMAP server, e.g. imap.gmail.com"),
+        OptionSpec("port", value: "P", help: "Default 993 with --tls implicit, 143 with starttls or none"),
+        OptionSpec("tls", value: "MODE", help: "implicit (default), starttls, or none (a loopback server only)"),
+        OptionSpec("ca-file", value: "FILE", help: "A PEM CA bundle trusted instead of the system's (a private CA)"),
+        OptionSpec("user", value: "U", required: true, help: "The login name"),
+        OptionSpec("password-stdin", help: "Read the password from standard input (one line)"),
+        OptionSpec("oauth2-token-command", value: "CMD", help: "A shell command that prints a fresh OAuth 2 access token (XOAUTH2: Gmail, Outlook)"),
+        OptionSpec("folders", value: "LIST", help: "Comma-separated folders to watch (default INBOX)"),
+        OptionSpec("max-connections", value: "N", help: "Most connections to this account at once (default 10; Gmail allows 15)"),
+        OptionSpec("no-test", help: "Store it without connecting first"),
+    ], discussion: """
+        The mailbox is tested first (connect, TLS, log in, the folders exist) unless --no-test.
+        Exactly one of --password-stdin and --oauth2-token-command is needed. For iCloud and
+        others that ask for one, use an app-specific password.
+        """)) { args in
+        let label = try args.required("label")
+        guard !label.isEmpty, label.count <= 64, !label.contains(where: \.isNewline) else { throw UsageError("--label must be 1–64 characters on one line") }
+        let security: IMAPEndpoint.Security
+        switch args.value("tls") ?? "implicit" {
+        case "implicit": security = .implicitTLS
+        case "starttls": security = .startTLS
+        case "none": security = .none
+        default: throw UsageError("--tls must be implicit, starttls or none")
+        }
+        let port = try args.int64("port").map { p throws(UsageError) -> UInt16 in
+            guard let port = UInt16(exactly: p), port > 0 else { throw UsageError("--port must be 1–65535") }
+            return port
+        }
+        var endpoint = IMAPEndpoint(host: try args.required("host"), port: port, security: security, caFile: args.value("ca-file"))
+        if security == .none, !endpoint.isLoopback { throw UsageError("--tls none is only allowed for a server on this machine (localhost, 127.0.0.1, ::1)") }
+        if let ca = endpoint.caFile {
+            guard FileManager.default.isReadableFile(atPath: ca) else { throw UsageError("--ca-file \(ca) cannot be read") }
+            endpoint.caFile = URL(fileURLWithPath: ca).standardizedFileURL.path
+        }
+        let usesPassword = args.flag("password-stdin")
+        let tokenCommand = args.value("oauth2-token-command")
+        guard usesPassword != (tokenCommand != nil) else { throw UsageError("give exactly one of --password-stdin and --oauth2-token-command") }
+        let secret: String
+        if usesPassword {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw UsageError("--password-stdin: no password on standard input") }
+            secret = line
+        } else {
+            secret = tokenCommand!
+        }
+        let folders = (args.value("folders") ?? "INBOX").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !folders.isEmpty else { throw UsageError("--folders names no folder") }
+        let maxConnections = Int(try args.int64("max-connections") ?? 10)
+        guard (1...100).contains(maxConnections) else { throw UsageError("--max-connections must be 1–100") }
+        let record = MailboxRecord(label: label, endpoint: endpoint, username: try args.required("user"),
+                                   authentication: usesPassword ? .password : .oauth2, folders: folders, maxConnections: maxConnections)
+        if !args.flag("no-test") {
+            say("Testing \(endpoint.host):\(endpoint.port)…")
+            let report = try await MailboxProbe.run(record, secret: secret)
+            say(report.text)
+            let missing = folders.filter { f in !report.folders.contains { $0.name == f } }
+            if !missing.isEmpty { throw MailboxCommandError("the server has no folder \(missing.joined(separator: ", ")) (see the list above)") }
+        }
+        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        defer { Task { await store.close() } }
+        try await store.addMailbox(record, secret: secret)
+        await store.close()
+        say("Mailbox '\(label)' added: watching \(folders.joined(separator: ", ")). `mailwake-outpost serve` (or a restart of it) starts watching.")
+        return .success
+    },
+    .init(CommandSpec("mailbox list", summary: "List the mailboxes and how their folders are being watched.", options: [dataDirOption])) { args in
+        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let mailboxes = try await store.mailboxes()
+        let states = try await store.folderStates()
+        await store.close()
+        if mailboxes.isEmpty { say("No mailboxes. Add one with `mailwake-outpost mailbox add`.") }
+        for m in mailboxes {
+            let auth = m.authentication == .password ? "password" : "OAuth 2 (token command)"
+            say("\(m.label)  \(m.username) @ \(m.endpoint.host):\(m.endpoint.port) (\(m.endpoint.security.rawValue) TLS), \(auth)\(m.enabled ? "" : ", disabled")")
+            for folder in m.folders {
+                let s = states.first { $0.mailboxID == m.id && $0.folder == folder }
+                say("    \(folder): \(s.map(describe) ?? "not watched yet")")
+            }
+        }
+        return .success
+    },
+    .init(CommandSpec("mailbox remove", summary: "Stop watching a mailbox and delete its stored credentials.", options: [dataDirOption]),
+          run: { args in
+        guard let label = args.positionals.first else { throw UsageError("usage: mailwake-outpost mailbox remove LABEL") }
+        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let removed = try await store.removeMailbox(label: label)
+        await store.close()
+        guard removed else { throw MailboxCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)") }
+        say("Mailbox '\(label)' removed with its credentials. A running `serve` stops watching it at its next restart.")
+        return .success
+    }),
+    .init(CommandSpec("mailbox test", summary: "Connect, log in, list folders and report the server's capabilities.", options: [dataDirOption])) { args in
+        guard let label = args.positionals.first else { throw UsageError("usage: mailwake-outpost mailbox test LABEL") }
+        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        guard let record = try await store.mailbox(label: label) else {
+            await store.close()
+            throw MailboxCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")
+        }
+        let secret = try await store.mailboxSecret(record.id)
+        await store.close()
+        let report = try await MailboxProbe.run(record, secret: secret)
+        say(report.text)
+        return .success
+    },
+]
+
+func describe(_ state: FolderState) -> String {
+    var text = state.watchState.rawValue + " since " + time(state.stateSince)
+    if let uid = state.lastUID { text += ", last UID \(uid)" }
+    if let error = state.lastError, state.watchState == .retrying || state.watchState == .authenticationFailed { text += ": \(error)" }
+    return text
+}
+
+/// A mailbox command that failed for a reason the user can fix.
+struct MailboxCommandError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
