@@ -88,9 +88,10 @@ let mailboxCommands: [CommandLineTool.Command] = [
         }
         return .success
     },
-    .init(CommandSpec("mailbox remove", summary: "Stop watching a mailbox and delete its stored credentials.", options: [dataDirOption]),
+    .init(CommandSpec("mailbox remove", summary: "Stop watching a mailbox and delete its stored credentials.", positionals: ["LABEL"],
+                      options: [dataDirOption]),
           run: { args in
-        guard let label = args.positionals.first else { throw UsageError("usage: mailwake-outpost mailbox remove LABEL") }
+        let label = args.positionals[0]
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         let removed = try await store.removeMailbox(label: label)
         await store.close()
@@ -98,8 +99,9 @@ let mailboxCommands: [CommandLineTool.Command] = [
         say("Mailbox '\(label)' removed with its credentials. A running `serve` stops watching it at its next restart.")
         return .success
     }),
-    .init(CommandSpec("mailbox test", summary: "Connect, log in, list folders and report the server's capabilities.", options: [dataDirOption])) { args in
-        guard let label = args.positionals.first else { throw UsageError("usage: mailwake-outpost mailbox test LABEL") }
+    .init(CommandSpec("mailbox test", summary: "Connect, log in, list folders and report the server's capabilities.", positionals: ["LABEL"],
+                      options: [dataDirOption])) { args in
+        let label = args.positionals[0]
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         guard let record = try await store.mailbox(label: label) else {
             await store.close()

@@ -14,6 +14,9 @@ public final class IMAPClient {
     public let endpoint: IMAPEndpoint
     /// Capabilities (upper-cased) from the latest CAPABILITY.
     public private(set) var capabilities: Set<String> = []
+    /// The SASL mechanisms offered before login (`AUTH=PLAIN`, `AUTH=XOAUTH2`…);
+    /// servers stop listing them once logged in.
+    public private(set) var authenticationMechanisms: Set<String> = []
     /// Untagged EXISTS/EXPUNGE/FETCH seen since the last `takeChanges()`.
     public private(set) var sawChanges = false
     private let stream: TLSStream
@@ -73,6 +76,7 @@ public final class IMAPClient {
 
     /// Logs in. Prefers XOAUTH2 for tokens, AUTHENTICATE PLAIN when offered, else LOGIN.
     public func authenticate(_ credentials: IMAPCredentials) throws(IMAPError) {
+        authenticationMechanisms = capabilities.filter { $0.hasPrefix("AUTH=") }
         let result: [IMAPResponse]
         do throws(IMAPError) {
             switch credentials {

@@ -19,7 +19,7 @@ public struct MailboxProbe: Sendable {
                     let client = try IMAPClient(endpoint: record.endpoint)
                     defer { client.logout() }
                     try client.authenticate(try credentials.current())
-                    return MailboxProbe(capabilities: client.capabilities, folders: try client.listFolders(), tlsVersion: client.tlsVersion,
+                    return MailboxProbe(capabilities: client.capabilities.union(client.authenticationMechanisms), folders: try client.listFolders(), tlsVersion: client.tlsVersion,
                                         endpoint: record.endpoint)
                 }.mapError { $0 as any Error })
             }
