@@ -153,6 +153,23 @@ struct MailWatchTests {
         #expect(try await h.allNotifications().map(\.subject) == ["while running", "while stopped 1", "while stopped 2"])
     }
 
+    @Test func rulesHoldBackDeniedSendersAndRedactWhatTheyHide() async throws {
+        let h = try await MailWatchHarness.start()
+        var rule = NotificationRule(mailboxID: h.mailbox.id)
+        rule.denySenders = ["*@spam.example"]
+        rule.show = [.sender, .code]
+        try await h.outpost.store.setRule(rule)
+        h.startWatching()
+        _ = try await h.waitForWatchState(.idle)
+        try await h.append(subject: "Cheap watches", from: "Spammer <offers@spam.example>")
+        try await h.append(subject: "Secret project", body: "Your code is 553311.", from: "Ada <ada@example.org>")
+        let received = try await h.notifications(count: 1)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await h.allNotifications().count == 1)
+        #expect(received[0].from.address == "ada@example.org" && received[0].subject.isEmpty && received[0].code == "553311")
+        #expect(try await h.outpost.store.folderState(mailboxID: h.mailbox.id, folder: "INBOX")?.lastUID == 2, "the held-back message is passed too")
+    }
+
     @Test func foldersBeyondTheConnectionLimitShareOnePolledConnection() {
         #expect(MailWatchService.connectionGroups(["INBOX", "Work"], limit: 10) == [["INBOX"], ["Work"]])
         #expect(MailWatchService.connectionGroups(["a", "b", "c", "d"], limit: 2) == [["a"], ["b", "c", "d"]])

@@ -98,6 +98,30 @@ struct MailboxCommandLineTests {
         #expect(listed.contains("OAuth 2 (token command)"))
     }
 
+    @Test func rulesAreSetListedAndRemovedPerScope() async throws {
+        let dir = try await outpost()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (added, _) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "Work", "--host", "localhost", "--user", "u",
+                                             "--password-stdin", "--no-test"], stdin: "pw\n")
+        #expect(added == 0)
+        let (s1, _) = try await Self.run(["rules", "set", "--data-dir", dir, "--quiet", "22:00-07:00", "--show", "sender,code"])
+        let (s2, _) = try await Self.run(["rules", "set", "--data-dir", dir, "--mailbox", "Work", "--folder", "Spam", "--off"])
+        let (s3, _) = try await Self.run(["rules", "set", "--data-dir", dir, "--mailbox", "Work", "--deny", "*@ads.example, news@*", "--show", "nothing"])
+        #expect(s1 == 0 && s2 == 0 && s3 == 0)
+        let (_, listed) = try await Self.run(["rules", "list", "--data-dir", dir])
+        #expect(listed.contains("every mailbox, on, quiet 22:00-07:00, show sender,code"), "\(listed)")
+        #expect(listed.contains("Work, on, deny *@ads.example,news@*, show nothing (\"New mail\")"))
+        #expect(listed.contains("Work/Spam, off, show sender,subject,code"))
+        let (removed, _) = try await Self.run(["rules", "remove", "--data-dir", dir, "--mailbox", "Work", "--folder", "Spam"])
+        #expect(removed == 0)
+        let (again, output) = try await Self.run(["rules", "remove", "--data-dir", dir, "--mailbox", "Work", "--folder", "Spam"])
+        #expect(again != 0 && output.contains("no rule for that scope"))
+        let (bad, refusal) = try await Self.run(["rules", "set", "--data-dir", dir, "--quiet", "late"])
+        #expect(bad != 0 && refusal.contains("--quiet must look like"))
+        let (unknown, missing) = try await Self.run(["rules", "set", "--data-dir", dir, "--mailbox", "Nope", "--off"])
+        #expect(unknown != 0 && missing.contains("no mailbox labelled 'Nope'"))
+    }
+
     @Test(arguments: [
         (["--tls", "none", "--host", "imap.example.org"], "only allowed for a server on this machine"),
         (["--tls", "sometimes", "--host", "localhost"], "--tls must be"),

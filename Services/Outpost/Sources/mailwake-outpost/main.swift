@@ -258,5 +258,5 @@ let tool = CommandLineTool(
             say("Deleted \(n) history entries.")
             return .success
         },
-    ] + mailboxCommands)
+    ] + mailboxCommands + ruleCommands)
 await tool.main()

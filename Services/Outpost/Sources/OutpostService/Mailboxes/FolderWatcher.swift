@@ -156,6 +156,7 @@ final class FolderWatcher: Sendable {
         }
         let uids = try client.uids(after: last)
         guard !uids.isEmpty else { return }
+        let rule = try storeCall { [store, mailbox] in try await store.rule(mailboxID: mailbox.id, folder: folder) }
         var index = 0
         while index < uids.count {
             let batch = Array(uids[index..<min(index + timing.fetchBatch, uids.count)])
@@ -164,14 +165,19 @@ final class FolderWatcher: Sendable {
             for message in messages {
                 let position = FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, uid: message.uid)
                 let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder)
+                let decision = rule.decide(content, minuteOfDay: Self.localMinuteOfDay())
                 try storeCall { [store, notifier] in
-                    if let notifier {
-                        try await notifier.notify(content, advancing: position)
+                    if case .notify(let shown) = decision, let notifier {
+                        try await notifier.notify(shown, advancing: position)
                     } else {
                         try await store.setFolderPosition(mailboxID: position.mailboxID, folder: folder, uidValidity: position.uidValidity, lastUID: position.uid)
                     }
                 }
-                logger.debug("new message notified", ["folder": .string(folder), "uid": .int(Int(message.uid))])
+                if case .suppress(let reason) = decision {
+                    logger.debug("new message not notified", ["folder": .string(folder), "uid": .int(Int(message.uid)), "reason": .string(reason)])
+                } else {
+                    logger.debug("new message notified", ["folder": .string(folder), "uid": .int(Int(message.uid))])
+                }
             }
             // Messages deleted between the search and the fetch: move past them too.
             if let highest = batch.last, messages.last?.uid != highest {
@@ -180,6 +186,12 @@ final class FolderWatcher: Sendable {
                 }
             }
         }
+    }
+
+    /// Minutes since local midnight (quiet hours are in the outpost's time zone).
+    static func localMinuteOfDay(_ date: Date = Date()) -> Int {
+        let c = Calendar.current.dateComponents([.hour, .minute], from: date)
+        return (c.hour ?? 0) * 60 + (c.minute ?? 0)
     }
 
     private func setState(_ state: FolderState.WatchState, error: String? = nil) {

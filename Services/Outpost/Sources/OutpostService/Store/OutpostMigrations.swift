@@ -88,5 +88,22 @@ enum OutpostMigrations {
                 PRIMARY KEY (mailbox_id, folder)
             );
             """),
+        SQLiteMigration(version: 3, name: "notification rules", sql: """
+            CREATE TABLE rules (
+                id INTEGER PRIMARY KEY,
+                mailbox_id INTEGER REFERENCES mailboxes (id) ON DELETE CASCADE,
+                folder TEXT,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                quiet_start INTEGER CHECK (quiet_start BETWEEN 0 AND 1439),
+                quiet_end INTEGER CHECK (quiet_end BETWEEN 0 AND 1439),
+                allow_senders TEXT NOT NULL DEFAULT '',
+                deny_senders TEXT NOT NULL DEFAULT '',
+                show_fields TEXT NOT NULL DEFAULT 'sender,subject,code',
+                updated_at INTEGER NOT NULL,
+                CHECK (folder IS NULL OR mailbox_id IS NOT NULL),
+                CHECK ((quiet_start IS NULL) = (quiet_end IS NULL))
+            );
+            CREATE UNIQUE INDEX rules_scope ON rules (COALESCE(mailbox_id, 0), COALESCE(folder, ''));
+            """),
     ]
 }
