@@ -2,6 +2,9 @@
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "mw_curl.h"
 
+#include <arpa/inet.h>
+#include <stdio.h>
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,7 @@ struct mw_transfer {
     size_t received;
     int too_large;
     char error[CURL_ERROR_SIZE];
+    char refused_address[64];
 };
 
 /* Appends n bytes; 0 on success, -1 when over the limit or out of memory. */
@@ -188,3 +192,57 @@ mw_transfer *mw_curl_multi_next_done(CURLM *multi, CURLcode *result) {
     }
     return NULL;
 }
+
+/* MARK: public addresses only (SSRF guard) */
+
+/* 1 when `ip` (text) is loopback, private, link-local, unique-local, CGNAT,
+ * multicast, unspecified or otherwise not a public unicast address. */
+int mw_ip_is_private(const char *ip) {
+    unsigned char a[16];
+    if (inet_pton(AF_INET, ip, a) == 1) {
+        if (a[0] == 0 || a[0] == 10 || a[0] == 127 || a[0] >= 224) return 1;           /* this net, private, loopback, multicast, reserved */
+        if (a[0] == 169 && a[1] == 254) return 1;                                        /* link-local */
+        if (a[0] == 172 && (a[1] & 0xF0) == 16) return 1;                                /* 172.16/12 */
+        if (a[0] == 192 && a[1] == 168) return 1;                                        /* 192.168/16 */
+        if (a[0] == 100 && (a[1] & 0xC0) == 64) return 1;                                /* CGNAT 100.64/10 */
+        if (a[0] == 192 && a[1] == 0 && (a[2] == 0 || a[2] == 2)) return 1;              /* IETF, TEST-NET-1 */
+        if (a[0] == 198 && (a[1] == 18 || a[1] == 19)) return 1;                         /* benchmarking */
+        if ((a[0] == 198 && a[1] == 51 && a[2] == 100) || (a[0] == 203 && a[1] == 0 && a[2] == 113)) return 1;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, ip, a) == 1) {
+        static const unsigned char zero[16] = {0};
+        if (memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1)) return 1;           /* :: and ::1 */
+        if (a[0] == 0xFF) return 1;                                                      /* multicast */
+        if ((a[0] & 0xFE) == 0xFC) return 1;                                             /* unique local fc00::/7 */
+        if (a[0] == 0xFE && (a[1] & 0xC0) == 0x80) return 1;                             /* link-local fe80::/10 */
+        if (memcmp(a, zero, 10) == 0 && a[10] == 0xFF && a[11] == 0xFF) {               /* IPv4-mapped */
+            char v4[INET_ADDRSTRLEN];
+            if (inet_ntop(AF_INET, a + 12, v4, sizeof v4) == NULL) return 1;
+            return mw_ip_is_private(v4);
+        }
+        if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0D && a[3] == 0xB8) return 1;      /* documentation */
+        return 0;
+    }
+    return 1; /* not an address: refuse */
+}
+
+static int mw_prereq_public_only(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port) {
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    mw_transfer *t = clientp;
+    if (primary_ip == NULL || mw_ip_is_private(primary_ip)) {
+        snprintf(t->refused_address, sizeof t->refused_address, "%s", primary_ip ? primary_ip : "?");
+        return CURL_PREREQFUNC_ABORT;
+    }
+    return CURL_PREREQFUNC_OK;
+}
+
+CURLcode mw_transfer_public_addresses_only(mw_transfer *t) {
+    CURLcode rc = curl_easy_setopt(t->easy, CURLOPT_PREREQFUNCTION, mw_prereq_public_only);
+    if (rc != CURLE_OK) return rc;
+    return curl_easy_setopt(t->easy, CURLOPT_PREREQDATA, (void *)t);
+}
+
+const char *mw_transfer_refused_address(const mw_transfer *t) { return t->refused_address; }

@@ -29,6 +29,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_ready = 0;
 static EVP_MD *g_sha256 = NULL;
 static EVP_CIPHER *g_aes256gcm = NULL;
+static EVP_CIPHER *g_aes256cbc = NULL;
 static EVP_MAC *g_hmac = NULL;
 static EVP_MAC_CTX *g_hmac_template = NULL;
 static EVP_KDF *g_hkdf = NULL;
@@ -44,11 +45,12 @@ static const uint8_t g_empty[1] = {0};
 static void mw_init_once(void) {
     g_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
     g_aes256gcm = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL);
+    g_aes256cbc = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
     g_hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
     g_hkdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
     g_p256 = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
     g_order = BN_new();
-    if (!g_sha256 || !g_aes256gcm || !g_hmac || !g_hkdf || !g_p256 || !g_order) {
+    if (!g_sha256 || !g_aes256gcm || !g_aes256cbc || !g_hmac || !g_hkdf || !g_p256 || !g_order) {
         return;
     }
     if (EC_GROUP_get_order(g_p256, g_order, NULL) != 1) {
@@ -547,3 +549,21 @@ void mw_cleanse(void *ptr, size_t len) {
 }
 
 const char *mw_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
+
+/* AES-256-CBC with PKCS#7 padding; encrypt: out holds len + 16; returns bytes written or -1. */
+long mw_aes256cbc(int encrypt, const uint8_t key[32], const uint8_t iv[16], const uint8_t *in, size_t len, uint8_t *out) {
+    REQUIRE_INIT();
+    if (len > INT_MAX / 2) return -1;
+    long rc = -1;
+    int n = 0, fin = 0;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (!ctx) goto done;
+    if (EVP_CipherInit_ex2(ctx, g_aes256cbc, key, iv, encrypt ? 1 : 0, NULL) != 1) goto done;
+    if (len > 0 && EVP_CipherUpdate(ctx, out, &n, in, (int)len) != 1) goto done;
+    if (EVP_CipherFinal_ex(ctx, out + n, &fin) != 1) goto done;
+    rc = (long)n + fin;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    if (rc < 0) ERR_clear_error();
+    return rc;
+}

@@ -1,4 +1,5 @@
 import Foundation
+import CCurlShims
 import MailwakeCore
 
 extension HTTPClient {
@@ -33,6 +34,13 @@ extension HTTPClient {
         /// `.pinMismatch`, in addition to normal certificate verification.
         /// Default empty (no pinning).
         public var pinnedPublicKeys: [String] = []
+        /// Refuse to talk to anything but public unicast addresses (loopback,
+        /// private, link-local, unique-local, CGNAT, multicast refused): the
+        /// guard against server-side request forgery for user-supplied URLs
+        /// (webhooks, self-hosted push servers). Checked on the connected
+        /// address, after DNS. A refused request fails with `.refusedAddress`.
+        /// Default `false`.
+        public var publicAddressesOnly: Bool = false
         /// Follow 3xx redirects (to http/https only). Default `false`: a 3xx is
         /// returned as the response.
         public var followRedirects: Bool = false
@@ -85,4 +93,10 @@ extension HTTPClient {
             }
         }
     }
+}
+
+extension HTTPClient {
+    /// True when `address` (IPv4 or IPv6 text) is a public unicast address,
+    /// the test `publicAddressesOnly` applies to connected addresses.
+    public static func isPublicAddress(_ address: String) -> Bool { mw_ip_is_private(address) == 0 }
 }

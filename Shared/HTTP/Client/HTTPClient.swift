@@ -138,6 +138,10 @@ public final class HTTPClient: Sendable {
             let rc = mw_curl_set_string(easy, CURLOPT_CAPATH, nil)
             if rc != CURLE_OK, failed == nil { failed = ("option CAPATH", rc) }
         }
+        if configuration.publicAddressesOnly {
+            let rc = mw_transfer_public_addresses_only(transfer.raw)
+            if rc != CURLE_OK, failed == nil { failed = ("option PREREQFUNCTION", rc) }
+        }
         if !configuration.pinnedPublicKeys.isEmpty { set(CURLOPT_PINNEDPUBLICKEY, configuration.pinnedPublicKeys.joined(separator: ";")) }
         if request.followRedirects ?? configuration.followRedirects {
             set(CURLOPT_FOLLOWLOCATION, 1)

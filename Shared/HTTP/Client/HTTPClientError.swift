@@ -45,6 +45,8 @@ public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
         /// Anything else libcurl reported (see `curlCode`).
         public static let other = Code(rawValue: "other")
+        /// The server's address is not public and `publicAddressesOnly` is on.
+        public static let refusedAddress = Code(rawValue: "refused_address")
     }
 
     public var code: Code

@@ -82,6 +82,11 @@ enum TransferResult {
     }
 
     static func error(_ transfer: CurlTransfer, _ result: CURLcode, responseStarted: Bool) -> HTTPClientError {
+        let refused = String(cString: mw_transfer_refused_address(transfer.raw))
+        if result == CURLE_ABORTED_BY_CALLBACK, !refused.isEmpty {
+            return HTTPClientError(.refusedAddress, "refused to connect to \(refused): not a public address (loopback, private or link-local)",
+                                   curlCode: Int(result.rawValue))
+        }
         let summary = String(cString: curl_easy_strerror(result))
         let detail = String(cString: mw_transfer_error_message(transfer.raw))
         let started = responseStarted || mw_transfer_bytes_received(transfer.raw) > 0

@@ -88,4 +88,13 @@ const char *mw_transfer_error_message(const mw_transfer *t);
  * NULL when there is none left. */
 mw_transfer *mw_curl_multi_next_done(CURLM *multi, CURLcode *result);
 
+/* Refuse the request (CURLE_ABORTED_BY_CALLBACK) when the address curl
+ * connected to is not a public unicast address; the address is then in
+ * mw_transfer_refused_address. Checked on the connected socket, so DNS
+ * rebinding cannot slip a private address past it. */
+CURLcode mw_transfer_public_addresses_only(mw_transfer *t);
+const char *mw_transfer_refused_address(const mw_transfer *t);
+/* 1 when the textual IPv4/IPv6 address is not public unicast (or not an address). */
+int mw_ip_is_private(const char *ip);
+
 #endif

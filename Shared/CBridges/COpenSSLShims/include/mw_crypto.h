@@ -89,6 +89,10 @@ int mw_aes256gcm_open(const uint8_t key[32], const uint8_t nonce[12],
                       const uint8_t *aad, size_t aadlen,
                       const uint8_t *ct, size_t ctlen, uint8_t *out);
 
+/* MARK: AES-256-CBC with PKCS#7 padding (for peers that require it, e.g. Bark) */
+/* encrypt 1 or 0 (decrypt); out holds len + 16 bytes; returns bytes written, or -1 (bad padding on decrypt). */
+long mw_aes256cbc(int encrypt, const uint8_t key[32], const uint8_t iv[16], const uint8_t *in, size_t len, uint8_t *out);
+
 /* MARK: Utilities */
 int mw_random_bytes(uint8_t *out, size_t len);
 /* Constant-time equality of two equal-length buffers: 1 equal, 0 different. */
