@@ -345,7 +345,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OutpostTests",
-            dependencies: ["OutpostService", "MailwakeIMAP", "RelayService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            dependencies: ["OutpostService", "MailwakeIMAP", "MailwakeHTTPServer", "MailwakeHTTPTypes", "RelayService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/OutpostTests",
             swiftSettings: strict
         ),

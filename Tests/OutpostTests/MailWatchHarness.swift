@@ -60,8 +60,11 @@ final class MailWatchHarness: Sendable {
         let logger = Logger(service: "outpost-test", level: .warning)
         let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, doorbell: doorbell)
         let watch = MailWatchService(store: outpost.store, notifier: notifier, timing: timing, logger: logger)
-        let worker = OutpostDeliveryWorker(pass: outpost.pass, logger: logger, doorbell: doorbell)
+        let sender = ChannelSender()
+        let worker = OutpostDeliveryWorker(pass: outpost.pass, logger: logger, doorbell: doorbell,
+                                           channels: ChannelDeliveryPass(store: outpost.store, sender: sender, logger: logger))
         let task = Task {
+            defer { sender.shutdown() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await watch.run() }
                 group.addTask { try await worker.run() }

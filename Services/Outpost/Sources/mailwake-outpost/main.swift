@@ -169,8 +169,11 @@ let tool = CommandLineTool(
             let (store, identity, client) = try await openOutpost(args)
             logger.info("outpost starting", ["outpost_id": .string(identity.id), "relay": .string(client!.relay.url)])
             let doorbell = Doorbell()
+            let channelSender = ChannelSender()
+            defer { channelSender.shutdown() }
             let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger,
-                                               historyDays: configuration[OutpostSettings.historyDays], doorbell: doorbell)
+                                               historyDays: configuration[OutpostSettings.historyDays], doorbell: doorbell,
+                                               channels: ChannelDeliveryPass(store: store, sender: channelSender, logger: logger))
             let notifier = OutpostNotifier(store: store, identity: identity, relay: client!.relay,
                                            maxAge: Int64(configuration[OutpostSettings.deliveryMaxAge].components.seconds), doorbell: doorbell)
             let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger)
@@ -258,5 +261,5 @@ let tool = CommandLineTool(
             say("Deleted \(n) history entries.")
             return .success
         },
-    ] + mailboxCommands + ruleCommands)
+    ] + mailboxCommands + ruleCommands + channelCommands)
 await tool.main()

@@ -10,9 +10,12 @@ public struct OutpostDeliveryWorker: Service {
     /// Days of history kept; older entries (and their finished deliveries) are deleted hourly.
     let historyDays: Int
     let doorbell: Doorbell
+    /// Deliveries through Bark, Pushover and webhooks, in the same rounds.
+    let channels: ChannelDeliveryPass?
 
-    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30, doorbell: Doorbell = Doorbell()) {
+    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30, doorbell: Doorbell = Doorbell(), channels: ChannelDeliveryPass? = nil) {
         self.doorbell = doorbell
+        self.channels = channels
         self.pass = pass
         self.logger = logger
         self.historyDays = historyDays
@@ -32,6 +35,13 @@ public struct OutpostDeliveryWorker: Service {
                 handled = try await pass.run()
             } catch {
                 logger.warning("delivery round failed; retrying", ["error": .string("\(error)")])
+            }
+            if let channels {
+                do {
+                    handled += try await channels.run()
+                } catch {
+                    logger.warning("channel delivery round failed; retrying", ["error": .string("\(error)")])
+                }
             }
             if handled < 100 { await doorbell.wait(timeout: .seconds(1)) }
         }

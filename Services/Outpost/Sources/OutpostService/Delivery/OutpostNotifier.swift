@@ -24,8 +24,9 @@ public struct OutpostNotifier: Sendable {
         self.clock = clock
     }
 
-    /// Seals and stores `content` for every active pairing at this relay;
-    /// returns the history id (nil when nothing is paired). With `position`,
+    /// Seals and stores `content` for every active pairing at this relay, and
+    /// queues it for every enabled channel; returns the history id (nil when
+    /// nothing is paired and no channel is on). With `position`,
     /// the folder moves past the message in the same transaction.
     @discardableResult
     public func notify(_ content: NotificationContent, advancing position: FolderPosition? = nil) async throws -> Int64? {
@@ -41,12 +42,18 @@ public struct OutpostNotifier: Sendable {
             let envelope = try sealer.seal(fitted.jsonBytes, to: recipient, context: context)
             sealed.append((pairing.pairingID, context.eventID, envelope.jsonBytes))
         }
-        let sender = content.from.name.isEmpty ? content.from.address : "\(content.from.name) <\(content.from.address)>"
-        let entry = sealed.first.map {
-            HistoryDraft(eventID: $0.eventID, mailbox: content.mailbox, folder: content.folder, sender: sender,
-                         subjectSummary: String(content.subject.prefix(80)))
+        // Channels get the same content, sealed at rest, rendered when sent.
+        let channels = try await store.channels(enabledOnly: true)
+        let eventID = try sealed.first?.eventID ?? EventID.generate()
+        let channelPayloads = try channels.map { channel in
+            (channelID: channel.id, eventID: eventID,
+             payloadSealed: try store.box.seal(content.jsonBytes, purpose: "channel-delivery", context: "channel-delivery:\(channel.id):\(eventID)"))
         }
-        let historyID = try await store.recordNotification(entry, deliveries: sealed, expiresAt: now + maxAge, advancing: position)
+        let sender = content.from.name.isEmpty ? content.from.address : "\(content.from.name) <\(content.from.address)>"
+        let entry = sealed.isEmpty && channelPayloads.isEmpty ? nil
+            : HistoryDraft(eventID: eventID, mailbox: content.mailbox, folder: content.folder, sender: sender, subjectSummary: String(content.subject.prefix(80)))
+        let historyID = try await store.recordNotification(entry, deliveries: sealed, channelDeliveries: channelPayloads, expiresAt: now + maxAge,
+                                                           advancing: position)
         if historyID != nil { doorbell?.ring() }
         return historyID
     }

@@ -5,7 +5,8 @@ extension OutpostStore {
     /// sealed envelopes (before anything is sent), and, for mail, the folder
     /// position moving past the message, so a crash can neither lose nor repeat it.
     /// Returns the history id (nil when nothing was sealed).
-    func recordNotification(_ entry: HistoryDraft?, deliveries: [(pairingID: String, eventID: String, envelope: [UInt8])], expiresAt: Int64,
+    func recordNotification(_ entry: HistoryDraft?, deliveries: [(pairingID: String, eventID: String, envelope: [UInt8])],
+                            channelDeliveries: [(channelID: Int64, eventID: String, payloadSealed: [UInt8])] = [], expiresAt: Int64,
                             advancing position: FolderPosition?) async throws -> Int64? {
         let now = clock()
         return try await database.transaction { c in
@@ -20,6 +21,13 @@ extension OutpostStore {
                     INSERT INTO deliveries (pairing_id, event_id, history_id, envelope, status, attempts, next_attempt_at, expires_at, created_at, updated_at)
                     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
                     """, d.pairingID, d.eventID, historyID, d.envelope, now, expiresAt, now, now)
+            }
+            for d in channelDeliveries {
+                _ = try c.execute("""
+                    INSERT INTO channel_deliveries (channel_id, event_id, history_id, payload_sealed, status, attempts, next_attempt_at, expires_at,
+                                                    created_at, updated_at)
+                    VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
+                    """, d.channelID, d.eventID, historyID, d.payloadSealed, now, expiresAt, now, now)
             }
             if let p = position {
                 try Self.upsertPosition(c, mailboxID: p.mailboxID, folder: p.folder, uidValidity: p.uidValidity, lastUID: p.uid, now: now)

@@ -25,6 +25,8 @@ public struct OutpostError: Error, Sendable, CustomStringConvertible {
         public static let storage = Code("storage")
         /// A mailbox is unknown, duplicated, or its settings are not usable.
         public static let mailbox = Code("mailbox")
+        /// A channel is unknown, duplicated, or its settings are not usable.
+        public static let channel = Code("channel")
     }
 
     public let code: Code

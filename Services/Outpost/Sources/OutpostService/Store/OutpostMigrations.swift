@@ -105,5 +105,35 @@ enum OutpostMigrations {
             );
             CREATE UNIQUE INDEX rules_scope ON rules (COALESCE(mailbox_id, 0), COALESCE(folder, ''));
             """),
+        SQLiteMigration(version: 4, name: "channels and their deliveries", sql: """
+            CREATE TABLE channels (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                kind TEXT NOT NULL CHECK (kind IN ('bark', 'pushover', 'webhook')),
+                url TEXT NOT NULL,
+                options TEXT NOT NULL DEFAULT '{}',
+                secret_sealed BLOB NOT NULL,
+                allow_private INTEGER NOT NULL DEFAULT 0,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                disabled_reason TEXT,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE TABLE channel_deliveries (
+                channel_id INTEGER NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                history_id INTEGER REFERENCES history (id) ON DELETE SET NULL,
+                payload_sealed BLOB NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed', 'expired')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                last_error TEXT,
+                PRIMARY KEY (channel_id, event_id)
+            );
+            CREATE INDEX channel_deliveries_due ON channel_deliveries (next_attempt_at) WHERE status = 'pending';
+            """),
     ]
 }
