@@ -104,7 +104,9 @@ public struct IMAPResponseParser {
             return .list(items)
         case UInt8(ascii: "\""):
             return .string(try quoted())
-        case UInt8(ascii: "{"), UInt8(ascii: "~") where next == UInt8(ascii: "{"):
+        case UInt8(ascii: "{"):
+            return .string(try literal())
+        case UInt8(ascii: "~") where next == UInt8(ascii: "{"):
             return .string(try literal())
         default:
             let atom = atomText()
