@@ -33,12 +33,13 @@ struct LifecycleTests {
 
     @Test func shutdownLetsInFlightRequestsFinish() async throws {
         let latch = Latch()
-        let f = try ServerFixture.start(LimitsTests.router(latch: latch))
+        let entered = Latch()
+        let f = try ServerFixture.start(LimitsTests.router(latch: latch, entered: entered))
         let c = try RawConnection(port: f.port)
         c.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await entered.wait()   // the request is in its handler
         f.task.cancel()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        try await Task.sleep(for: .milliseconds(300))   // shutdown has begun (well within the 2 s drain timeout)
         latch.signal()
         let response = await c.readResponse()
         #expect(response?.status == 200)

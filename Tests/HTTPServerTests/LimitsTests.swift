@@ -7,11 +7,12 @@ import Testing
 
 @Suite("HTTP server: limits, timeouts and hostile clients", .awaitedCleanup)
 struct LimitsTests {
-    static func router(latch: Latch? = nil, handled: Counter? = nil) -> Router {
+    static func router(latch: Latch? = nil, handled: Counter? = nil, entered: Latch? = nil) -> Router {
         var r = Router()
         r.post("/upload") { request, _ in .text("got \(request.body.count)") }
         r.get("/ok") { _, _ in .text("ok") }
         r.get("/wait") { _, _ in
+            entered?.signal()
             await latch?.wait()
             handled?.increment()
             return .text("waited")

@@ -55,14 +55,15 @@ final class MailWatchHarness: Sendable {
     }
 
     /// Starts the outpost's watching and delivery, as `serve` runs them.
-    func startWatching() {
+    func startWatching(liveActivityLifetime: Int64 = 600) {
         let doorbell = Doorbell()
         let logger = Logger(service: "outpost-test", level: .warning)
-        let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, doorbell: doorbell)
+        let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, doorbell: doorbell,
+                                       liveActivityLifetime: liveActivityLifetime)
         let watch = MailWatchService(store: outpost.store, notifier: notifier, timing: timing, logger: logger)
         let sender = ChannelSender()
         let worker = OutpostDeliveryWorker(pass: outpost.pass, logger: logger, doorbell: doorbell,
-                                           channels: ChannelDeliveryPass(store: outpost.store, sender: sender, logger: logger))
+                                           channels: ChannelDeliveryPass(store: outpost.store, sender: sender, logger: logger), activities: notifier)
         let task = Task {
             defer { sender.shutdown() }
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -99,15 +100,21 @@ final class MailWatchHarness: Sendable {
         Array("From: \(from)\r\nTo: alice@example.org\r\nSubject: \(subject)\r\nDate: Sun, 29 Nov 2026 10:00:00 +0000\r\nMessage-ID: <\(UUID().uuidString)@example.org>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\(body)\r\n".utf8)
     }
 
-    /// Waits for `count` notifications at APNs and opens them as the device.
+    /// Waits for `count` notifications (alert pushes) at APNs and opens them as the device.
     func notifications(count: Int, timeout: Double = 20) async throws -> [NotificationContent] {
-        let deliveries = try await stack.simulator.waitForDeliveries(count: count, timeout: timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var deliveries = try await stack.simulator.deliveries().filter { $0.pushType == "alert" }
+        while deliveries.count < count {
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(deliveries.count) of \(count) notifications arrived") }
+            try await Task.sleep(for: .milliseconds(50))
+            deliveries = try await stack.simulator.deliveries().filter { $0.pushType == "alert" }
+        }
         return try deliveries.map { try device.open(payload: $0.payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID) }
     }
 
-    /// Every notification that reached APNs so far.
+    /// Every notification (alert push) that reached APNs so far.
     func allNotifications() async throws -> [NotificationContent] {
-        try await stack.simulator.deliveries().map {
+        try await stack.simulator.deliveries().filter { $0.pushType == "alert" }.map {
             try device.open(payload: $0.payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID)
         }
     }

@@ -77,10 +77,10 @@ struct PoolTests {
     @Test("closing the pool fails callers waiting for a connection and waits for the one in use")
     func closeWhileBusy() async throws {
         let client = try await PG.client(poolSize: 1)
-        let holder = Task { try await client.query("SELECT pg_sleep(0.5)") }
-        try await Task.sleep(for: .milliseconds(100))
+        let holder = Task { try await client.query("SELECT pg_sleep(1.5)") }
+        try await PG.waitUntilRunning("pg_sleep(1.5)")
         let waiter = Task { try await client.query("SELECT 1") }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(200))
         await client.close()
         await #expect(throws: Never.self) { try await holder.value }
         let e = await PG.error { try await waiter.value }
@@ -91,7 +91,7 @@ struct PoolTests {
     func checkoutTimeout() async throws {
         try await PG.withClient(poolSize: 1, configure: { $0.checkoutTimeout = .milliseconds(200) }) { client async throws in
             let holder = Task { try await client.query("SELECT pg_sleep(4)") }
-            try await Task.sleep(for: .milliseconds(300))
+            try await PG.waitUntilRunning("pg_sleep(4)")
             let e = await PG.error { try await client.query("SELECT 1") }
             #expect(e?.code == .timeout)
             _ = try await holder.value

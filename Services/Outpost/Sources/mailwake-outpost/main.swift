@@ -113,9 +113,19 @@ let tool = CommandLineTool(
             await store.close()
             if pairings.isEmpty { say("No paired devices. Run `mailwake-outpost pair`."); return .success }
             for p in pairings {
-                let state = p.active ? "active" : "unpaired \(p.unpairedAt.map(time) ?? "")"
+                let state = p.active ? "active, Live Activities \(p.liveActivities.rawValue)" : "unpaired \(p.unpairedAt.map(time) ?? "")"
                 say("\(p.pairingID)  device \(p.deviceID)  \(p.fingerprint)  paired \(time(p.pairedAt))  \(state)")
             }
+            return .success
+        },
+        .init(CommandSpec("devices live-activities", summary: "Show codes as a Live Activity on a device (on), or not (off).",
+                          positionals: ["PAIRING_ID", "on|off"], options: [dataDirOption])) { args in
+            guard let state = ["on": PairedDevice.LiveActivities.on, "off": .off][args.positionals[1]] else { throw UsageError("say on or off") }
+            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let changed = try await store.setLiveActivities(args.positionals[0], state)
+            await store.close()
+            guard changed else { throw MailboxCommandError("no pairing \(args.positionals[0]) (see `mailwake-outpost devices list`)") }
+            say("Live Activities \(state.rawValue) for \(args.positionals[0]).")
             return .success
         },
         .init(CommandSpec("devices unpair", summary: "End a pairing at the relay; delivery stops, the record stays as history.", positionals: ["PAIRING_ID"],
@@ -171,11 +181,12 @@ let tool = CommandLineTool(
             let doorbell = Doorbell()
             let channelSender = ChannelSender()
             defer { channelSender.shutdown() }
+            let notifier = OutpostNotifier(store: store, identity: identity, relay: client!.relay,
+                                           maxAge: Int64(configuration[OutpostSettings.deliveryMaxAge].components.seconds), doorbell: doorbell,
+                                           liveActivityLifetime: configuration[OutpostSettings.liveActivityLifetime].components.seconds)
             let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger,
                                                historyDays: configuration[OutpostSettings.historyDays], doorbell: doorbell,
-                                               channels: ChannelDeliveryPass(store: store, sender: channelSender, logger: logger))
-            let notifier = OutpostNotifier(store: store, identity: identity, relay: client!.relay,
-                                           maxAge: Int64(configuration[OutpostSettings.deliveryMaxAge].components.seconds), doorbell: doorbell)
+                                               channels: ChannelDeliveryPass(store: store, sender: channelSender, logger: logger), activities: notifier)
             let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger)
             let code = await ServiceGroup(services: [worker, watch], logger: logger).runReturningExitCode()
             client?.shutdown()

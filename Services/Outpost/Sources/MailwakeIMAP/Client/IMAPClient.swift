@@ -192,6 +192,19 @@ public final class IMAPClient {
         return words.count == 3 && words[0].uppercased() == "APPENDUID" ? UInt32(words[2]) : nil
     }
 
+    /// The flags of `uids` (`\Seen`, `\Deleted`…); a UID missing from the
+    /// answer no longer exists.
+    public func flags(_ uids: [UInt32]) throws(IMAPError) -> [UInt32: Set<String>] {
+        guard !uids.isEmpty else { return [:] }
+        let responses = try command("UID FETCH", raw: " \(uids.map(String.init).joined(separator: ",")) (UID FLAGS)")
+        var out: [UInt32: Set<String>] = [:]
+        for response in responses {
+            guard case .data("FETCH", _, let values) = response, let uid = Self.attribute("UID", in: values)?.number else { continue }
+            out[uid] = Set((Self.attribute("FLAGS", in: values)?.elements ?? []).compactMap { $0.text?.lowercased() })
+        }
+        return out
+    }
+
     /// NOOP: lets the server report new messages.
     public func noop() throws(IMAPError) { _ = try command("NOOP") }
 

@@ -9,9 +9,10 @@ public enum OutpostSettings {
     public static let idleRestart = ConfigurationSetting<Duration>.duration("IDLE_RESTART", default: .seconds(240), range: 1...1740, help: "IMAP IDLE is ended and re-issued after this long; servers and NATs drop quiet connections well before 29 minutes.")
     public static let pollInterval = ConfigurationSetting<Duration>.duration("POLL_INTERVAL", default: .seconds(60), range: 1...3600, help: "How often a folder is checked when its server has no IDLE, or beyond an account's connection limit.")
     public static let reconnectBackoff = ConfigurationSetting<Duration>.duration("RECONNECT_BACKOFF", default: .seconds(2), range: 1...600, help: "First delay before reconnecting to a mailbox after an error; it doubles up to 5 minutes, with jitter (refused credentials start at 5 minutes).")
+    public static let liveActivityLifetime = ConfigurationSetting<Duration>.duration("LIVE_ACTIVITY_LIFETIME", default: .seconds(600), range: 0...28_800, help: "How long a verification code stays as a Live Activity before it ends by itself (it also ends when the message is read or deleted); 0 turns Live Activities off.")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
 
-    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, historyDays, idleRestart, pollInterval, reconnectBackoff, logLevel])
+    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, historyDays, idleRestart, pollInterval, reconnectBackoff, liveActivityLifetime, logLevel])
 
     /// The watchers' pacing from `configuration`.
     public static func watchTiming(_ configuration: ServiceConfiguration) -> WatchTiming {

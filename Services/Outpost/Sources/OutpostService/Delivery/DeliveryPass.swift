@@ -62,6 +62,8 @@ public struct DeliveryPass: Sendable {
             let s: DeliveryRecord.Status = status.status == "failed" ? .failed : .expired
             try await store.updateDelivery(d.pairingID, d.eventID, status: s, nextAttemptAt: now, attempted: false,
                                            error: status.apnsReason.map { "APNs \(status.apnsStatus.map(String.init) ?? "") \($0)" } ?? status.status)
+            // No push-to-start token: the App has not allowed Live Activities; stop starting them for this device.
+            if d.kind == "live-activity-start", status.apnsReason == "no_device_token" { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
         default:
             try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: now + statusInterval, attempted: false, error: nil)
         }

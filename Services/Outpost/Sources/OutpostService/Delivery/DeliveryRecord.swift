@@ -15,4 +15,6 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var attempts: Int
     public var expiresAt: Int64
     public var lastError: String?
+    /// `notification`, `live-activity-start` or `live-activity-end`.
+    public var kind: String = "notification"
 }

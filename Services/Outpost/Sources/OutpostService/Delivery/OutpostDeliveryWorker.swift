@@ -12,8 +12,12 @@ public struct OutpostDeliveryWorker: Service {
     let doorbell: Doorbell
     /// Deliveries through Bark, Pushover and webhooks, in the same rounds.
     let channels: ChannelDeliveryPass?
+    /// Ends Live Activities whose lifetime is over, each round.
+    let activities: OutpostNotifier?
 
-    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30, doorbell: Doorbell = Doorbell(), channels: ChannelDeliveryPass? = nil) {
+    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30, doorbell: Doorbell = Doorbell(), channels: ChannelDeliveryPass? = nil,
+                activities: OutpostNotifier? = nil) {
+        self.activities = activities
         self.doorbell = doorbell
         self.channels = channels
         self.pass = pass
@@ -31,6 +35,11 @@ public struct OutpostDeliveryWorker: Service {
                 }
             }
             var handled = 0
+            if let activities {
+                do { try await activities.endExpiredActivities() } catch {
+                    logger.warning("cannot end expired Live Activities; retrying", ["error": .string("\(error)")])
+                }
+            }
             do {
                 handled = try await pass.run()
             } catch {

@@ -1,3 +1,4 @@
+import Foundation
 public import MailwakeCore
 import MailwakeCrypto
 public import MailwakeProtocol
@@ -13,10 +14,13 @@ public struct OutpostNotifier: Sendable {
     let clock: @Sendable () -> Int64
     /// Rung after envelopes are stored, to wake the delivery worker at once.
     let doorbell: Doorbell?
+    /// Seconds a code's Live Activity stays before it ends by itself; 0: no Live Activities.
+    let liveActivityLifetime: Int64
 
     public init(store: OutpostStore, identity: OutpostIdentity, relay: RelaySettingsRecord, maxAge: Int64 = 86400, doorbell: Doorbell? = nil,
-                clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+                liveActivityLifetime: Int64 = 600, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
         self.doorbell = doorbell
+        self.liveActivityLifetime = liveActivityLifetime
         self.store = store
         self.identity = identity
         self.relay = relay
@@ -34,6 +38,7 @@ public struct OutpostNotifier: Sendable {
         let sealer = EnvelopeSealer(identity: identity.signingKey)
         let now = clock()
         var sealed: [(pairingID: String, eventID: String, envelope: [UInt8])] = []
+        var starts: [ActivityStart] = []
         for pairing in pairings {
             let recipient = try P256.KeyAgreement.PublicKey(x963Representation: pairing.agreementKey)
             let context = EncryptionContext(aud: relay.origin, pairingID: pairing.pairingID, eventID: try EventID.generate(), kind: .notification,
@@ -41,6 +46,9 @@ public struct OutpostNotifier: Sendable {
             let fitted = try content.fitted(for: context)
             let envelope = try sealer.seal(fitted.jsonBytes, to: recipient, context: context)
             sealed.append((pairing.pairingID, context.eventID, envelope.jsonBytes))
+            if content.code != nil, liveActivityLifetime > 0, pairing.liveActivities == .on {
+                starts.append(try activityStart(content, for: pairing, recipient: recipient, sealer: sealer, now: now))
+            }
         }
         // Channels get the same content, sealed at rest, rendered when sent.
         let channels = try await store.channels(enabledOnly: true)
@@ -52,9 +60,57 @@ public struct OutpostNotifier: Sendable {
         let sender = content.from.name.isEmpty ? content.from.address : "\(content.from.name) <\(content.from.address)>"
         let entry = sealed.isEmpty && channelPayloads.isEmpty ? nil
             : HistoryDraft(eventID: eventID, mailbox: content.mailbox, folder: content.folder, sender: sender, subjectSummary: String(content.subject.prefix(80)))
-        let historyID = try await store.recordNotification(entry, deliveries: sealed, channelDeliveries: channelPayloads, expiresAt: now + maxAge,
-                                                           advancing: position)
+        let historyID = try await store.recordNotification(entry, deliveries: sealed, channelDeliveries: channelPayloads, activities: starts,
+                                                           expiresAt: now + maxAge, advancing: position)
         if historyID != nil { doorbell?.ring() }
         return historyID
+    }
+
+    /// A code's Live Activity `start` for one device: its own event id, the
+    /// activity id, timestamp and stale date bound into the context (§3).
+    private func activityStart(_ content: NotificationContent, for pairing: PairedDevice, recipient: P256.KeyAgreement.PublicKey,
+                               sealer: EnvelopeSealer, now: Int64) throws -> ActivityStart {
+        let activityID = UUID().uuidString.lowercased()
+        let activity = ActivityInfo(id: activityID, event: .start, timestamp: UInt64(now), staleDate: UInt64(now + liveActivityLifetime))
+        let context = EncryptionContext(aud: relay.origin, pairingID: pairing.pairingID, eventID: try EventID.generate(), kind: .liveActivity,
+                                        iat: UInt64(now), activity: activity)
+        let fitted = try content.fitted(for: context)
+        let envelope = try sealer.seal(fitted.jsonBytes, to: recipient, context: context)
+        let contentSealed = try store.box.seal(fitted.jsonBytes, purpose: "live-activity", context: "live-activity:\(pairing.pairingID):\(activityID)")
+        return ActivityStart(pairingID: pairing.pairingID, activityID: activityID, eventID: context.eventID, envelope: envelope.jsonBytes,
+                             contentSealed: contentSealed, endAt: now + liveActivityLifetime)
+    }
+
+    /// Ends `activities` now (`end` envelopes, dismissed at once): the
+    /// message was read or deleted, or the lifetime is over.
+    public func endActivities(_ activities: [OpenActivity], reason: String) async throws {
+        guard !activities.isEmpty else { return }
+        let pairings = Dictionary(uniqueKeysWithValues: try await store.pairings(activeOnly: true).map { ($0.pairingID, $0) })
+        let sealer = EnvelopeSealer(identity: identity.signingKey)
+        let now = clock()
+        var ends: [(activity: OpenActivity, eventID: String, envelope: [UInt8]?)] = []
+        for a in activities {
+            guard let pairing = pairings[a.pairingID], pairing.relayURL == relay.origin,
+                  let plaintext = try? store.box.open(a.contentSealed, purpose: "live-activity", context: "live-activity:\(a.pairingID):\(a.activityID)")
+            else {
+                ends.append((a, "", nil))   // unpaired meanwhile: nothing to send
+                continue
+            }
+            let activity = ActivityInfo(id: a.activityID, event: .end, timestamp: UInt64(now), dismissalDate: UInt64(now))
+            let context = EncryptionContext(aud: relay.origin, pairingID: a.pairingID, eventID: try EventID.generate(), kind: .liveActivity,
+                                            iat: UInt64(now), activity: activity)
+            let recipient = try P256.KeyAgreement.PublicKey(x963Representation: pairing.agreementKey)
+            ends.append((a, context.eventID, try sealer.seal(plaintext, to: recipient, context: context).jsonBytes))
+        }
+        try await store.recordActivityEnds(ends, reason: reason, expiresAt: now + min(maxAge, 3600))
+        doorbell?.ring()
+    }
+
+    /// Ends the activities whose lifetime is over; returns how many.
+    @discardableResult
+    public func endExpiredActivities() async throws -> Int {
+        let expired = try await store.expiredActivities(now: clock())
+        try await endActivities(expired, reason: "lifetime over")
+        return expired.count
     }
 }

@@ -6,7 +6,8 @@ extension OutpostStore {
     /// position moving past the message, so a crash can neither lose nor repeat it.
     /// Returns the history id (nil when nothing was sealed).
     func recordNotification(_ entry: HistoryDraft?, deliveries: [(pairingID: String, eventID: String, envelope: [UInt8])],
-                            channelDeliveries: [(channelID: Int64, eventID: String, payloadSealed: [UInt8])] = [], expiresAt: Int64,
+                            channelDeliveries: [(channelID: Int64, eventID: String, payloadSealed: [UInt8])] = [],
+                            activities: [ActivityStart] = [], expiresAt: Int64,
                             advancing position: FolderPosition?) async throws -> Int64? {
         let now = clock()
         return try await database.transaction { c in
@@ -29,6 +30,7 @@ extension OutpostStore {
                     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
                     """, d.channelID, d.eventID, historyID, d.payloadSealed, now, expiresAt, now, now)
             }
+            try Self.insertActivityStarts(c, activities, historyID: historyID, position: position, expiresAt: expiresAt, now: now)
             if let p = position {
                 try Self.upsertPosition(c, mailboxID: p.mailboxID, folder: p.folder, uidValidity: p.uidValidity, lastUID: p.uid, now: now)
             }
@@ -39,7 +41,7 @@ extension OutpostStore {
     /// Deliveries whose next step is due: submissions (`pending`) and status checks (`queued`).
     func dueDeliveries(limit: Int) async throws -> [DeliveryRecord] {
         let rows = try await database.query("""
-            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error FROM deliveries
+            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error, kind FROM deliveries
             WHERE status IN ('pending', 'queued') AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?
             """, clock(), limit)
         return try rows.map(Self.record)
@@ -48,7 +50,7 @@ extension OutpostStore {
     /// The deliveries of one notification.
     public func deliveries(historyID: Int64) async throws -> [DeliveryRecord] {
         try await database.query("""
-            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error FROM deliveries WHERE history_id = ? ORDER BY pairing_id
+            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error, kind FROM deliveries WHERE history_id = ? ORDER BY pairing_id
             """, historyID).map(Self.record)
     }
 
@@ -67,6 +69,6 @@ extension OutpostStore {
     private static func record(_ row: SQLiteRow) throws -> DeliveryRecord {
         DeliveryRecord(pairingID: try row.get("pairing_id"), eventID: try row.get("event_id"), envelope: try row.get("envelope"),
                        status: DeliveryRecord.Status(rawValue: try row.get("status")) ?? .failed, attempts: try row.get("attempts"),
-                       expiresAt: try row.get("expires_at"), lastError: try row.get("last_error", as: String?.self))
+                       expiresAt: try row.get("expires_at"), lastError: try row.get("last_error", as: String?.self), kind: try row.get("kind"))
     }
 }

@@ -123,6 +123,7 @@ final class FolderWatcher: Sendable {
                 _ = try client.idle(maximum: timing.idleRestart)
                 _ = client.takeChanges()
                 try synchronize(client, folder: folder, selection: selection)
+                try endActivitiesOfReadOrDeletedMail(client, folder: folder, selection: selection)
             }
         } else {
             setState(.polling)
@@ -131,6 +132,7 @@ final class FolderWatcher: Sendable {
                 for folder in folders {
                     let selection = try client.examine(folder)
                     try synchronize(client, folder: folder, selection: selection)
+                    try endActivitiesOfReadOrDeletedMail(client, folder: folder, selection: selection)
                 }
                 if stopSignal.sleep(timing.pollInterval) { return }
                 try client.noop()
@@ -186,6 +188,23 @@ final class FolderWatcher: Sendable {
                 }
             }
         }
+    }
+
+    /// Ends the Live Activities of messages that were read (`\Seen`) or
+    /// deleted since they were notified.
+    private func endActivitiesOfReadOrDeletedMail(_ client: IMAPClient, folder: String, selection: IMAPSelection) throws(IMAPError) {
+        guard let notifier else { return }
+        let open = try storeCall { [store, mailbox] in try await store.openActivities(mailboxID: mailbox.id, folder: folder) }
+            .filter { $0.uidValidity == selection.uidValidity && $0.uid != nil }
+        guard !open.isEmpty else { return }
+        let flags = try client.flags(Array(Set(open.compactMap(\.uid))).sorted())
+        let done = open.filter { a in
+            guard let f = flags[a.uid!] else { return true }
+            return f.contains("\\seen") || f.contains("\\deleted")
+        }
+        guard !done.isEmpty else { return }
+        try storeCall { try await notifier.endActivities(done, reason: "the message was read or deleted") }
+        logger.debug("Live Activities ended: message read or deleted", ["count": .int(done.count)])
     }
 
     /// Minutes since local midnight (quiet hours are in the outpost's time zone).

@@ -17,7 +17,8 @@ extension OutpostStore {
     /// Every pairing, newest first (unpaired ones stay as history).
     public func pairings(activeOnly: Bool = false) async throws -> [PairedDevice] {
         let rows = try await database.query("""
-            SELECT pairing_id, relay_url, environment, device_id, device_signing_key, device_agreement_key, state, paired_at, unpaired_at
+            SELECT pairing_id, relay_url, environment, device_id, device_signing_key, device_agreement_key, state, paired_at, unpaired_at,
+                   live_activities
             FROM pairings \(activeOnly ? "WHERE state = 'active'" : "") ORDER BY paired_at DESC, pairing_id
             """)
         return try rows.map { row in
@@ -25,8 +26,14 @@ extension OutpostStore {
                          agreementKey: try row.get("device_agreement_key"), relayURL: try row.get("relay_url"),
                          environment: PushEnvironment(rawValue: try row.get("environment")) ?? .production,
                          active: (try row.get("state") as String) == "active", pairedAt: try row.get("paired_at"),
-                         unpairedAt: try row.get("unpaired_at", as: Int64?.self))
+                         unpairedAt: try row.get("unpaired_at", as: Int64?.self),
+                         liveActivities: PairedDevice.LiveActivities(rawValue: try row.get("live_activities")) ?? .on)
         }
+    }
+
+    /// Turns Live Activities on or off for a pairing (`unavailable` when the relay reports no push-to-start token).
+    public func setLiveActivities(_ pairingID: String, _ state: PairedDevice.LiveActivities) async throws -> Bool {
+        try await database.execute("UPDATE pairings SET live_activities = ? WHERE pairing_id = ?", state.rawValue, pairingID) > 0
     }
 
     /// Marks a pairing ended; its unfinished deliveries fail.

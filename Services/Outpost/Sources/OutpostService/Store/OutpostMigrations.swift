@@ -135,5 +135,26 @@ enum OutpostMigrations {
             );
             CREATE INDEX channel_deliveries_due ON channel_deliveries (next_attempt_at) WHERE status = 'pending';
             """),
+        SQLiteMigration(version: 5, name: "live activities", sql: """
+            ALTER TABLE pairings ADD COLUMN live_activities TEXT NOT NULL DEFAULT 'on' CHECK (live_activities IN ('on', 'off', 'unavailable'));
+            ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'notification'
+                CHECK (kind IN ('notification', 'live-activity-start', 'live-activity-end'));
+            CREATE TABLE live_activities (
+                pairing_id TEXT NOT NULL REFERENCES pairings (pairing_id),
+                activity_id TEXT NOT NULL,
+                mailbox_id INTEGER,
+                folder TEXT,
+                uid_validity INTEGER,
+                uid INTEGER,
+                content_sealed BLOB NOT NULL,
+                started_at INTEGER NOT NULL,
+                end_at INTEGER NOT NULL,
+                ended_at INTEGER,
+                end_reason TEXT,
+                PRIMARY KEY (pairing_id, activity_id)
+            );
+            CREATE INDEX live_activities_open ON live_activities (end_at) WHERE ended_at IS NULL;
+            CREATE INDEX live_activities_message ON live_activities (mailbox_id, folder) WHERE ended_at IS NULL;
+            """),
     ]
 }
