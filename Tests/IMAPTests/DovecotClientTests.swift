@@ -41,38 +41,20 @@ import TestSupport
         let password = "p äss \"w\\rd\" 密码"
         let dovecot = try await DovecotServer.start(users: [("alice", password)])
         let endpoint = endpoint(dovecot)
-        try await runOffPool {
-            let client = try IMAPClient(endpoint: endpoint)
-            defer { client.logout() }
-            try client.authenticate(.password(user: "alice", password: password))
-        }
+        #expect(await loginError(endpoint, .password(user: "alice", password: password)) == nil)
     }
 
     @Test func wrongCredentialsAreAnAuthenticationError() async throws {
         let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
         let endpoint = endpoint(dovecot)
-        let code = await runOffPoolCatching {
-            let client = try IMAPClient(endpoint: endpoint)
-            defer { client.logout() }
-            try client.authenticate(.password(user: "alice", password: "wrong"))
-        }
-        #expect(code == .authentication)
+        #expect(await loginError(endpoint, .password(user: "alice", password: "wrong")) == .authentication)
     }
 
     @Test func xoauth2LogsInWithAToken() async throws {
         let dovecot = try await DovecotServer.start(users: [("bob", "ya29.token-value")])
         let endpoint = endpoint(dovecot)
-        try await runOffPool {
-            let client = try IMAPClient(endpoint: endpoint)
-            defer { client.logout() }
-            try client.authenticate(.oauth2(user: "bob", accessToken: "ya29.token-value"))
-        }
-        let code = await runOffPoolCatching {
-            let client = try IMAPClient(endpoint: endpoint)
-            defer { client.logout() }
-            try client.authenticate(.oauth2(user: "bob", accessToken: "expired"))
-        }
-        #expect(code == .authentication)
+        #expect(await loginError(endpoint, .oauth2(user: "bob", accessToken: "ya29.token-value")) == nil)
+        #expect(await loginError(endpoint, .oauth2(user: "bob", accessToken: "expired")) == .authentication)
     }
 
     @Test func aCertificateFromAnotherCAIsRefused() async throws {
@@ -237,6 +219,15 @@ import TestSupport
             return client.capabilities
         }
         #expect(!capabilities.contains("IDLE"))
+    }
+}
+
+/// Connects and logs in with `credentials`; the IMAP error code, nil when it worked.
+func loginError(_ endpoint: IMAPEndpoint, _ credentials: IMAPCredentials) async -> IMAPError.Code? {
+    await runOffPoolCatching {
+        let client = try IMAPClient(endpoint: endpoint)
+        defer { client.logout() }
+        try client.authenticate(credentials)
     }
 }
 

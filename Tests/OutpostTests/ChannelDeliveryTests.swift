@@ -52,9 +52,7 @@ struct ChannelDeliveryTests {
         let h = try await MailWatchHarness.start()
         let receiver = try RecordingReceiver.start()
         receiver.answer([503])
-        var secrets = ChannelSecrets()
-        secrets.webhookSecret = try ChannelRequest.newWebhookSecret()
-        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook", allowPrivate: true), secrets: secrets)
+        try await Self.addWebhook(h, receiver)
         h.startWatching()
         _ = try await h.waitForWatchState(.idle)
         try await h.append(subject: "retry me")
@@ -68,9 +66,7 @@ struct ChannelDeliveryTests {
         let h = try await MailWatchHarness.start()
         let receiver = try RecordingReceiver.start()
         receiver.answer([410])
-        var secrets = ChannelSecrets()
-        secrets.webhookSecret = try ChannelRequest.newWebhookSecret()
-        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook", allowPrivate: true), secrets: secrets)
+        try await Self.addWebhook(h, receiver)
         h.startWatching()
         _ = try await h.waitForWatchState(.idle)
         try await h.append(subject: "gone")
@@ -90,9 +86,7 @@ struct ChannelDeliveryTests {
     @Test func aChannelToALoopbackAddressIsRefusedUnlessAllowed() async throws {
         let h = try await MailWatchHarness.start()
         let receiver = try RecordingReceiver.start()
-        var secrets = ChannelSecrets()
-        secrets.webhookSecret = try ChannelRequest.newWebhookSecret()
-        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook"), secrets: secrets)
+        try await Self.addWebhook(h, receiver, allowPrivate: false)
         h.startWatching()
         _ = try await h.waitForWatchState(.idle)
         try await h.append(subject: "ssrf")
@@ -106,6 +100,14 @@ struct ChannelDeliveryTests {
         #expect(records.first?.status == .failed)
         #expect(records.first?.lastError?.contains("not a public address") == true)
         #expect(receiver.received.isEmpty)
+    }
+
+    /// A webhook channel "hook" to `receiver`.
+    static func addWebhook(_ h: MailWatchHarness, _ receiver: RecordingReceiver, allowPrivate: Bool = true) async throws {
+        var secrets = ChannelSecrets()
+        secrets.webhookSecret = try ChannelRequest.newWebhookSecret()
+        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook", allowPrivate: allowPrivate),
+                                             secrets: secrets)
     }
 
     private func waitForHistory(_ h: MailWatchHarness) async throws -> Int64 {

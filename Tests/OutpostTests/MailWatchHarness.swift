@@ -23,8 +23,9 @@ final class MailWatchHarness: Sendable {
     static let user = "alice"
     static let password = "correct horse battery staple"
 
-    static func start(advertisesIdle: Bool = true, password: String = MailWatchHarness.password, timing: WatchTiming? = nil,
-                      folders: [String] = ["INBOX"]) async throws -> MailWatchHarness {
+    /// - Parameter tokenCommand: log in with XOAUTH2, the token printed by this command (else with `password`).
+    static func start(advertisesIdle: Bool = true, password: String = MailWatchHarness.password, tokenCommand: String? = nil,
+                      timing: WatchTiming? = nil, folders: [String] = ["INBOX"]) async throws -> MailWatchHarness {
         let stack = try await RelayStack.start()
         let dovecot = try await DovecotServer.start(users: [(user, MailWatchHarness.password)], advertisesIdle: advertisesIdle)
         let device = try await stack.registeredDevice()
@@ -32,7 +33,8 @@ final class MailWatchHarness: Sendable {
         let paired = try await outpost.pair(device, through: stack)
         let endpoint = IMAPEndpoint(host: "localhost", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
         let mailbox = try await outpost.store.addMailbox(
-            MailboxRecord(label: "personal", endpoint: endpoint, username: user, authentication: .password, folders: folders), secret: password)
+            MailboxRecord(label: "personal", endpoint: endpoint, username: user, authentication: tokenCommand == nil ? .password : .oauth2, folders: folders),
+            secret: tokenCommand ?? password)
         var fast = WatchTiming()
         fast.backoff = .milliseconds(200)
         fast.maxBackoff = .seconds(1)

@@ -138,6 +138,47 @@ struct MailWatchTests {
         #expect(try await h.allNotifications().isEmpty)
     }
 
+    @Test func theBodyIsFetchedOnlyWhenTheSubjectCarriesNoCode() async throws {
+        // Dovecot's logout line counts the bodies a session fetched (body_count).
+        func bodiesFetched(_ h: MailWatchHarness) -> [Int] {
+            h.dovecot.log().split(separator: "\n").filter { $0.contains("Disconnected") }.compactMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("body_count=") }.flatMap { Int($0.dropFirst("body_count=".count)) }
+            }
+        }
+        let h = try await MailWatchHarness.start()
+        h.startWatching()
+        _ = try await h.waitForWatchState(.idle)
+        try await h.append(subject: "Your code is 480215", body: "Nothing to see here.")
+        #expect(try await h.notifications(count: 1).first?.code == "480215")
+        await h.stopWatching()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!bodiesFetched(h).isEmpty && bodiesFetched(h).allSatisfy { $0 == 0 }, "\(bodiesFetched(h))")
+        h.startWatching()
+        _ = try await h.waitForWatchState(.idle)
+        try await h.append(subject: "Sign in", body: "Your code is 480216.")
+        #expect(try await h.notifications(count: 2).last?.code == "480216")
+        await h.stopWatching()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(bodiesFetched(h).contains(1), "\(bodiesFetched(h))")
+    }
+
+    @Test func anExpiredOAuthTokenIsRefreshedByRunningTheTokenCommandAgain() async throws {
+        // Dovecot checks an XOAUTH2 token like a password: the "fresh" token is the user's password.
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-token-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: tokenFile) }
+        try "expired-token\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        let h = try await MailWatchHarness.start(tokenCommand: "cat '\(tokenFile.path)'")
+        h.startWatching()
+        let refused = try await h.waitForWatchState(.authenticationFailed)
+        #expect(refused.lastError?.contains("refused the credentials") == true && refused.lastError?.contains("expired-token") == false)
+        // The OAuth helper renews its token; the next login runs the command again.
+        try (MailWatchHarness.password + "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
+        // Dovecot delays answers to an address whose logins failed (auth penalty, up to 15 s each).
+        _ = try await h.waitForWatchState(.idle, timeout: 60)
+        try await h.append(subject: "after the refresh")
+        #expect(try await h.notifications(count: 1).map(\.subject) == ["after the refresh"])
+    }
+
     @Test func mailArrivingWhileTheOutpostIsStoppedIsNotifiedWhenItStartsAgain() async throws {
         let h = try await MailWatchHarness.start()
         h.startWatching()

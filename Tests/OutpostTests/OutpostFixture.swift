@@ -24,7 +24,8 @@ struct OutpostFixture: Sendable {
     }
 
     var pairing: OutpostPairing { OutpostPairing(store: store, client: client, identity: identity) }
-    var notifier: OutpostNotifier { OutpostNotifier(store: store, identity: identity, relay: relay) }
+    /// Live Activities off: these tests count notification envelopes (LiveActivityTests covers them).
+    var notifier: OutpostNotifier { OutpostNotifier(store: store, identity: identity, relay: relay, liveActivityLifetime: 0) }
     var pass: DeliveryPass { DeliveryPass(store: store, client: client) }
 
     /// Pairs `device` the way a person does: the outpost offers, the App scans the link and consents.

@@ -10,6 +10,16 @@ private let commonOptions = [
     OptionSpec("ca-file", value: "FILE", help: "A PEM CA bundle trusted for this channel instead of the system's"),
 ]
 
+private let linkOption = OptionSpec("link", value: "URL", help: "A link the notification opens (e.g. your webmail)")
+
+/// A new channel of `kind` named by `--name`, at `--<urlOption>` or `defaultURL`.
+private func newRecord(_ args: ParsedArguments, _ kind: ChannelRecord.Kind, urlOption: String, defaultURL: String?) throws -> ChannelRecord {
+    let url = try args.value(urlOption) ?? defaultURL ?? args.required(urlOption)
+    var record = ChannelRecord(name: try args.required("name"), kind: kind, url: try checkedURL(url, allowPrivate: args.flag("allow-private")))
+    if let link = args.value("link") { record.options.link = try checkedURL(link, allowPrivate: true) }
+    return record
+}
+
 /// Reads one line of standard input.
 private func secretLine(_ what: String) throws -> String {
     guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
@@ -48,11 +58,9 @@ let channelCommands: [CommandLineTool.Command] = [
         OptionSpec("encryption", value: "MODE", help: "gcm or cbc: the Bark app's push encryption (AES-256); the 32-character key is read from standard input"),
         OptionSpec("group", value: "G", help: "Notification group (default: the mailbox label)"),
         OptionSpec("level", value: "L", help: "active, timeSensitive, passive or critical (default: timeSensitive with a code, else active)"),
-        OptionSpec("link", value: "URL", help: "A link the notification opens (e.g. your webmail)"),
+        linkOption,
     ])) { args in
-        let allowPrivate = args.flag("allow-private")
-        var record = ChannelRecord(name: try args.required("name"), kind: .bark,
-                                   url: try checkedURL(args.value("server") ?? "https://api.day.app", allowPrivate: allowPrivate))
+        var record = try newRecord(args, .bark, urlOption: "server", defaultURL: "https://api.day.app")
         var secrets = ChannelSecrets()
         secrets.deviceKey = try args.required("device-key")
         if let mode = args.value("encryption") {
@@ -67,24 +75,20 @@ let channelCommands: [CommandLineTool.Command] = [
             record.options.level = level
         }
         record.options.group = args.value("group")
-        if let link = args.value("link") { record.options.link = try checkedURL(link, allowPrivate: true) }
         try await addChannel(args, record, secrets)
         return .success
     },
     .init(CommandSpec("channel add pushover", summary: "Send notifications with Pushover; the application token is read from standard input.", options: commonOptions + [
         OptionSpec("user", value: "KEY", required: true, help: "Your Pushover user (or group) key"),
         OptionSpec("priority", value: "P", help: "-2 to 2 (default 0)"),
-        OptionSpec("link", value: "URL", help: "A link the notification opens (e.g. your webmail)"),
+        linkOption,
         OptionSpec("api", value: "URL", help: "The API base (default https://api.pushover.net)"),
     ])) { args in
-        let allowPrivate = args.flag("allow-private")
-        var record = ChannelRecord(name: try args.required("name"), kind: .pushover,
-                                   url: try checkedURL(args.value("api") ?? "https://api.pushover.net", allowPrivate: allowPrivate))
+        var record = try newRecord(args, .pushover, urlOption: "api", defaultURL: "https://api.pushover.net")
         if let p = try args.int64("priority") {
             guard (-2...2).contains(p) else { throw UsageError("--priority must be -2 to 2") }
             record.options.priority = Int(p)
         }
-        if let link = args.value("link") { record.options.link = try checkedURL(link, allowPrivate: true) }
         var secrets = ChannelSecrets()
         secrets.userKey = try args.required("user")
         secrets.appToken = try secretLine("the Pushover application token")
@@ -95,7 +99,7 @@ let channelCommands: [CommandLineTool.Command] = [
         OptionSpec("url", value: "URL", required: true, help: "The endpoint"),
         OptionSpec("secret-stdin", help: "Read the whsec_ signing secret from standard input (default: a new one is made and printed once)"),
     ])) { args in
-        let record = ChannelRecord(name: try args.required("name"), kind: .webhook, url: try checkedURL(try args.required("url"), allowPrivate: args.flag("allow-private")))
+        let record = try newRecord(args, .webhook, urlOption: "url", defaultURL: nil)
         var secrets = ChannelSecrets()
         let generated = !args.flag("secret-stdin")
         let secret = generated ? try ChannelRequest.newWebhookSecret() : try secretLine("the whsec_ secret")

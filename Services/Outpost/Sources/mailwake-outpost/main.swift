@@ -208,6 +208,8 @@ let tool = CommandLineTool(
             let pairings = try await store.pairings()
             say("paired devices:    \(pairings.filter(\.active).count) active, \(pairings.filter { !$0.active }.count) unpaired")
             say("waiting for relay: \(try await store.pendingCount()) deliveries")
+            let channels = try await store.channels()
+            say("channels:          \(channels.isEmpty ? "none" : channels.map { "\($0.name) (\($0.kind.rawValue)\($0.enabled ? "" : ", disabled"))" }.joined(separator: ", "))")
             let mailboxes = try await store.mailboxes()
             let states = try await store.folderStates()
             say("mailboxes:         \(mailboxes.isEmpty ? "none (`mailwake-outpost mailbox add`)" : String(mailboxes.count))")
@@ -226,11 +228,17 @@ let tool = CommandLineTool(
             let days = Int(try args.int64("days") ?? 7)
             let (store, _, _) = try await openOutpost(args, needsRelay: false)
             let entries = try await store.history(days: days)
+            let channels = Dictionary(uniqueKeysWithValues: try await store.channels().map { ($0.id, $0.name) })
+            var channelDeliveries: [Int64: [ChannelDeliveryRecord]] = [:]
+            for e in entries { channelDeliveries[e.id] = try await store.channelDeliveries(historyID: e.id) }
             await store.close()
             if entries.isEmpty { say("Nothing notified in the last \(days) days.") }
             for e in entries {
                 say("\(time(e.createdAt))  \(e.mailbox)/\(e.folder)  \(e.sender)  \(e.subjectSummary)")
                 for d in e.devices { say("    \(d.deviceID.prefix(16))…  \(d.status)\(d.detail.map { " (\($0))" } ?? "")") }
+                for c in channelDeliveries[e.id] ?? [] {
+                    say("    channel \(channels[c.channelID] ?? "(removed)")  \(c.status.rawValue)\(c.lastError.map { " (\($0))" } ?? "")")
+                }
             }
             return .success
         },

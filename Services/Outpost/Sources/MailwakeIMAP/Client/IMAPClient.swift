@@ -151,11 +151,12 @@ public final class IMAPClient {
         return found.filter { $0 > uid }.sorted()
     }
 
-    /// Header, first `textBytes` of the body, INTERNALDATE and size of `uids`.
+    /// Header, first `textBytes` of the body (none when 0), INTERNALDATE and size of `uids`.
     public func fetchSummaries(_ uids: [UInt32], textBytes: Int = 16 << 10) throws(IMAPError) -> [IMAPFetchedMessage] {
         guard !uids.isEmpty else { return [] }
         let set = uids.map(String.init).joined(separator: ",")
-        let responses = try command("UID FETCH", raw: " \(set) (UID INTERNALDATE RFC822.SIZE BODY.PEEK[HEADER] BODY.PEEK[TEXT]<0.\(textBytes)>)")
+        let text = textBytes > 0 ? " BODY.PEEK[TEXT]<0.\(textBytes)>" : ""
+        let responses = try command("UID FETCH", raw: " \(set) (UID INTERNALDATE RFC822.SIZE BODY.PEEK[HEADER]\(text))")
         var messages: [UInt32: IMAPFetchedMessage] = [:]
         for response in responses {
             guard case .data("FETCH", _, let values) = response, let uid = Self.attribute("UID", in: values)?.number else { continue }
@@ -180,6 +181,23 @@ public final class IMAPClient {
                                                textPrefix: text.isEmpty ? merged?.textPrefix ?? [] : text)
         }
         return uids.compactMap { messages[$0] }
+    }
+
+    /// The first `bytes` of the body of each of `uids` (BODY.PEEK: left unread).
+    public func fetchTextPrefixes(_ uids: [UInt32], bytes: Int) throws(IMAPError) -> [UInt32: [UInt8]] {
+        guard !uids.isEmpty, bytes > 0 else { return [:] }
+        let responses = try command("UID FETCH", raw: " \(uids.map(String.init).joined(separator: ",")) (UID BODY.PEEK[TEXT]<0.\(bytes)>)")
+        var out: [UInt32: [UInt8]] = [:]
+        for response in responses {
+            guard case .data("FETCH", _, let values) = response, let uid = Self.attribute("UID", in: values)?.number,
+                  let list = values.first?.elements else { continue }
+            var i = 0
+            while i + 1 < list.count {
+                if list[i].text?.uppercased().hasPrefix("BODY[TEXT]") == true { out[uid] = list[i + 1].bytes ?? [] }
+                i += 2
+            }
+        }
+        return out
     }
 
     /// Appends `message` (RFC 822 bytes) to `folder`; returns the new UID

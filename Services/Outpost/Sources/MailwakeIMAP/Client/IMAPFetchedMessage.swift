@@ -8,8 +8,8 @@ public struct IMAPFetchedMessage: Sendable, Equatable {
     public let size: Int
     /// The header block, CRLF CRLF included.
     public let header: [UInt8]
-    /// The first bytes of the body (`BODY.PEEK[TEXT]<0.N>`).
-    public let textPrefix: [UInt8]
+    /// The first bytes of the body (`BODY.PEEK[TEXT]<0.N>`), when fetched.
+    public var textPrefix: [UInt8]
 
     /// Header and body prefix as one (possibly truncated) RFC 822 message.
     public var rfc822Prefix: [UInt8] { header + textPrefix }

@@ -47,10 +47,11 @@ extension OutpostStore {
         return try rows.map(Self.record)
     }
 
-    /// The deliveries of one notification.
+    /// The notification envelopes of one history entry (one per device; Live Activity pushes are not listed).
     public func deliveries(historyID: Int64) async throws -> [DeliveryRecord] {
         try await database.query("""
-            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error, kind FROM deliveries WHERE history_id = ? ORDER BY pairing_id
+            SELECT pairing_id, event_id, envelope, status, attempts, expires_at, last_error, kind FROM deliveries
+            WHERE history_id = ? AND kind = 'notification' ORDER BY pairing_id
             """, historyID).map(Self.record)
     }
 

@@ -11,7 +11,8 @@ extension OutpostStore {
         for row in rows {
             let id: Int64 = try row.get("id")
             let deliveries = try await database.query("""
-                SELECT p.device_id, d.status, d.last_error FROM deliveries d JOIN pairings p USING (pairing_id) WHERE d.history_id = ? ORDER BY p.device_id
+                SELECT p.device_id, d.status, d.last_error FROM deliveries d JOIN pairings p USING (pairing_id)
+                WHERE d.history_id = ? AND d.kind = 'notification' ORDER BY p.device_id
                 """, id).map { r in (deviceID: try r.get("device_id") as String, status: try r.get("status") as String, detail: try r.get("last_error", as: String?.self)) }
             entries.append(HistoryEntry(id: id, mailbox: try row.get("mailbox"), folder: try row.get("folder"), sender: try row.get("sender"),
                                         subjectSummary: try row.get("subject_summary"), createdAt: try row.get("created_at"), devices: deliveries))

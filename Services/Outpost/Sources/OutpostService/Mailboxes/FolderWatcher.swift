@@ -163,7 +163,12 @@ final class FolderWatcher: Sendable {
         while index < uids.count {
             let batch = Array(uids[index..<min(index + timing.fetchBatch, uids.count)])
             index += batch.count
-            let messages = try client.fetchSummaries(batch, textBytes: MailNotificationBuilder.bodyPrefixBytes)
+            // Headers first; the start of the body only where a code may be in it and may be shown.
+            var messages = try client.fetchSummaries(batch, textBytes: 0)
+            let needBody = rule.enabled && rule.show.contains(.code)
+                ? messages.filter { !MailNotificationBuilder.subjectHasCode($0) }.map(\.uid) : []
+            let texts = try client.fetchTextPrefixes(needBody, bytes: MailNotificationBuilder.bodyPrefixBytes)
+            for i in messages.indices { messages[i].textPrefix = texts[messages[i].uid] ?? [] }
             for message in messages {
                 let position = FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, uid: message.uid)
                 let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder)

@@ -8,6 +8,12 @@ public enum MailNotificationBuilder {
     /// Bytes of body fetched for code detection.
     public static let bodyPrefixBytes = 16 << 10
 
+    /// True when the subject alone carries a code (the body need not be fetched).
+    public static func subjectHasCode(_ message: IMAPFetchedMessage) -> Bool {
+        guard let summary = try? MessageSummary(rfc822: message.header) else { return false }
+        return CodeDetector.detect(in: summary.subject, source: .subject) != nil
+    }
+
     public static func content(for message: IMAPFetchedMessage, mailbox: String, folder: String) -> NotificationContent {
         let summary = try? MessageSummary(rfc822: message.rfc822Prefix, maxText: bodyPrefixBytes)
         let receivedAt = message.internalDate > 0 ? message.internalDate : summary?.date ?? 0
