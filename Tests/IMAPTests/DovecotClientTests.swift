@@ -59,7 +59,7 @@ import TestSupport
 
     @Test func aCertificateFromAnotherCAIsRefused() async throws {
         let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
-        let other = try TestCertificates.make()
+        let other = try await runOffPool { try TestCertificates.make() }
         defer { other.remove() }
         var endpoint = endpoint(dovecot)
         endpoint.caFile = other.caCertificate.path

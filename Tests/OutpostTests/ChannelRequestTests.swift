@@ -181,7 +181,12 @@ struct ChannelRequestTests {
         guard case .failed = ChannelOutcome.of(Self.response(400, "{\"status\":0,\"errors\":[\"user key is invalid\"]}"), kind: .pushover) else {
             Issue.record("Pushover 4xx is final"); return
         }
-        guard case .failed = ChannelOutcome.of(Self.response(429), kind: .pushover) else { Issue.record("Pushover 429 (quota) is final"); return }
+        let quotaHeaders: HTTPHeaders = ["x-limit-app-limit": "10000", "x-limit-app-remaining": "0", "x-limit-app-reset": "1767225600"]
+        #expect(ChannelOutcome.of(Self.response(429, headers: quotaHeaders), kind: .pushover)
+            == .failed("Pushover: the application's monthly message quota is used up until 2026-01-01"))
+        #expect(PushoverQuota(quotaHeaders)?.isLow == true)
+        #expect(PushoverQuota(["x-limit-app-limit": "10000", "x-limit-app-remaining": "7500"])?.isLow == false)
+        #expect(PushoverQuota([:]) == nil)
         #expect(ChannelOutcome.of(Self.response(503), kind: .pushover) == .retry(after: 5, reason: "pushover answered 503"))
         #expect(ChannelOutcome.of(Self.response(429, headers: ["retry-after": "120"]), kind: .webhook) == .retry(after: 120, reason: "webhook answered 429"))
         guard case .failed = ChannelOutcome.of(Self.response(404), kind: .bark) else { Issue.record("Bark 4xx is final"); return }

@@ -50,7 +50,7 @@ struct MailWatchTests {
         _ = try await h.waitForWatchState(.idle)
         try await h.append(subject: "before the restart")
         _ = try await h.notifications(count: 1)
-        h.dovecot.stopProcess()
+        await h.dovecot.stopProcessAsync()
         _ = try await h.waitForWatchState(.retrying)
         // Mail delivered while IMAP is down (an MTA writing the Maildir).
         try h.dovecot.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "while the server was down", body: "x"))

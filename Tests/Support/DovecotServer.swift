@@ -39,7 +39,7 @@ public final class DovecotServer: Sendable {
                 throw error
             }
         }
-        AwaitedCleanup.register { server.stop(removeFiles: true) }
+        AwaitedCleanup.register { _ = try? await runOffPool { server.stop(removeFiles: true) } }
         return server
     }
 
@@ -146,6 +146,11 @@ public final class DovecotServer: Sendable {
             self.stopProcess()
             try self.launch()
         }
+    }
+
+    /// Stops the server off the cooperative pool (it waits for the processes to exit).
+    public func stopProcessAsync() async {
+        _ = try? await runOffPool { self.stopProcess() }
     }
 
     /// Stops the server (its IMAP connections drop); `restart()` brings it back.

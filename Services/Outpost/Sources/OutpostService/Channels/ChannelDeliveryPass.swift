@@ -40,7 +40,10 @@ public struct ChannelDeliveryPass: Sendable {
                 continue
             }
             let secrets = try await store.channelSecrets(channel.id)
-            let outcome = await sender.send(content, eventID: d.eventID, channel: channel, secrets: secrets, now: now)
+            let (outcome, quota) = await sender.deliver(content, eventID: d.eventID, channel: channel, secrets: secrets, now: now)
+            if let quota, quota.isLow {
+                logger.warning("Pushover quota running low", ["channel": .string(channel.name), "remaining": .int(quota.remaining), "limit": .int(quota.limit)])
+            }
             switch outcome {
             case .sent:
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .sent, nextAttemptAt: now, error: nil)

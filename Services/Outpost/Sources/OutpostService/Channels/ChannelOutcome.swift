@@ -1,4 +1,6 @@
+import Foundation
 public import MailwakeHTTPClient
+public import MailwakeHTTPTypes
 
 /// What a channel's answer means for the delivery.
 public enum ChannelOutcome: Sendable, Equatable {
@@ -20,8 +22,11 @@ public enum ChannelOutcome: Sendable, Equatable {
             return .sent
         case (.webhook, 410):
             return .disable("the webhook answered 410 Gone: the receiver asks not to be called again")
+        case (.pushover, 429):
+            let reset = PushoverQuota(response.headers)?.resetsAt.map { " until \(Self.date($0))" } ?? ""
+            return .failed("Pushover: the application's monthly message quota is used up\(reset)")
         case (.pushover, 400..<500):
-            // Pushover: a 4xx will fail again (bad token or user, quota used up); never retry.
+            // Pushover: a 4xx will fail again (bad token or user); never retry.
             return .failed("Pushover refused the message (\(code)): \(Self.pushoverErrors(response.text))")
         case (_, 429), (_, 408):
             return .retry(after: retryAfter ?? 30, reason: "\(kind.rawValue) answered \(code)")
@@ -35,9 +40,35 @@ public enum ChannelOutcome: Sendable, Equatable {
         }
     }
 
+    static func date(_ unix: Int64) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withFullDate]
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(unix)))
+    }
+
     static func pushoverErrors(_ body: String) -> String {
         guard let range = body.range(of: "\"errors\":[") else { return "no reason given" }
         let rest = body[range.upperBound...]
         return String(rest.prefix { $0 != "]" }.prefix(200))
     }
+}
+
+/// Pushover's quota headers: `X-Limit-App-Limit`, `-Remaining`, `-Reset`.
+public struct PushoverQuota: Sendable, Equatable {
+    public var limit: Int
+    public var remaining: Int
+    /// When the quota resets (Unix seconds).
+    public var resetsAt: Int64?
+
+    public init?(_ headers: HTTPHeaders) {
+        guard let limit = headers["x-limit-app-limit"].flatMap({ Int($0) }), let remaining = headers["x-limit-app-remaining"].flatMap({ Int($0) }) else {
+            return nil
+        }
+        self.limit = limit
+        self.remaining = remaining
+        resetsAt = headers["x-limit-app-reset"].flatMap { Int64($0) }
+    }
+
+    /// Less than a tenth of the month's messages left.
+    public var isLow: Bool { limit > 0 && remaining * 10 < limit }
 }

@@ -12,20 +12,26 @@ public final class ChannelSender: Sendable {
 
     /// Sends `content` through `channel` once and reads the answer.
     public func send(_ content: NotificationContent, eventID: String, channel: ChannelRecord, secrets: ChannelSecrets, now: Int64) async -> ChannelOutcome {
+        await deliver(content, eventID: eventID, channel: channel, secrets: secrets, now: now).outcome
+    }
+
+    /// `send`, with Pushover's quota when the answer carried it.
+    public func deliver(_ content: NotificationContent, eventID: String, channel: ChannelRecord, secrets: ChannelSecrets,
+                        now: Int64) async -> (outcome: ChannelOutcome, quota: PushoverQuota?) {
         let request: ChannelRequest
         do {
             request = try ChannelRequest.make(content, eventID: eventID, channel: channel, secrets: secrets, now: now)
         } catch {
-            return .failed("\(error)")
+            return (.failed("\(error)"), nil)
         }
         do {
             let client = try client(for: channel)
             let response = try await client.execute(.init(method: request.method, url: request.url, headers: request.headers, body: request.body))
-            return ChannelOutcome.of(response, kind: channel.kind)
+            return (ChannelOutcome.of(response, kind: channel.kind), channel.kind == .pushover ? PushoverQuota(response.headers) : nil)
         } catch let error as HTTPClientError where error.code == .refusedAddress || error.code == .invalidRequest || error.code == .tls {
-            return .failed(error.message)
+            return (.failed(error.message), nil)
         } catch {
-            return .retry(after: 0, reason: "\(error)")
+            return (.retry(after: 0, reason: "\(error)"), nil)
         }
     }
 
