@@ -194,18 +194,25 @@ import TestSupport
     @Test func aKickedConnectionEndsTheIdleWithClosed() async throws {
         let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
         let endpoint = endpoint(dovecot)
-        let kicked = Task {
-            try await Task.sleep(for: .milliseconds(500))
-            try await dovecot.kick("alice")
+        let examined = Flag(), ended = Flag()
+        // Kick once the session is selected (and again, in case the kick raced the IDLE command).
+        let kicker = Task {
+            try await examined.wait(timeout: .seconds(30))
+            while !ended.isSet {
+                try await dovecot.kick("alice")
+                try await Task.sleep(for: .milliseconds(300))
+            }
         }
         let code = await runOffPoolCatching {
+            defer { ended.set() }
             let client = try IMAPClient(endpoint: endpoint)
             defer { client.close() }
             try client.authenticate(.password(user: "alice", password: "secret-1"))
             _ = try client.examine("INBOX")
+            examined.set()
             _ = try client.idle(maximum: .seconds(30))
         }
-        try await kicked.value
+        try await kicker.value
         #expect(code == .closed)
     }
 

@@ -72,9 +72,10 @@ final class FolderWatcher: Sendable {
         while !stopSignal.isSet {
             setState(.connecting)
             var authenticationFailed = false
+            var connectedAt: ContinuousClock.Instant?
             do {
                 let client = try connect()
-                failures = 0
+                connectedAt = .now
                 defer {
                     canceller.withLock { $0 = nil }
                     if stopSignal.isSet { client.close() } else { client.logout() }
@@ -82,6 +83,9 @@ final class FolderWatcher: Sendable {
                 try session(client)
             } catch {
                 if stopSignal.isSet { break }
+                // A session that ran a while resets the back-off; one that fails at once (a folder
+                // that does not exist) keeps growing it instead of logging in every 2 s.
+                if let connectedAt, ContinuousClock.now - connectedAt > .seconds(60) { failures = 0 }
                 failures += 1
                 authenticationFailed = error.code == .authentication
                 setState(authenticationFailed ? .authenticationFailed : .retrying, error: error.message)
