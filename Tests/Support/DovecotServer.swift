@@ -29,14 +29,20 @@ public final class DovecotServer: Sendable {
     /// - Parameter advertisesIdle: false gives a server whose capabilities lack IDLE.
     public static func start(users: [(String, String)], advertisesIdle: Bool = true) async throws -> DovecotServer {
         let server = try await runOffPool {
-            let server = try DovecotServer(advertisesIdle: advertisesIdle)
-            do {
-                for (name, password) in users { try server.addUser(name, password: password) }
-                try server.launch()
-                return server
-            } catch {
-                server.stop(removeFiles: true)
-                throw error
+            // A port free a moment ago may be taken by another test's server before Dovecot
+            // binds it: try again with new ports.
+            var attempt = 0
+            while true {
+                attempt += 1
+                let server = try DovecotServer(advertisesIdle: advertisesIdle)
+                do {
+                    for (name, password) in users { try server.addUser(name, password: password) }
+                    try server.launch()
+                    return server
+                } catch {
+                    server.stop(removeFiles: true)
+                    guard attempt < 5, "\(error)".contains("Address already in use") else { throw error }
+                }
             }
         }
         AwaitedCleanup.register { _ = try? await runOffPool { server.stop(removeFiles: true) } }
@@ -144,7 +150,15 @@ public final class DovecotServer: Sendable {
     public func restart() async throws {
         try await runOffPool {
             self.stopProcess()
-            try self.launch()
+            var attempt = 0
+            while true {
+                attempt += 1
+                do { return try self.launch() } catch {
+                    guard attempt < 10, "\(error)".contains("Address already in use") else { throw error }
+                    self.stopProcess()
+                    usleep(200_000)
+                }
+            }
         }
     }
 
