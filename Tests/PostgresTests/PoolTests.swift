@@ -77,8 +77,10 @@ struct PoolTests {
     @Test("closing the pool fails callers waiting for a connection and waits for the one in use")
     func closeWhileBusy() async throws {
         let client = try await PG.client(poolSize: 1)
-        let holder = Task { try await client.query("SELECT pg_sleep(1.5)") }
-        try await PG.waitUntilRunning("pg_sleep(1.5)")
+        let observer = try await PG.observer()
+        defer { Task { await observer.close() } }
+        let holder = Task { try await client.query("SELECT pg_sleep(3)") }
+        try await PG.waitUntilRunning("pg_sleep(3)", observer: observer)
         let waiter = Task { try await client.query("SELECT 1") }
         try await Task.sleep(for: .milliseconds(200))
         await client.close()
@@ -90,8 +92,10 @@ struct PoolTests {
     @Test("a caller waits at most the checkout timeout for a free connection")
     func checkoutTimeout() async throws {
         try await PG.withClient(poolSize: 1, configure: { $0.checkoutTimeout = .milliseconds(200) }) { client async throws in
+            let observer = try await PG.observer()
+            defer { Task { await observer.close() } }
             let holder = Task { try await client.query("SELECT pg_sleep(4)") }
-            try await PG.waitUntilRunning("pg_sleep(4)")
+            try await PG.waitUntilRunning("pg_sleep(4)", observer: observer)
             let e = await PG.error { try await client.query("SELECT 1") }
             #expect(e?.code == .timeout)
             _ = try await holder.value

@@ -57,18 +57,24 @@ enum PG {
         }
     }
 
-    /// Waits until a statement containing `text` runs on the server (seen in
-    /// pg_stat_activity from a connection of its own): "the pool's connection
-    /// is busy" without guessing how long that takes on a loaded machine.
-    static func waitUntilRunning(_ text: String, timeout: Duration = .seconds(20)) async throws {
-        try await withClient(poolSize: 1) { observer in
-            let deadline = ContinuousClock.now + timeout
-            while try await observer.query("SELECT count(*)::int8 FROM pg_stat_activity WHERE state = 'active' AND strpos(query, \(text)) > 0 AND pid <> pg_backend_pid()")
-                .scalar(Int.self) == 0 {
-                guard ContinuousClock.now < deadline else { throw PostgresError(.timeout, "\(text) never ran") }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+    /// Waits until a statement containing `text` runs on the server, seen in
+    /// pg_stat_activity through `observer` (connected beforehand, so the
+    /// statement cannot come and go while the observer connects): "the pool's
+    /// connection is busy" without guessing how long that takes on a loaded machine.
+    static func waitUntilRunning(_ text: String, observer: PostgresClient, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await observer.query("SELECT count(*)::int8 FROM pg_stat_activity WHERE state = 'active' AND strpos(query, \(text)) > 0 AND pid <> pg_backend_pid()")
+            .scalar(Int.self) == 0 {
+            guard ContinuousClock.now < deadline else { throw PostgresError(.timeout, "\(text) never ran") }
+            try await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// A connected one-connection client for `waitUntilRunning`.
+    static func observer() async throws -> PostgresClient {
+        let observer = try await client(poolSize: 1)
+        _ = try await observer.query("SELECT 1")
+        return observer
     }
 
     /// The `PostgresError` `body` throws, or nil when it throws nothing or something else.
