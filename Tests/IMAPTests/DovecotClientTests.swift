@@ -168,9 +168,14 @@ import TestSupport
                 }
             }.start()
             let outcome = try client.idle(maximum: .seconds(30))
-            return (outcome, try client.uids(after: 0))
+            let uids = try client.uids(after: 0)
+            _ = try client.fetchSummaries(uids)
+            // Our own FETCH answers are not changes: the next IDLE waits quietly.
+            let after = try client.idle(maximum: .milliseconds(500))
+            return (outcome, uids, after)
         }
         #expect(woke.0 == .changed && woke.1 == [1])
+        #expect(woke.2 == .timedOut)
     }
 
     @Test func cancellingFromAnotherThreadEndsAnIdleAtOnce() async throws {

@@ -105,7 +105,7 @@ struct MailWatchBenchmark {
 }
 
 /// An IMAP client handed between the test's off-pool threads, one at a time.
-// Safe to share: every use is one `runOffPool` body at a time, awaited before the next.
+// @unchecked Sendable is safe because every use is one `runOffPool` body at a time, each awaited before the next.
 final class UncheckedClient: @unchecked Sendable {
     let client: IMAPClient
     init(_ client: IMAPClient) { self.client = client }

@@ -75,7 +75,7 @@ final class RecordingReceiver: Sendable {
                             body: Array((status == 200 ? okBody : "{\"status\":0,\"errors\":[\"refused by the test\"]}").utf8))
     }
 
-    // Safe to share: written once during init, before the server takes requests.
+    // @unchecked Sendable is safe because `receiver` is written once during init, before the server takes requests.
     private final class StateBox: @unchecked Sendable {
         weak var receiver: RecordingReceiver?
     }

@@ -1,9 +1,7 @@
 import COpenSSLShims
 
 /// Owns one OpenSSL key handle and frees it exactly once.
-// Safe to share across threads: the handle is never mutated after creation,
-// and OpenSSL 3 allows concurrent read-only use of an EVP_PKEY (signing,
-// verifying, deriving) from several threads.
+// @unchecked Sendable is safe because the EVP_PKEY is never mutated after creation and OpenSSL 3 allows concurrent read-only use (sign, verify, derive).
 final class OpenSSLKey: @unchecked Sendable {
     let handle: OpaquePointer
 

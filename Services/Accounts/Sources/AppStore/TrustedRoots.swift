@@ -1,8 +1,7 @@
 import COpenSSLShims
 
 /// A parsed set of trusted root certificates (an OpenSSL `X509_STORE`).
-// Safe to share across threads: immutable after init, and OpenSSL locks the
-// store's lookups, so one instance serves concurrent verifications.
+// @unchecked Sendable is safe because the store is immutable after init and OpenSSL locks its lookups (concurrent verifications share it).
 final class TrustedRoots: @unchecked Sendable {
     private let handle: OpaquePointer
 

@@ -17,8 +17,10 @@ public final class IMAPClient {
     /// The SASL mechanisms offered before login (`AUTH=PLAIN`, `AUTH=XOAUTH2`…);
     /// servers stop listing them once logged in.
     public private(set) var authenticationMechanisms: Set<String> = []
-    /// Untagged EXISTS/EXPUNGE/FETCH seen since the last `takeChanges()`.
-    public private(set) var sawChanges = false
+    /// A change the server reported (EXISTS, EXPUNGE, VANISHED; FETCH only
+    /// while idling, since our own FETCH answers are not changes) that the
+    /// next `idle` has not yet returned for.
+    private var sawChanges = false
     private let stream: TLSStream
     private var reader: IMAPResponseReader
     private var tagNumber = 0
@@ -235,8 +237,11 @@ public final class IMAPClient {
     }
 
     /// IDLE until the server reports a change or `maximum` passes, then DONE.
+    /// Returns at once when a change arrived since the previous `idle`
+    /// (new mail reported in the answer to another command).
     public func idle(maximum: Duration) throws(IMAPError) -> IdleOutcome {
         guard capabilities.contains("IDLE") else { throw IMAPError(.configuration, "the server does not support IDLE") }
+        defer { sawChanges = false }
         let tag = nextTag()
         try send(Array("\(tag) IDLE\r\n".utf8))
         while true {
@@ -245,30 +250,19 @@ public final class IMAPClient {
             if case .tagged(tag, let status, _, let text) = response {
                 throw IMAPError(.refused, "IDLE: \(status.rawValue) \(text)")
             }
-            note(response)
+            note(response, idling: true)
         }
-        var outcome = IdleOutcome.timedOut
-        if !sawChanges {
-            let deadline = ContinuousClock.now + maximum
-            while true {
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else { break }
-                let response: IMAPResponse
-                do { response = try readResponse(timeout: left) } catch let error where error.code == .timedOut { break }
-                note(response)
-                if sawChanges { break }
-            }
+        let deadline = ContinuousClock.now + maximum
+        while !sawChanges {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { break }
+            let response: IMAPResponse
+            do { response = try readResponse(timeout: left) } catch let error where error.code == .timedOut { break }
+            note(response, idling: true)
         }
-        if sawChanges { outcome = .changed }
         try send(Array("DONE\r\n".utf8))
         _ = try finish(tag: tag, command: "IDLE")
-        return sawChanges ? .changed : outcome
-    }
-
-    /// Clears and returns whether changes were reported since the last call.
-    public func takeChanges() -> Bool {
-        defer { sawChanges = false }
-        return sawChanges
+        return sawChanges ? .changed : .timedOut
     }
 
     /// LOGOUT (best effort) and close.
@@ -369,9 +363,9 @@ public final class IMAPClient {
         }
     }
 
-    private func note(_ response: IMAPResponse) {
+    private func note(_ response: IMAPResponse, idling: Bool = false) {
         switch response {
-        case .data(let name, _?, _) where name == "EXISTS" || name == "EXPUNGE" || name == "FETCH" || name == "RECENT":
+        case .data(let name, _?, _) where name == "EXISTS" || name == "EXPUNGE" || name == "RECENT" || (idling && name == "FETCH"):
             sawChanges = true
         case .data("VANISHED", _, _):
             sawChanges = true

@@ -125,7 +125,6 @@ final class FolderWatcher: Sendable {
             logger.info("watching with IDLE")
             while !stopSignal.isSet {
                 _ = try client.idle(maximum: timing.idleRestart)
-                _ = client.takeChanges()
                 try synchronize(client, folder: folder, selection: selection)
                 try endActivitiesOfReadOrDeletedMail(client, folder: folder, selection: selection)
             }
