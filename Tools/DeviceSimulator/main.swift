@@ -10,6 +10,8 @@ import MailwakeProtocol
 /// link, and an inbox that opens what the APNs simulator received for it.
 let dirOption = OptionSpec("dir", value: "DIR", required: true, help: "Where the simulated device keeps its keys and state")
 let caOption = OptionSpec("ca-file", value: "FILE", help: "A PEM CA bundle trusted alone for the service called")
+let accountsOption = OptionSpec("accounts", value: "URL", required: true, help: "Where accounts answers")
+let accountsOriginOption = OptionSpec("origin", value: "ORIGIN", help: "Accounts' public origin, when it differs from --accounts")
 
 func client(_ args: ParsedArguments, http2: Bool = false) throws -> HTTPClient {
     var c = HTTPClient.Configuration()
@@ -60,8 +62,7 @@ let tool = CommandLineTool(
         },
         .init(CommandSpec("register", summary: "Register at accounts (proof of possession of the signing key).", options: [
             dirOption, caOption,
-            OptionSpec("accounts", value: "URL", required: true, help: "Where accounts answers"),
-            OptionSpec("origin", value: "ORIGIN", help: "Accounts' public origin, when it differs from --accounts"),
+            accountsOption, accountsOriginOption,
         ])) { args in
             let state = try DeviceState.load(try args.required("dir"))
             let body = Array(#"{"signing_key":"\#(Base64URL.encode(try state.signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(try state.agreement.publicKey.x963Representation))","apns_token":"\#(state.apnsToken)","apns_environment":"\#(state.environment)","push_to_start_token":"\#(state.pushToStartToken)","bundle_id":"net.mailwake.app","app_version":"simulator"}"#.utf8)
@@ -71,8 +72,7 @@ let tool = CommandLineTool(
         },
         .init(CommandSpec("purchase", summary: "Send a StoreKit signed transaction to accounts.", options: [
             dirOption, caOption,
-            OptionSpec("accounts", value: "URL", required: true, help: "Where accounts answers"),
-            OptionSpec("origin", value: "ORIGIN", help: "Accounts' public origin, when it differs from --accounts"),
+            accountsOption, accountsOriginOption,
             OptionSpec("transaction", value: "JWS", required: true, help: "The signed transaction (JWS) StoreKit gave the App"),
         ])) { args in
             let state = try DeviceState.load(try args.required("dir"))

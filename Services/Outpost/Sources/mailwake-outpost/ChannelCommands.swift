@@ -127,7 +127,7 @@ let channelCommands: [CommandLineTool.Command] = [
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         let removed = try await store.removeChannel(name: args.positionals[0])
         await store.close()
-        guard removed else { throw MailboxCommandError("no channel named '\(args.positionals[0])' (see `mailwake-outpost channel list`)") }
+        guard removed else { throw OutpostCommandError("no channel named '\(args.positionals[0])' (see `mailwake-outpost channel list`)") }
         say("Channel '\(args.positionals[0])' removed.")
         return .success
     },
@@ -136,7 +136,7 @@ let channelCommands: [CommandLineTool.Command] = [
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         guard let channel = try await store.channel(name: args.positionals[0]) else {
             await store.close()
-            throw MailboxCommandError("no channel named '\(args.positionals[0])' (see `mailwake-outpost channel list`)")
+            throw OutpostCommandError("no channel named '\(args.positionals[0])' (see `mailwake-outpost channel list`)")
         }
         let secrets = try await store.channelSecrets(channel.id)
         await store.close()

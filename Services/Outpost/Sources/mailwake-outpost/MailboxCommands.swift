@@ -63,7 +63,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
             let report = try await MailboxProbe.run(record, secret: secret)
             say(report.text)
             let missing = folders.filter { f in !report.folders.contains { $0.name == f } }
-            if !missing.isEmpty { throw MailboxCommandError("the server has no folder \(missing.joined(separator: ", ")) (see the list above)") }
+            if !missing.isEmpty { throw OutpostCommandError("the server has no folder \(missing.joined(separator: ", ")) (see the list above)") }
         }
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         defer { Task { await store.close() } }
@@ -95,7 +95,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         let removed = try await store.removeMailbox(label: label)
         await store.close()
-        guard removed else { throw MailboxCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)") }
+        guard removed else { throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)") }
         say("Mailbox '\(label)' removed with its credentials. A running `serve` stops watching it at its next restart.")
         return .success
     }),
@@ -105,7 +105,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         guard let record = try await store.mailbox(label: label) else {
             await store.close()
-            throw MailboxCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")
+            throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")
         }
         let secret = try await store.mailboxSecret(record.id)
         await store.close()
@@ -120,10 +120,4 @@ func describe(_ state: FolderState) -> String {
     if let uid = state.lastUID { text += ", last UID \(uid)" }
     if let error = state.lastError, state.watchState == .retrying || state.watchState == .authenticationFailed { text += ": \(error)" }
     return text
-}
-
-/// A mailbox command that failed for a reason the user can fix.
-struct MailboxCommandError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -15,7 +15,7 @@ private func scope(_ args: ParsedArguments, _ store: OutpostStore) async throws 
         return (nil, nil)
     }
     guard let mailbox = try await store.mailbox(label: label) else {
-        throw MailboxCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")
+        throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")
     }
     return (mailbox.id, folder)
 }
@@ -81,7 +81,7 @@ let ruleCommands: [CommandLineTool.Command] = [
         let (mailboxID, folder) = try await scope(args, store)
         let removed = try await store.removeRule(mailboxID: mailboxID, folder: folder)
         await store.close()
-        guard removed else { throw MailboxCommandError("no rule for that scope (see `mailwake-outpost rules list`)") }
+        guard removed else { throw OutpostCommandError("no rule for that scope (see `mailwake-outpost rules list`)") }
         say("Rule removed.")
         return .success
     },

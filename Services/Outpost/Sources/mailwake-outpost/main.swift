@@ -124,7 +124,7 @@ let tool = CommandLineTool(
             let (store, _, _) = try await openOutpost(args, needsRelay: false)
             let changed = try await store.setLiveActivities(args.positionals[0], state)
             await store.close()
-            guard changed else { throw MailboxCommandError("no pairing \(args.positionals[0]) (see `mailwake-outpost devices list`)") }
+            guard changed else { throw OutpostCommandError("no pairing \(args.positionals[0]) (see `mailwake-outpost devices list`)") }
             say("Live Activities \(state.rawValue) for \(args.positionals[0]).")
             return .success
         },
