@@ -79,6 +79,12 @@ let package = Package(
                                       "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include"])],
             linkerSettings: [.linkedLibrary("gmime-3.0"), .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
+        .target(
+            name: "CGumboShims",
+            path: "Shared/CBridges/CGumboShims",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("gumbo")]
+        ),
         .systemLibrary(
             name: "CLibQREncode",
             path: "Shared/CBridges/CLibQREncode",
@@ -196,8 +202,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "MailwakeMail",
+            dependencies: ["CGumboShims", "CGMimeShims"],
+            path: "Services/Outpost/Sources/MailwakeMail",
+            swiftSettings: strict
+        ),
+        .target(
             name: "OutpostService",
-            dependencies: ["MailwakeIMAP", "CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeMail", "MailwakeIMAP", "CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Services/Outpost/Sources/OutpostService",
             swiftSettings: strict
         ),
@@ -347,6 +359,12 @@ let package = Package(
             name: "OutpostTests",
             dependencies: ["OutpostService", "MailwakeIMAP", "MailwakeHTTPServer", "MailwakeHTTPTypes", "RelayService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/OutpostTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MailTests",
+            dependencies: ["MailwakeMail", "TestSupport"],
+            path: "Tests/MailTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,209 @@
+/// Filters CSS from e-mail: `style` attributes to an allow-list of layout and
+/// typography properties, and `<style>` sheets to plain rules and `@media`
+/// blocks of such declarations. Nothing that loads, runs or escapes survives:
+/// no `url()`, `expression()`, `image()`, backslash escapes, `@import`,
+/// `@font-face` or `position`.
+enum CSSFilter {
+    /// Properties kept (their values are checked too).
+    static let properties: Set<String> = [
+        "color", "background-color", "background", "opacity",
+        "font", "font-family", "font-size", "font-style", "font-weight", "font-variant",
+        "text-align", "text-decoration", "text-decoration-line", "text-decoration-color", "text-transform", "text-indent",
+        "text-overflow", "line-height", "letter-spacing", "word-spacing", "word-break", "word-wrap", "overflow-wrap",
+        "white-space", "vertical-align", "direction", "unicode-bidi",
+        "margin", "margin-top", "margin-right", "margin-bottom", "margin-left",
+        "padding", "padding-top", "padding-right", "padding-bottom", "padding-left",
+        "border", "border-top", "border-right", "border-bottom", "border-left",
+        "border-color", "border-style", "border-width", "border-radius",
+        "border-top-color", "border-right-color", "border-bottom-color", "border-left-color",
+        "border-top-style", "border-right-style", "border-bottom-style", "border-left-style",
+        "border-top-width", "border-right-width", "border-bottom-width", "border-left-width",
+        "border-top-left-radius", "border-top-right-radius", "border-bottom-left-radius", "border-bottom-right-radius",
+        "border-collapse", "border-spacing", "table-layout", "caption-side", "empty-cells",
+        "width", "height", "max-width", "min-width", "max-height", "min-height",
+        "display", "float", "clear", "overflow", "overflow-x", "overflow-y", "visibility",
+        "list-style", "list-style-type", "list-style-position",
+        "box-sizing", "text-shadow", "box-shadow",
+        "mso-line-height-rule", "mso-table-lspace", "mso-table-rspace", "-webkit-text-size-adjust", "-ms-text-size-adjust",
+    ]
+
+    /// CSS functions a value may call.
+    static let functions: Set<String> = ["rgb", "rgba", "hsl", "hsla", "calc"]
+
+    /// Words that never appear in a kept value, whatever the property.
+    static let forbidden = ["url", "expression", "javascript", "vbscript", "image", "element", "attr", "var(", "env(",
+                            "behavior", "binding", "@", "\\", "<", ">", "{", "}", "&", "/*", "*/", "`"]
+
+    /// A `style` attribute's declarations, filtered; empty when nothing is kept.
+    static func declarations(_ css: String) -> String {
+        var kept: [String] = []
+        for item in stripComments(css).split(separator: ";") {
+            guard let colon = item.firstIndex(of: ":") else { continue }
+            let name = item[..<colon].trimmingSpaces.lowercased()
+            let value = item[item.index(after: colon)...].trimmingSpaces
+            guard properties.contains(name), isSafeValue(value) else { continue }
+            kept.append("\(name):\(value)")
+        }
+        return kept.joined(separator: ";")
+    }
+
+    /// Whether a declaration value is plain: short, no forbidden words, only
+    /// allowed functions, balanced quotes and parentheses.
+    static func isSafeValue(_ value: String) -> Bool {
+        guard !value.isEmpty, value.utf8.count <= 512 else { return false }
+        let lower = value.lowercased()
+        for word in forbidden where lower.contains(word) { return false }
+        var depth = 0
+        var quote: UInt8? = nil
+        var identifier: [UInt8] = []
+        for b in lower.utf8 {
+            if let q = quote {
+                if b == q { quote = nil }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                quote = b
+            case UInt8(ascii: "("):
+                guard functions.contains(String(decoding: identifier, as: UTF8.self)) || (depth > 0 && identifier.isEmpty) else { return false }
+                depth += 1
+            case UInt8(ascii: ")"):
+                depth -= 1
+                if depth < 0 { return false }
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                identifier.append(b)
+                continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if !identifier.isEmpty { identifier.append(b) }
+                continue
+            case UInt8(ascii: " "), UInt8(ascii: "#"), UInt8(ascii: "%"), UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: "+"),
+                 UInt8(ascii: "!"), UInt8(ascii: "/"), UInt8(ascii: "*"), UInt8(ascii: "\t"):
+                break
+            default:
+                if b < 0x80 { return false }   // other ASCII punctuation or controls
+            }
+            identifier.removeAll(keepingCapacity: true)
+        }
+        return quote == nil && depth == 0
+    }
+
+    /// A `<style>` sheet, filtered: rules whose selectors are plain and
+    /// whose declarations survive, inside `@media` at most. Never contains `<`.
+    static func stylesheet(_ css: String, maxBytes: Int = 256 * 1024) -> String {
+        var scanner = Scanner(Array(stripComments(String(css.utf8.prefix(maxBytes)) ?? "").utf8))
+        var out = ""
+        filterRules(&scanner, into: &out, depth: 0)
+        return out
+    }
+
+    private static func filterRules(_ s: inout Scanner, into out: inout String, depth: Int) {
+        while let prelude = s.readUntil(anyOf: [UInt8(ascii: "{"), UInt8(ascii: ";"), UInt8(ascii: "}")]) {
+            let head = prelude.text.trimmingSpaces
+            switch prelude.stop {
+            case UInt8(ascii: "}"):
+                return   // end of the enclosing block
+            case UInt8(ascii: ";"):
+                continue  // a statement at-rule (@import, @charset): dropped
+            default:
+                if head.hasPrefix("@") {
+                    if depth == 0, head.lowercased().hasPrefix("@media"), isSafeMediaQuery(String(head.dropFirst(6))) {
+                        var inner = ""
+                        filterRules(&s, into: &inner, depth: depth + 1)
+                        if !inner.isEmpty { out += "\(head){\(inner)}" }
+                    } else {
+                        s.skipBlock()
+                    }
+                    continue
+                }
+                guard let body = s.readUntil(anyOf: [UInt8(ascii: "}")]) else { return }
+                guard isSafeSelector(head) else { continue }
+                let kept = declarations(body.text)
+                if !kept.isEmpty { out += "\(head){\(kept)}" }
+            }
+        }
+    }
+
+    static func isSafeSelector(_ selector: String) -> Bool {
+        guard !selector.isEmpty, selector.utf8.count <= 1024 else { return false }
+        return selector.utf8.allSatisfy { b in
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return " \t\n.#:,>+~*-_[]=\"'()|^$".utf8.contains(b) || b >= 0x80
+            }
+        }
+    }
+
+    static func isSafeMediaQuery(_ query: String) -> Bool {
+        guard query.utf8.count <= 512 else { return false }
+        return query.utf8.allSatisfy { b in
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return " \t\n(),:.-".utf8.contains(b)
+            }
+        }
+    }
+
+    /// Removes `/* … */` comments; an unterminated one ends the text.
+    static func stripComments(_ css: String) -> String {
+        guard css.contains("/*") else { return css }
+        var out: [UInt8] = []
+        let bytes = Array(css.utf8)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
+                var j = i + 2
+                while j + 1 < bytes.count, !(bytes[j] == UInt8(ascii: "*") && bytes[j + 1] == UInt8(ascii: "/")) { j += 1 }
+                if j + 1 >= bytes.count { break }
+                out.append(UInt8(ascii: " "))
+                i = j + 2
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A byte cursor over a sheet.
+    struct Scanner {
+        let bytes: [UInt8]
+        var position = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        /// The text up to the first of `stops` (outside quotes) and that stop, or nil at the end.
+        mutating func readUntil(anyOf stops: Set<UInt8>) -> (text: String, stop: UInt8)? {
+            let start = position
+            var quote: UInt8? = nil
+            while position < bytes.count {
+                let b = bytes[position]
+                position += 1
+                if let q = quote {
+                    if b == q { quote = nil }
+                } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                    quote = b
+                } else if stops.contains(b) {
+                    return (String(decoding: bytes[start..<(position - 1)], as: UTF8.self), b)
+                }
+            }
+            return nil
+        }
+
+        /// Skips a `{ … }` block whose `{` was just read, nested blocks included.
+        mutating func skipBlock() {
+            var depth = 1
+            while position < bytes.count, depth > 0 {
+                if bytes[position] == UInt8(ascii: "{") { depth += 1 } else if bytes[position] == UInt8(ascii: "}") { depth -= 1 }
+                position += 1
+            }
+        }
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String { String(self).trimmingSpaces }
+}

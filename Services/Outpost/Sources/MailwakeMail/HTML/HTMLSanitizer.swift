@@ -1,0 +1,272 @@
+import CGumboShims
+
+/// Makes an e-mail's HTML safe to show: parsed as a browser would (gumbo,
+/// HTML5), then serialized from the tree with only allowed elements,
+/// attributes, URLs and CSS. Inline `cid:` images point at the part endpoint,
+/// remote images are kept only as `data-mw-remote-src` for the App to decide,
+/// links open with `rel="noopener noreferrer"`.
+public struct HTMLSanitizer: Sendable {
+    /// Limits of a sanitizer.
+    public struct Configuration: Sendable {
+        /// HTML beyond this many bytes is cut at a tag boundary (and the result marked truncated). Default 2 MiB.
+        public var maxInputBytes: Int = 2 << 20
+        /// Deeper documents (estimated before parsing) are not rendered as HTML, only as text. Default 400.
+        public var maxDepth: Int = 400
+        /// `data:` image URLs longer than this are dropped. Default 512 KiB.
+        public var maxDataImageBytes: Int = 512 * 1024
+        /// `<style>` sheets are filtered up to this many bytes each. Default 256 KiB.
+        public var maxStylesheetBytes: Int = 256 * 1024
+
+        public init() {}
+    }
+
+    /// A sanitized document.
+    public struct Result: Sendable, Equatable {
+        /// The safe HTML (a body fragment), nil when the document could not be rendered safely.
+        public var html: String?
+        /// Why `html` is nil.
+        public var omittedReason: String?
+        /// The readable text of the document.
+        public var text: String
+        /// Remote image URLs, as marked in `data-mw-remote-src`.
+        public var remoteImages: [String]
+        /// Content-IDs referenced by `cid:` images.
+        public var contentIDs: [String]
+        /// Whether the input was cut to `maxInputBytes`.
+        public var truncated: Bool
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// Sanitizes `html` (UTF-8).
+    ///
+    /// - Parameters:
+    ///   - html: the document.
+    ///   - partURL: the URL that serves the inline part with a Content-ID.
+    public func sanitize(_ html: [UInt8], partURL: @escaping (String) -> String) -> Result {
+        var input = html
+        var truncated = false
+        if input.count > configuration.maxInputBytes {
+            let cut = input[..<configuration.maxInputBytes].lastIndex(of: UInt8(ascii: "<")) ?? configuration.maxInputBytes
+            input = Array(input[..<cut])
+            truncated = true
+        }
+        let depth = HTMLNestingScan.depth(of: input, limit: configuration.maxDepth)
+        guard depth <= configuration.maxDepth else {
+            return Result(html: nil, omittedReason: "the HTML nests more than \(configuration.maxDepth) levels deep", text: HTMLTextRenderer.tagStripped(input),
+                          remoteImages: [], contentIDs: [], truncated: truncated)
+        }
+        guard let document = HTMLDocument(input) else {
+            return Result(html: nil, omittedReason: "the HTML could not be parsed", text: HTMLTextRenderer.tagStripped(input),
+                          remoteImages: [], contentIDs: [], truncated: truncated)
+        }
+        var writer = Writer(configuration: configuration, partURL: partURL)
+        writer.write(document.document)
+        let text = HTMLTextRenderer.render(document.document)
+        return Result(html: String(decoding: writer.out, as: UTF8.self), omittedReason: nil, text: text,
+                      remoteImages: writer.remoteImages, contentIDs: writer.contentIDs, truncated: truncated)
+    }
+
+    /// Sanitizes a string of HTML.
+    public func sanitize(_ html: String, partURL: @escaping (String) -> String) -> Result {
+        sanitize(Array(html.utf8), partURL: partURL)
+    }
+
+    /// The serializer: walks the tree without recursion.
+    struct Writer {
+        let configuration: Configuration
+        let partURL: (String) -> String
+        var out: [UInt8] = []
+        var remoteImages: [String] = []
+        var contentIDs: [String] = []
+
+        init(configuration: Configuration, partURL: @escaping (String) -> String) {
+            self.configuration = configuration
+            self.partURL = partURL
+            out.reserveCapacity(64 * 1024)
+        }
+
+        private struct Frame {
+            var node: UnsafeMutablePointer<GumboNode>
+            var next = 0
+            var close: String?
+            /// Inside `head`: only `style` elements count.
+            var headOnly = false
+        }
+
+        mutating func write(_ root: UnsafeMutablePointer<GumboNode>) {
+            var stack = [Frame(node: root)]
+            var keptDepth = 0
+            var openLinks = 0   // a link inside a link cannot survive a re-parse: the inner one is unwrapped
+            while !stack.isEmpty {
+                let top = stack.count - 1
+                let children = HTMLDocument.children(of: stack[top].node)
+                guard stack[top].next < children.count else {
+                    if let close = stack[top].close {
+                        append("</"); append(close); append(">")
+                        keptDepth -= 1
+                        if close == "a" { openLinks -= 1 }
+                    }
+                    stack.removeLast()
+                    continue
+                }
+                let index = stack[top].next
+                stack[top].next += 1
+                guard let child = children[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
+                let headOnly = stack[top].headOnly
+                switch HTMLDocument.classify(child) {
+                case .text(let text):
+                    if !headOnly { appendEscaped(text, attribute: false) }
+                case .other:
+                    continue
+                case .element(let name, let isHTML, let node):
+                    if isHTML, name == "style" {
+                        writeStylesheet(node)
+                        continue
+                    }
+                    if isHTML, name == "head" {
+                        stack.append(Frame(node: node, headOnly: true))
+                        continue
+                    }
+                    if headOnly { continue }
+                    if isHTML, name == "body" {
+                        let close = openBody(node) ? "div" : nil
+                        if close != nil { keptDepth += 1 }
+                        stack.append(Frame(node: node, close: close))
+                        continue
+                    }
+                    switch HTMLPolicy.disposition(of: name, isHTML: isHTML) {
+                    case .drop:
+                        continue
+                    case .unwrap:
+                        stack.append(Frame(node: node))
+                    case .keep where keptDepth >= configuration.maxDepth || (name == "a" && openLinks > 0):
+                        stack.append(Frame(node: node))
+                    case .keep:
+                        openTag(name, node)
+                        if HTMLPolicy.void.contains(name) { continue }
+                        if name == "pre", startsWithNewline(node) { append("\n") }
+                        keptDepth += 1
+                        if name == "a" { openLinks += 1 }
+                        stack.append(Frame(node: node, close: name))
+                    }
+                }
+            }
+        }
+
+        /// Writes a start tag with its allowed, checked attributes.
+        private mutating func openTag(_ name: String, _ node: UnsafeMutablePointer<GumboNode>) {
+            append("<"); append(name)
+            var hasLink = false
+            for (attribute, value) in HTMLDocument.attributes(of: node) where HTMLPolicy.allows(attribute, on: name) {
+                switch attribute {
+                case "href":
+                    if case .keep(let url) = URLPolicy.link(value) {
+                        attr("href", url)
+                        hasLink = true
+                    }
+                case "cite":
+                    if case .keep(let url) = URLPolicy.citation(value) { attr("cite", url) }
+                case "src":
+                    writeImageSource(value)
+                case "style":
+                    let css = CSSFilter.declarations(value)
+                    if !css.isEmpty { attr("style", css) }
+                default:
+                    if let kept = HTMLPolicy.plainValue(attribute, value) { attr(attribute, kept) }
+                }
+            }
+            if hasLink {
+                attr("rel", "noopener noreferrer")
+                attr("target", "_blank")
+            }
+            append(">")
+        }
+
+        private mutating func writeImageSource(_ value: String) {
+            switch URLPolicy.image(value, maxDataBytes: configuration.maxDataImageBytes) {
+            case .keep(let url):
+                attr("src", url)
+            case .contentID(let id):
+                attr("src", partURL(id))
+                attr("data-mw-cid", id)
+                if !contentIDs.contains(id) { contentIDs.append(id) }
+            case .remote(let url):
+                attr("data-mw-remote-src", url)
+                remoteImages.append(url)
+            case .drop:
+                break
+            }
+        }
+
+        /// `body` becomes a `div` carrying its colours and style; false when it has none.
+        private mutating func openBody(_ node: UnsafeMutablePointer<GumboNode>) -> Bool {
+            var declarations: [String] = []
+            for (attribute, value) in HTMLDocument.attributes(of: node) {
+                switch attribute {
+                case "style":
+                    let css = CSSFilter.declarations(value)
+                    if !css.isEmpty { declarations.append(css) }
+                case "bgcolor":
+                    if let color = HTMLPolicy.plainValue("bgcolor", value) { declarations.append("background-color:\(color)") }
+                case "text":
+                    if let color = HTMLPolicy.plainValue("color", value) { declarations.append("color:\(color)") }
+                default:
+                    continue
+                }
+            }
+            guard !declarations.isEmpty else { return false }
+            append("<div data-mw-body=\"\"")
+            attr("style", declarations.joined(separator: ";"))
+            append(">")
+            return true
+        }
+
+        private mutating func writeStylesheet(_ node: UnsafeMutablePointer<GumboNode>) {
+            var css = ""
+            for child in HTMLDocument.children(of: node) {
+                guard let child = child?.assumingMemoryBound(to: GumboNode.self), case .text(let text) = HTMLDocument.classify(child) else { continue }
+                css += String(cString: text)
+            }
+            let kept = CSSFilter.stylesheet(css, maxBytes: configuration.maxStylesheetBytes)
+            guard !kept.isEmpty, !kept.utf8.contains(UInt8(ascii: "<")) else { return }
+            append("<style>"); append(kept); append("</style>")
+        }
+
+        private func startsWithNewline(_ node: UnsafeMutablePointer<GumboNode>) -> Bool {
+            guard let first = HTMLDocument.children(of: node).first, let child = first?.assumingMemoryBound(to: GumboNode.self),
+                  case .text(let text) = HTMLDocument.classify(child) else { return false }
+            return text.pointee == 0x0A
+        }
+
+        private mutating func attr(_ name: String, _ value: String) {
+            append(" "); append(name); append("=\"")
+            value.utf8CString.withUnsafeBufferPointer { appendEscaped($0.baseAddress!, attribute: true) }
+            append("\"")
+        }
+
+        private mutating func append(_ s: String) { out.append(contentsOf: s.utf8) }
+
+        /// Escapes `&`, `<`, `>` (and `"` in attributes); drops NUL and C0 controls other than whitespace.
+        private mutating func appendEscaped(_ text: UnsafePointer<CChar>, attribute: Bool) {
+            var p = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+            while p.pointee != 0 {
+                let b = p.pointee
+                switch b {
+                case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+                case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+                case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+                case UInt8(ascii: "\"") where attribute: out.append(contentsOf: "&quot;".utf8)
+                case 0x09, 0x0A, 0x0D: out.append(b)
+                case 0x00..<0x20, 0x7F: break
+                default: out.append(b)
+                }
+                p += 1
+            }
+        }
+    }
+}

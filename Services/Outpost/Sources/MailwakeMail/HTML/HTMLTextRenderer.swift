@@ -1,0 +1,155 @@
+import CGumboShims
+
+/// A readable plain-text rendering of an HTML document: blocks on their own
+/// lines, list items bulleted, table cells separated, images by their alt
+/// text; scripts, styles and other dropped elements contribute nothing.
+enum HTMLTextRenderer {
+    static let blocks: Set<String> = [
+        "address", "article", "aside", "blockquote", "center", "dd", "details", "div", "dl", "dt", "figcaption", "figure",
+        "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+        "summary", "table", "tr", "ul", "caption", "form", "fieldset",
+    ]
+
+    /// Renders the tree under `root`.
+    static func render(_ root: UnsafeMutablePointer<GumboNode>) -> String {
+        var out = TextBuffer()
+        var stack: [(node: UnsafeMutablePointer<GumboNode>, next: Int, name: String, pre: Bool)] = [(root, 0, "", false)]
+        while !stack.isEmpty {
+            let top = stack.count - 1
+            let children = HTMLDocument.children(of: stack[top].node)
+            guard stack[top].next < children.count else {
+                if blocks.contains(stack[top].name) { out.breakLine(paragraph: ["p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "ul", "ol"].contains(stack[top].name)) }
+                stack.removeLast()
+                continue
+            }
+            let index = stack[top].next
+            stack[top].next += 1
+            guard let child = children[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
+            let pre = stack[top].pre
+            switch HTMLDocument.classify(child) {
+            case .text(let text):
+                out.append(String(cString: text), preformatted: pre)
+            case .other:
+                continue
+            case .element(let name, let isHTML, let node):
+                guard isHTML, name != "style", name != "head", !(HTMLPolicy.dropped.contains(name)) else { continue }
+                switch name {
+                case "br":
+                    out.breakLine(paragraph: false, force: true)
+                case "img":
+                    if let alt = HTMLDocument.attributes(of: node).first(where: { $0.name == "alt" })?.value.trimmingSpaces, !alt.isEmpty {
+                        out.append("[\(alt)]", preformatted: false)
+                    }
+                case "td", "th":
+                    out.cellSeparator()
+                    stack.append((node, 0, name, pre))
+                default:
+                    if blocks.contains(name) { out.breakLine(paragraph: name == "p") }
+                    if name == "li" { out.append("• ", preformatted: true) }
+                    if name == "hr" { out.append("―――", preformatted: true) }
+                    stack.append((node, 0, name, pre || name == "pre"))
+                }
+            }
+        }
+        return out.result
+    }
+
+    /// The text of HTML that is not parsed (too deep): tags and raw-text
+    /// elements removed, the common entities decoded, spaces collapsed.
+    static func tagStripped(_ html: [UInt8]) -> String {
+        var out: [UInt8] = []
+        var i = 0
+        while i < html.count {
+            if html[i] == UInt8(ascii: "<") {
+                let nameStart = i + 1
+                var j = nameStart
+                while j < html.count, HTMLPolicy.isLetter(html[j]) { j += 1 }
+                let name = String(decoding: html[nameStart..<j], as: UTF8.self).lowercased()
+                while j < html.count, html[j] != UInt8(ascii: ">") { j += 1 }
+                i = j + 1
+                if name == "script" || name == "style" || name == "head" || name == "title" {
+                    let close = Array("</\(name)".utf8)
+                    while i + close.count <= html.count, !html[i..<(i + close.count)].map({ $0 | 0x20 }).elementsEqual(close.map { $0 | 0x20 }) { i += 1 }
+                }
+                out.append(UInt8(ascii: " "))
+            } else {
+                out.append(html[i])
+                i += 1
+            }
+        }
+        var text = TextBuffer()
+        var s = String(decoding: out, as: UTF8.self)
+        for (entity, plain) in [("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+            s = s.replacingOccurrences(entity, with: plain)
+        }
+        text.append(s, preformatted: false)
+        return text.result
+    }
+
+    /// Accumulates text with collapsed spaces and at most one blank line.
+    struct TextBuffer {
+        private var scalars = String.UnicodeScalarView()
+        private var pendingSpace = false
+        private var newlines = 2   // at the start: no leading breaks
+
+        mutating func append(_ s: String, preformatted: Bool) {
+            for u in s.unicodeScalars {
+                if u == "\u{00A0}" || (!preformatted && (u == " " || u == "\t" || u == "\n" || u == "\r" || u == "\u{0C}")) {
+                    if newlines == 0 { pendingSpace = true }
+                    continue
+                }
+                if u == "\n" {
+                    scalars.append(u)
+                    newlines += 1
+                    pendingSpace = false
+                    continue
+                }
+                if u.value < 0x20 && u != "\t" { continue }
+                if pendingSpace { scalars.append(" ") }
+                pendingSpace = false
+                scalars.append(u)
+                newlines = 0
+            }
+        }
+
+        mutating func breakLine(paragraph: Bool, force: Bool = false) {
+            pendingSpace = false
+            let wanted = paragraph ? 2 : 1
+            if force {
+                scalars.append("\n")
+                newlines += 1
+                return
+            }
+            while newlines < wanted {
+                scalars.append("\n")
+                newlines += 1
+            }
+        }
+
+        mutating func cellSeparator() {
+            if newlines == 0 { pendingSpace = true }
+        }
+
+        var result: String {
+            var s = String(scalars)
+            while s.hasSuffix("\n") || s.hasSuffix(" ") { s.removeLast() }
+            return s
+        }
+    }
+}
+
+extension String {
+    /// Replaces every occurrence of `target` (no Foundation needed).
+    func replacingOccurrences(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty, contains(target) else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        result += rest
+        return result
+    }
+}
