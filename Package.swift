@@ -147,7 +147,7 @@ let package = Package(
         ),
         .target(
             name: "MailwakeHTTPServer",
-            dependencies: ["CMicroHTTPDShims", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol"],
+            dependencies: ["CMicroHTTPDShims", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol", "MailwakeCrypto"],
             path: "Shared/HTTP/Server",
             swiftSettings: strict
         ),
@@ -203,19 +203,19 @@ let package = Package(
         ),
         .target(
             name: "MailwakeMail",
-            dependencies: ["CGumboShims", "CGMimeShims"],
+            dependencies: ["CGumboShims", "CGMimeShims", "MailwakeProtocol"],
             path: "Services/Outpost/Sources/MailwakeMail",
             swiftSettings: strict
         ),
         .target(
             name: "OutpostService",
-            dependencies: ["MailwakeMail", "MailwakeIMAP", "CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeMail", "MailwakeIMAP", "MailwakeHTTPServer", "CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Services/Outpost/Sources/OutpostService",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "mailwake-outpost",
-            dependencies: ["OutpostService", "MailwakeProtocol", "MailwakeCore"],
+            dependencies: ["OutpostService", "MailwakeHTTPServer", "MailwakeProtocol", "MailwakeCore"],
             path: "Services/Outpost/Sources/mailwake-outpost",
             swiftSettings: strict
         ),
@@ -269,9 +269,15 @@ let package = Package(
             path: "Tools/AccountsBench",
             swiftSettings: strict
         ),
+        .target(
+            name: "MailwakeDeviceKit",
+            dependencies: ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto"],
+            path: "Tools/DeviceKit",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "mailwake-device",
-            dependencies: ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeDeviceKit", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/DeviceSimulator",
             swiftSettings: strict
         ),
@@ -357,13 +363,13 @@ let package = Package(
         ),
         .testTarget(
             name: "OutpostTests",
-            dependencies: ["OutpostService", "MailwakeIMAP", "MailwakeHTTPServer", "MailwakeHTTPTypes", "RelayService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
+            dependencies: ["OutpostService", "MailwakeDeviceKit", "MailwakeMail", "MailwakeIMAP", "MailwakeHTTPServer", "MailwakeHTTPTypes", "RelayService", "StackSupport", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "TestSupport"],
             path: "Tests/OutpostTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "MailTests",
-            dependencies: ["MailwakeMail", "TestSupport"],
+            dependencies: ["MailwakeMail", "MailwakeProtocol", "TestSupport"],
             path: "Tests/MailTests",
             swiftSettings: strict
         ),

@@ -20,6 +20,8 @@ final class MailWatchHarness: Sendable {
     let mailbox: MailboxRecord
     let timing: WatchTiming
     private let running = RunningTask()
+    /// Whether `startWatching` runs.
+    var isWatching: Bool { running.isRunning }
     static let user = "alice"
     static let password = "correct horse battery staple"
 
@@ -140,6 +142,8 @@ final class RunningTask: Sendable {
     private let task = Mutex<Task<Void, any Error>?>(nil)
 
     func set(_ t: Task<Void, any Error>) { task.withLock { $0 = t } }
+
+    var isRunning: Bool { task.withLock { $0 != nil } }
 
     /// Cancels the task and waits for it to end.
     func stop() async {

@@ -192,3 +192,136 @@ done:
 const char *mw_x509_error_string(int x509_error) {
     return X509_verify_cert_error_string(x509_error);
 }
+
+/* ---- the outpost's own HTTPS certificate ---- */
+
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+#include <openssl/bio.h>
+#include <openssl/ec.h>
+#include <openssl/rand.h>
+#include <string.h>
+#include <stdlib.h>
+
+static char *mw_bio_string(BIO *bio) {
+    char *data = NULL;
+    long n = BIO_get_mem_data(bio, &data);
+    if (n <= 0) return NULL;
+    char *copy = malloc((size_t)n + 1);
+    if (copy == NULL) return NULL;
+    memcpy(copy, data, (size_t)n);
+    copy[n] = '\0';
+    return copy;
+}
+
+int mw_x509_self_signed(const char *common_name, const char *const *sans, size_t san_count, int days, char **cert_pem, char **key_pem) {
+    *cert_pem = NULL;
+    *key_pem = NULL;
+    int rc = -1;
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    X509 *cert = X509_new();
+    BIO *cert_bio = BIO_new(BIO_s_mem());
+    BIO *key_bio = BIO_new(BIO_s_mem());
+    char *alt = NULL;
+    if (key == NULL || cert == NULL || cert_bio == NULL || key_bio == NULL) goto done;
+
+    X509_set_version(cert, 2);
+    uint8_t serial[16];
+    if (RAND_bytes(serial, sizeof serial) != 1) goto done;
+    serial[0] &= 0x7F;
+    BIGNUM *bn = BN_bin2bn(serial, sizeof serial, NULL);
+    if (bn == NULL) goto done;
+    ASN1_INTEGER *asn1_serial = BN_to_ASN1_INTEGER(bn, NULL);
+    BN_free(bn);
+    if (asn1_serial == NULL) goto done;
+    X509_set_serialNumber(cert, asn1_serial);
+    ASN1_INTEGER_free(asn1_serial);
+    X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
+    X509_gmtime_adj(X509_getm_notAfter(cert), (long)days * 86400L);
+    if (X509_set_pubkey(cert, key) != 1) goto done;
+    X509_NAME *name = X509_get_subject_name(cert);
+    if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) != 1) goto done;
+    X509_set_issuer_name(cert, name);
+
+    /* subjectAltName: "DNS:a,IP:1.2.3.4" */
+    size_t cap = 1;
+    for (size_t i = 0; i < san_count; i++) cap += strlen(sans[i]) + 5;
+    alt = calloc(cap, 1);
+    if (alt == NULL) goto done;
+    for (size_t i = 0; i < san_count; i++) {
+        ASN1_OCTET_STRING *ip = a2i_IPADDRESS(sans[i]);
+        int is_ip = ip != NULL;
+        ASN1_OCTET_STRING_free(ip);
+        if (i > 0) strcat(alt, ",");
+        strcat(alt, is_ip ? "IP:" : "DNS:");
+        strcat(alt, sans[i]);
+    }
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
+    const char *names[] = { "subjectAltName", "basicConstraints", "keyUsage", "extendedKeyUsage" };
+    const char *values[] = { alt, "critical,CA:FALSE", "critical,digitalSignature", "serverAuth" };
+    for (int i = 0; i < 4; i++) {
+        if (i == 0 && san_count == 0) continue;
+        X509_EXTENSION *ext = X509V3_EXT_conf(NULL, &ctx, names[i], values[i]);
+        if (ext == NULL) goto done;
+        int added = X509_add_ext(cert, ext, -1);
+        X509_EXTENSION_free(ext);
+        if (added != 1) goto done;
+    }
+    if (X509_sign(cert, key, EVP_sha256()) <= 0) goto done;
+    if (PEM_write_bio_X509(cert_bio, cert) != 1) goto done;
+    if (PEM_write_bio_PrivateKey(key_bio, key, NULL, NULL, 0, NULL, NULL) != 1) goto done;
+    *cert_pem = mw_bio_string(cert_bio);
+    *key_pem = mw_bio_string(key_bio);
+    if (*cert_pem == NULL || *key_pem == NULL) {
+        free(*cert_pem);
+        free(*key_pem);
+        *cert_pem = NULL;
+        *key_pem = NULL;
+        goto done;
+    }
+    rc = 0;
+done:
+    free(alt);
+    BIO_free(cert_bio);
+    BIO_free(key_bio);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    return rc;
+}
+
+void mw_x509_free_pem(char *pem) {
+    if (pem != NULL) OPENSSL_cleanse(pem, strlen(pem));
+    free(pem);
+}
+
+static X509 *mw_first_pem_certificate(const char *pem, size_t len) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)len);
+    if (bio == NULL) return NULL;
+    X509 *cert = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    return cert;
+}
+
+int mw_x509_pem_spki_sha256(const char *pem, size_t len, uint8_t out[32]) {
+    X509 *cert = mw_first_pem_certificate(pem, len);
+    if (cert == NULL) return -1;
+    unsigned char *der = NULL;
+    int n = i2d_PUBKEY(X509_get0_pubkey(cert), &der);
+    X509_free(cert);
+    if (n <= 0) return -1;
+    int rc = SHA256(der, (size_t)n, out) != NULL ? 0 : -1;
+    OPENSSL_free(der);
+    return rc;
+}
+
+long long mw_x509_pem_not_after(const char *pem, size_t len) {
+    X509 *cert = mw_first_pem_certificate(pem, len);
+    if (cert == NULL) return -1;
+    struct tm tm;
+    long long result = -1;
+    if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &tm) == 1) result = (long long)timegm(&tm);
+    X509_free(cert);
+    return result;
+}

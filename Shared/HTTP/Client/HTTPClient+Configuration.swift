@@ -34,6 +34,11 @@ extension HTTPClient {
         /// `.pinMismatch`, in addition to normal certificate verification.
         /// Default empty (no pinning).
         public var pinnedPublicKeys: [String] = []
+        /// With `pinnedPublicKeys`, trust a server by its pinned key alone:
+        /// no chain or host name check (how the App reaches an outpost with a
+        /// self-signed certificate, PROTOCOL.md §10). Ignored without pins.
+        /// Default `false`.
+        public var trustPinnedKeyAlone: Bool = false
         /// Refuse to talk to anything but public unicast addresses (loopback,
         /// private, link-local, unique-local, CGNAT, multicast refused): the
         /// guard against server-side request forgery for user-supplied URLs

@@ -142,7 +142,14 @@ public final class HTTPClient: Sendable {
             let rc = mw_transfer_public_addresses_only(transfer.raw)
             if rc != CURLE_OK, failed == nil { failed = ("option PREREQFUNCTION", rc) }
         }
-        if !configuration.pinnedPublicKeys.isEmpty { set(CURLOPT_PINNEDPUBLICKEY, configuration.pinnedPublicKeys.joined(separator: ";")) }
+        if !configuration.pinnedPublicKeys.isEmpty {
+            set(CURLOPT_PINNEDPUBLICKEY, configuration.pinnedPublicKeys.joined(separator: ";"))
+            if configuration.trustPinnedKeyAlone {
+                // The pin is the trust: a self-signed server (an outpost) is accepted by its key alone.
+                set(CURLOPT_SSL_VERIFYPEER, 0)
+                set(CURLOPT_SSL_VERIFYHOST, 0)
+            }
+        }
         if request.followRedirects ?? configuration.followRedirects {
             set(CURLOPT_FOLLOWLOCATION, 1)
             set(CURLOPT_MAXREDIRS, configuration.maxRedirects)

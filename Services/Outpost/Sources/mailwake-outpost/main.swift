@@ -1,6 +1,7 @@
 import Foundation
 import MailwakeCore
 import MailwakeProtocol
+import MailwakeHTTPServer
 import OutpostService
 
 /// `mailwake-outpost`: the self-hosted part of Mailwake. It keeps its identity
@@ -107,17 +108,6 @@ let tool = CommandLineTool(
             say("  pairing id:         \(device.pairingID)")
             return .success
         },
-        .init(CommandSpec("devices list", summary: "List paired devices (and unpaired ones, as history).", options: [dataDirOption])) { args in
-            let (store, _, _) = try await openOutpost(args, needsRelay: false)
-            let pairings = try await store.pairings()
-            await store.close()
-            if pairings.isEmpty { say("No paired devices. Run `mailwake-outpost pair`."); return .success }
-            for p in pairings {
-                let state = p.active ? "active, Live Activities \(p.liveActivities.rawValue)" : "unpaired \(p.unpairedAt.map(time) ?? "")"
-                say("\(p.pairingID)  device \(p.deviceID)  \(p.fingerprint)  paired \(time(p.pairedAt))  \(state)")
-            }
-            return .success
-        },
         .init(CommandSpec("devices live-activities", summary: "Show codes as a Live Activity on a device (on), or not (off).",
                           positionals: ["PAIRING_ID", "on|off"], options: [dataDirOption])) { args in
             guard let state = ["on": PairedDevice.LiveActivities.on, "off": .off][args.positionals[1]] else { throw UsageError("say on or off") }
@@ -188,7 +178,22 @@ let tool = CommandLineTool(
                                                historyDays: configuration[OutpostSettings.historyDays], doorbell: doorbell,
                                                channels: ChannelDeliveryPass(store: store, sender: channelSender, logger: logger), activities: notifier)
             let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger)
-            let code = await ServiceGroup(services: [worker, watch], logger: logger).runReturningExitCode()
+            var services: [any Service] = [worker, watch]
+            var fetcher: MessageFetcher?
+            if !configuration[OutpostSettings.listen].isEmpty {
+                let listen = try ListenAddress.parse(configuration[OutpostSettings.listen], key: configuration.prefix + OutpostSettings.listen.name)
+                let origin = try OutpostTLS.origin(configuration)
+                let tls = try OutpostTLS.resolve(directory: dataDirectory(args), configuration: configuration, origin: origin)
+                var fetching = MessageFetcher.Configuration()
+                fetching.maxMessageBytes = configuration[OutpostSettings.bodyMaxBytes]
+                fetcher = MessageFetcher(store: store, configuration: fetching)
+                let api = OutpostAPI(store: store, identity: identity, fetcher: fetcher!, origin: origin)
+                services.append(HTTPServer(configuration: OutpostAPI.listenerConfiguration(listen: listen, tls: tls), router: api.router(), logger: logger,
+                                           metrics: MetricsRegistry()))
+                logger.info("HTTPS API", ["listen": .string(listen.description), "origin": .string(origin), "self_signed": .bool(tls.selfSigned)])
+            }
+            let code = await ServiceGroup(services: services, logger: logger).runReturningExitCode()
+            await fetcher?.closeAll()
             client?.shutdown()
             await store.close()
             return code
@@ -261,10 +266,15 @@ let tool = CommandLineTool(
             say("Restored outpost \(identity.id) (\(identity.fingerprint)) into \(dir.path).")
             return .success
         },
-        .init(CommandSpec("inspect", summary: "Print, as JSON, the notification the outpost would build from a raw message (.eml): sender, subject, date, code and why.",
-                          positionals: ["FILE"])) { args in
+        .init(CommandSpec("inspect", summary: "Print, as JSON, the notification the outpost would build from a raw message (.eml): sender, subject, date, code and why; with --body, what the body endpoint would answer.",
+                          positionals: ["FILE"],
+                          options: [OptionSpec("body", help: "Print the body document instead: headers, sanitized HTML, text, inline and remote images")])) { args in
             guard let data = FileManager.default.contents(atPath: args.positionals[0]) else { throw UsageError("cannot read \(args.positionals[0])") }
-            say(try MessageInspection.json(for: Array(data)))
+            if args.flag("body") {
+                say(try MessageInspection.bodyJSON(for: Array(data)))
+            } else {
+                say(try MessageInspection.json(for: Array(data)))
+            }
             return .success
         },
         .init(CommandSpec("settings", summary: "Print every setting with its default and meaning, as Markdown.")) { _ in
@@ -280,5 +290,5 @@ let tool = CommandLineTool(
             say("Deleted \(n) history entries.")
             return .success
         },
-    ] + mailboxCommands + ruleCommands + channelCommands)
+    ] + mailboxCommands + ruleCommands + channelCommands + deviceCommands)
 await tool.main()

@@ -74,4 +74,19 @@ const char *mw_x509_error_string(int x509_error);
 #ifdef __cplusplus
 }
 #endif
+/// Creates a self-signed P-256 server certificate: `common_name` as subject,
+/// `sans` (DNS names or IP literals) as subjectAltName, valid from an hour ago
+/// for `days`. Writes malloc'd PEM strings (the key as PKCS#8); 0 on success.
+int mw_x509_self_signed(const char *common_name, const char *const *sans, size_t san_count, int days, char **cert_pem, char **key_pem);
+
+/// Frees a PEM string from `mw_x509_self_signed`.
+void mw_x509_free_pem(char *pem);
+
+/// SHA-256 of the DER SubjectPublicKeyInfo of the first certificate in a PEM
+/// buffer (the pin of PROTOCOL.md §10); 0 on success.
+int mw_x509_pem_spki_sha256(const char *pem, size_t len, uint8_t out[32]);
+
+/// Unix seconds of the first PEM certificate's notAfter, or -1.
+long long mw_x509_pem_not_after(const char *pem, size_t len);
+
 #endif

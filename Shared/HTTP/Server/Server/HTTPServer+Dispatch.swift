@@ -100,6 +100,7 @@ extension HTTPServer {
     func finish(_ pending: PendingRequest, _ response: HTTPResponse, request: HTTPRequest, context: RequestContext) -> Bool {
         var response = response
         response.headers.replace("X-Request-Id", context.requestID)
+        for (name, value) in configuration.responseHeaders where response.headers[name] == nil { response.headers.replace(name, value) }
         let draining = state.withLock { $0.draining }
         if draining { response.headers.replace("Connection", "close") }
         guard pending.answer(response) else {

@@ -40,6 +40,9 @@ extension HTTPServer {
         public var drainTimeoutSeconds: Double = 10
         /// Refuse sloppy HTTP (no Host on HTTP/1.1, spaces in the target). Default true.
         public var strictClientParsing: Bool = true
+        /// Headers added to every response that does not set them itself
+        /// (e.g. `Cache-Control: no-store` on the outpost). Default none.
+        public var responseHeaders: [(name: String, value: String)] = []
         /// Metric name prefix, e.g. `mailwake_relay` gives `mailwake_relay_http_requests_total`.
         public var metricsPrefix: String = "mailwake"
 

@@ -185,6 +185,27 @@ public final class IMAPClient {
         return uids.compactMap { messages[$0] }
     }
 
+    /// The whole message `uid` of the selected folder, at most `maxBytes` of
+    /// it (BODY.PEEK: left unread), with its full size; nil when no such UID.
+    public func fetchMessage(uid: UInt32, maxBytes: Int) throws(IMAPError) -> (bytes: [UInt8], size: Int)? {
+        let responses = try command("UID FETCH", raw: " \(uid) (UID RFC822.SIZE BODY.PEEK[]<0.\(max(1, maxBytes))>)")
+        for response in responses {
+            guard case .data("FETCH", _, let values) = response, Self.attribute("UID", in: values)?.number == uid,
+                  let list = values.first?.elements else { continue }
+            var bytes: [UInt8]?
+            var size = 0
+            var i = 0
+            while i + 1 < list.count {
+                let name = list[i].text?.uppercased() ?? ""
+                if name == "RFC822.SIZE" { size = Int(list[i + 1].number ?? 0) }
+                if name.hasPrefix("BODY[]") { bytes = list[i + 1].bytes ?? [] }
+                i += 2
+            }
+            if let bytes { return (bytes, max(size, bytes.count)) }
+        }
+        return nil
+    }
+
     /// The first `bytes` of the body of each of `uids` (BODY.PEEK: left unread).
     public func fetchTextPrefixes(_ uids: [UInt32], bytes: Int) throws(IMAPError) -> [UInt32: [UInt8]] {
         guard !uids.isEmpty, bytes > 0 else { return [:] }

@@ -43,11 +43,18 @@ public struct OutpostNotifier: Sendable {
             let recipient = try P256.KeyAgreement.PublicKey(x963Representation: pairing.agreementKey)
             let context = EncryptionContext(aud: relay.origin, pairingID: pairing.pairingID, eventID: try EventID.generate(), kind: .notification,
                                             iat: UInt64(now))
-            let fitted = try content.fitted(for: context)
+            var perDevice = content
+            if let position {
+                // The device's own reference to the message, for reading its body (§7).
+                perDevice.ref = try MessageReference(outpostID: identity.id, deviceID: pairing.deviceID, mailboxID: String(position.mailboxID),
+                                                     folder: position.folder, uidValidity: position.uidValidity, uid: position.uid,
+                                                     iat: UInt64(now)).sign(with: identity.signingKey)
+            }
+            let fitted = try perDevice.fitted(for: context)
             let envelope = try sealer.seal(fitted.jsonBytes, to: recipient, context: context)
             sealed.append((pairing.pairingID, context.eventID, envelope.jsonBytes))
             if content.code != nil, liveActivityLifetime > 0, pairing.liveActivities == .on {
-                starts.append(try activityStart(content, for: pairing, recipient: recipient, sealer: sealer, now: now))
+                starts.append(try activityStart(perDevice, for: pairing, recipient: recipient, sealer: sealer, now: now))
             }
         }
         // Channels get the same content, sealed at rest, rendered when sent.

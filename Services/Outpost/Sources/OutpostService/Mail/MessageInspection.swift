@@ -1,3 +1,4 @@
+import MailwakeMail
 import MailwakeProtocol
 
 /// `mailwake-outpost inspect FILE.eml`: the notification the outpost would
@@ -27,5 +28,16 @@ public enum MessageInspection {
         }
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// `inspect --body`: the document `GET /v1/messages/body` would answer
+    /// for this message (part URLs carry the placeholder ref `REF`).
+    public static func bodyJSON(for message: [UInt8]) throws(OutpostError) -> String {
+        do throws(MessageBodyError) {
+            let document = try BodyDocument(message: message, partURL: { BodyRoutes.partPath(ref: "REF", contentID: $0) })
+            return String(decoding: document.jsonBytes, as: UTF8.self)
+        } catch {
+            throw OutpostError(.storage, error.description)
+        }
     }
 }

@@ -18,7 +18,7 @@ public struct MessageSummary: Sendable, Hashable {
         var raw = mw_mime_summary()
         let rc = data.withUnsafeBufferPointer { mw_mime_summarize($0.baseAddress, $0.count, maxText, &raw) }
         defer { mw_mime_summary_free(&raw) }
-        guard rc == 0 else { throw OutpostError(.storage, "not an e-mail message") }
+        guard rc == 0 else { throw OutpostError(.storage, rc == -2 ? "the message nests more multiparts than any real message" : "not an e-mail message") }
         func text(_ p: UnsafeMutablePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
         subject = text(raw.subject) ?? ""
         fromName = text(raw.from_name) ?? ""

@@ -4,10 +4,13 @@ import MailwakeSQLite
 extension OutpostStore {
     /// Locks a device's identity and keys for a pairing.
     func insertPairing(_ d: PairedDevice) async throws {
-        _ = try await database.execute("""
-            INSERT INTO pairings (pairing_id, relay_url, environment, device_id, device_signing_key, device_agreement_key, state, paired_at)
-            VALUES (?, ?, ?, ?, ?, ?, 'active', ?)
-            """, d.pairingID, d.relayURL, d.environment.rawValue, d.deviceID, d.signingKey, d.agreementKey, d.pairedAt)
+        try await database.transaction { c in
+            try self.lockDevice(c, deviceID: d.deviceID, signingKey: d.signingKey, agreementKey: d.agreementKey, now: d.pairedAt)
+            _ = try c.execute("""
+                INSERT INTO pairings (pairing_id, relay_url, environment, device_id, device_signing_key, device_agreement_key, state, paired_at)
+                VALUES (?, ?, ?, ?, ?, ?, 'active', ?)
+                """, d.pairingID, d.relayURL, d.environment.rawValue, d.deviceID, d.signingKey, d.agreementKey, d.pairedAt)
+        }
     }
 
     func deletePairing(_ pairingID: String) async throws {

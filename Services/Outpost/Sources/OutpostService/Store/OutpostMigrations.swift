@@ -156,5 +156,50 @@ enum OutpostMigrations {
             CREATE INDEX live_activities_open ON live_activities (end_at) WHERE ended_at IS NULL;
             CREATE INDEX live_activities_message ON live_activities (mailbox_id, folder) WHERE ended_at IS NULL;
             """),
+        SQLiteMigration(version: 6, name: "devices, permissions, invitations", sql: """
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY,
+                signing_key BLOB NOT NULL,
+                agreement_key BLOB NOT NULL,
+                added_at INTEGER NOT NULL
+            );
+            INSERT OR IGNORE INTO devices (device_id, signing_key, agreement_key, added_at)
+                SELECT device_id, device_signing_key, device_agreement_key, MIN(paired_at) FROM pairings GROUP BY device_id;
+            CREATE TABLE permissions (
+                id INTEGER PRIMARY KEY,
+                device_id TEXT NOT NULL REFERENCES devices (device_id),
+                scope TEXT NOT NULL CHECK (scope IN ('manage', 'content')),
+                mailbox_ids TEXT,
+                granted_at INTEGER NOT NULL,
+                granted_by TEXT NOT NULL,
+                revoked_at INTEGER,
+                revoked_by TEXT
+            );
+            CREATE UNIQUE INDEX permissions_active ON permissions (device_id, scope) WHERE revoked_at IS NULL;
+            CREATE TABLE invitations (
+                token_hash BLOB PRIMARY KEY,
+                scopes TEXT NOT NULL,
+                mailbox_ids TEXT,
+                pairing_id TEXT,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                redeemed_at INTEGER,
+                redeemed_by TEXT
+            );
+            CREATE TABLE request_nonces (
+                key_id TEXT NOT NULL,
+                nonce BLOB NOT NULL,
+                expires_at INTEGER NOT NULL,
+                PRIMARY KEY (key_id, nonce)
+            ) WITHOUT ROWID;
+            CREATE TABLE admin_log (
+                id INTEGER PRIMARY KEY,
+                at INTEGER NOT NULL,
+                actor TEXT NOT NULL,
+                action TEXT NOT NULL,
+                detail TEXT NOT NULL DEFAULT ''
+            );
+            CREATE INDEX admin_log_at ON admin_log (at);
+            """),
     ]
 }

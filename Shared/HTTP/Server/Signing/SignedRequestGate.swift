@@ -1,5 +1,4 @@
 public import MailwakeCrypto
-public import MailwakeHTTPServer
 public import MailwakeProtocol
 import MailwakeHTTPTypes
 

@@ -1,0 +1,3 @@
+import MailwakeHTTPServer
+
+extension OutpostAPI { func addManagementRoutes(_ router: inout Router) {} }

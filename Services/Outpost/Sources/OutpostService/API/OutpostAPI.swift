@@ -1,0 +1,87 @@
+public import MailwakeCore
+public import MailwakeHTTPServer
+import MailwakeCrypto
+import MailwakeHTTPTypes
+import MailwakeMail
+import MailwakeProtocol
+
+/// The outpost's HTTPS API: the App reads message bodies and manages the
+/// outpost through it. Every request but redeeming an invitation is signed
+/// (PROTOCOL.md §8) by a device whose keys this outpost locked, and each
+/// route needs its own permission: `content` for bodies, `manage` for the rest.
+public struct OutpostAPI: Sendable {
+    let store: OutpostStore
+    let identity: OutpostIdentity
+    let fetcher: MessageFetcher
+    let gate: SignedRequestGate
+    let sanitizer: HTMLSanitizer
+    let clock: @Sendable () -> Int64
+    /// The origin requests are signed for (`PUBLIC_URL`).
+    public let origin: String
+
+    /// - Parameters:
+    ///   - store: the outpost's store.
+    ///   - identity: the outpost identity (signs and checks message references).
+    ///   - fetcher: fetches messages from the mailboxes.
+    ///   - origin: this API's public origin as configured.
+    public init(store: OutpostStore, identity: OutpostIdentity, fetcher: MessageFetcher, origin: String,
+                clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+        self.store = store
+        self.identity = identity
+        self.fetcher = fetcher
+        self.origin = origin
+        self.clock = clock
+        gate = SignedRequestGate(origin: origin, nonces: OutpostNonceStore(database: store.database), clock: clock)
+        sanitizer = HTMLSanitizer()
+    }
+
+    /// Headers every answer carries: nothing is cached, sniffed or referred.
+    public static let responseHeaders: [(name: String, value: String)] = [
+        ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+        ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
+    ]
+
+    /// The routes.
+    public func router() -> Router {
+        var router = Router()
+        router.post("/v1/management/redeem") { request, _ in try await redeem(request) }
+        router.get("/v1/messages/body") { request, _ in try await body(request) }
+        router.get("/v1/messages/part") { request, _ in try await part(request) }
+        addManagementRoutes(&router)
+        return router
+    }
+
+    /// The listener settings for `listen` with `tls`.
+    public static func listenerConfiguration(listen: ListenAddress, tls: OutpostTLS) -> HTTPServer.Configuration {
+        var c = HTTPServer.Configuration()
+        c.name = "api"
+        c.host = listen.host
+        c.port = listen.port
+        c.tls = .init(certificatePath: tls.certificatePath, privateKeyPath: tls.keyPath)
+        c.maxBodyBytes = 256 * 1024
+        c.connectionLimit = 256
+        c.perIPConnectionLimit = 32
+        c.requestDeadlineSeconds = 60
+        c.metricsPrefix = "mailwake_outpost"
+        c.responseHeaders = responseHeaders
+        return c
+    }
+
+    /// Verifies the request's signature against a known device and that the
+    /// device holds `scope`; answers 401 or 403 otherwise.
+    func authenticate(_ request: HTTPRequest, scope: ManagementScope) async throws -> (device: KnownDevice, permission: DevicePermission) {
+        let header = try gate.header(of: request)
+        guard let device = try await store.knownDevice(header.keyID) else {
+            throw HTTPError(.unauthorized, code: "unknown-device", detail: "this outpost has not locked the keys of the signing device")
+        }
+        let key: P256.Signing.PublicKey
+        do { key = try P256.Signing.PublicKey(x963Representation: device.signingKey) } catch {
+            throw HTTPError(.internalServerError, code: "internal", detail: "the device's stored key is unusable")
+        }
+        try await gate.verify(request, key: key)
+        guard let permission = device.permission(scope) else {
+            throw HTTPError(.forbidden, code: "permission-missing", detail: "the device does not hold the \(scope.rawValue) permission")
+        }
+        return (device, permission)
+    }
+}
