@@ -20,6 +20,8 @@ final class MailWatchHarness: Sendable {
     let mailbox: MailboxRecord
     let timing: WatchTiming
     private let running = RunningTask()
+    /// Rung by the outpost API after mailbox changes; the watchers restart.
+    let reconfigured = Doorbell()
     /// Whether `startWatching` runs.
     var isWatching: Bool { running.isRunning }
     static let user = "alice"
@@ -64,7 +66,7 @@ final class MailWatchHarness: Sendable {
         let logger = Logger(service: "outpost-test", level: .warning)
         let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, doorbell: doorbell,
                                        liveActivityLifetime: liveActivityLifetime)
-        let watch = MailWatchService(store: outpost.store, notifier: notifier, timing: timing, logger: logger)
+        let watch = MailWatchService(store: outpost.store, notifier: notifier, timing: timing, logger: logger, reconfigured: reconfigured)
         let sender = ChannelSender()
         let worker = OutpostDeliveryWorker(pass: outpost.pass, logger: logger, doorbell: doorbell,
                                            channels: ChannelDeliveryPass(store: outpost.store, sender: sender, logger: logger), activities: notifier)
@@ -87,11 +89,17 @@ final class MailWatchHarness: Sendable {
     /// Appends a message over IMAP; returns its UID.
     @discardableResult
     func append(_ message: [UInt8], folder: String = "INBOX") async throws -> UInt32? {
+        try await appendAs(Self.user, Self.password, message, folder: folder)
+    }
+
+    /// Appends `message` to another user's folder.
+    @discardableResult
+    func appendAs(_ user: String, _ password: String, _ message: [UInt8], folder: String = "INBOX") async throws -> UInt32? {
         let endpoint = IMAPEndpoint(host: "localhost", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
         return try await runOffPool {
             let client = try IMAPClient(endpoint: endpoint)
             defer { client.logout() }
-            try client.authenticate(.password(user: Self.user, password: Self.password))
+            try client.authenticate(.password(user: user, password: password))
             return try client.append(message, to: folder)
         }
     }
@@ -124,12 +132,13 @@ final class MailWatchHarness: Sendable {
     }
 
     /// Waits until the folder's watcher reports `state`.
-    func waitForWatchState(_ state: FolderState.WatchState, folder: String = "INBOX", timeout: Double = 20) async throws -> FolderState {
+    func waitForWatchState(_ state: FolderState.WatchState, folder: String = "INBOX", mailboxID: Int64? = nil, timeout: Double = 20) async throws -> FolderState {
         let deadline = ContinuousClock.now + .seconds(timeout)
+        let mailboxID = mailboxID ?? mailbox.id
         while true {
-            if let s = try await outpost.store.folderState(mailboxID: mailbox.id, folder: folder), s.watchState == state { return s }
+            if let s = try await outpost.store.folderState(mailboxID: mailboxID, folder: folder), s.watchState == state { return s }
             guard ContinuousClock.now < deadline else {
-                let now = try await outpost.store.folderState(mailboxID: mailbox.id, folder: folder)
+                let now = try await outpost.store.folderState(mailboxID: mailboxID, folder: folder)
                 throw TestHarnessError("the watcher did not reach \(state.rawValue): \(String(describing: now))")
             }
             try await Task.sleep(for: .milliseconds(50))

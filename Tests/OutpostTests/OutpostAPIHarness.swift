@@ -31,7 +31,7 @@ struct OutpostAPIHarness: Sendable {
         for _ in 0..<5 {
             let port = try PortAllocator.freePort()
             let origin = "https://127.0.0.1:\(port)"
-            let api = OutpostAPI(store: watch.outpost.store, identity: watch.outpost.identity, fetcher: fetcher, origin: origin)
+            let api = OutpostAPI(store: watch.outpost.store, identity: watch.outpost.identity, fetcher: fetcher, origin: origin, reconfigured: watch.reconfigured)
             let tls = OutpostTLS(certificatePath: cert, keyPath: key, pin: try created.certificate.spkiSHA256(), selfSigned: true)
             var configuration = OutpostAPI.listenerConfiguration(listen: ListenAddress(host: "127.0.0.1", port: port), tls: tls)
             configuration.drainTimeoutSeconds = 1
@@ -88,6 +88,14 @@ struct OutpostAPIHarness: Sendable {
     static func problem(_ response: HTTPClient.Response) -> String {
         guard let type = (try? json(response))?["type"] as? String, type.hasPrefix("urn:mailwake:problem:") else { return "" }
         return String(type.dropFirst("urn:mailwake:problem:".count))
+    }
+
+    /// The JSON array of a response.
+    static func jsonArray(_ response: HTTPClient.Response) throws -> [[String: Any]] {
+        guard let array = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] else {
+            throw TestHarnessError("not a JSON array: \(response.text)")
+        }
+        return array
     }
 
     /// The JSON object of a response.

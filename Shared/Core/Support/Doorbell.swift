@@ -7,13 +7,18 @@ public final class Doorbell: Sendable {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
         var generation: UInt64 = 0
+        var rings: UInt64 = 0
     }
     private let state = Mutex(State())
 
     public init() {}
 
+    /// How many times it was rung: a waiter compares it to tell a ring from a timeout.
+    public var ringCount: UInt64 { state.withLock { $0.rings } }
+
     public func ring() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            s.rings &+= 1
             guard let w = s.waiter else {
                 s.rung = true
                 return nil

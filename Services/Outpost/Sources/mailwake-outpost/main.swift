@@ -177,7 +177,9 @@ let tool = CommandLineTool(
             let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger,
                                                historyDays: configuration[OutpostSettings.historyDays], doorbell: doorbell,
                                                channels: ChannelDeliveryPass(store: store, sender: channelSender, logger: logger), activities: notifier)
-            let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger)
+            let reconfigured = Doorbell()
+            let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger,
+                                         reconfigured: reconfigured)
             var services: [any Service] = [worker, watch]
             var fetcher: MessageFetcher?
             if !configuration[OutpostSettings.listen].isEmpty {
@@ -187,7 +189,7 @@ let tool = CommandLineTool(
                 var fetching = MessageFetcher.Configuration()
                 fetching.maxMessageBytes = configuration[OutpostSettings.bodyMaxBytes]
                 fetcher = MessageFetcher(store: store, configuration: fetching)
-                let api = OutpostAPI(store: store, identity: identity, fetcher: fetcher!, origin: origin)
+                let api = OutpostAPI(store: store, identity: identity, fetcher: fetcher!, origin: origin, reconfigured: reconfigured)
                 services.append(HTTPServer(configuration: OutpostAPI.listenerConfiguration(listen: listen, tls: tls), router: api.router(), logger: logger,
                                            metrics: MetricsRegistry()))
                 logger.info("HTTPS API", ["listen": .string(listen.description), "origin": .string(origin), "self_signed": .bool(tls.selfSigned)])

@@ -16,6 +16,8 @@ public struct OutpostAPI: Sendable {
     let gate: SignedRequestGate
     let sanitizer: HTMLSanitizer
     let clock: @Sendable () -> Int64
+    /// Rung after mailboxes change, so the watchers pick the change up.
+    let reconfigured: Doorbell?
     /// The origin requests are signed for (`PUBLIC_URL`).
     public let origin: String
 
@@ -24,8 +26,10 @@ public struct OutpostAPI: Sendable {
     ///   - identity: the outpost identity (signs and checks message references).
     ///   - fetcher: fetches messages from the mailboxes.
     ///   - origin: this API's public origin as configured.
-    public init(store: OutpostStore, identity: OutpostIdentity, fetcher: MessageFetcher, origin: String,
+    ///   - reconfigured: rung after mailbox changes (the mail watcher's).
+    public init(store: OutpostStore, identity: OutpostIdentity, fetcher: MessageFetcher, origin: String, reconfigured: Doorbell? = nil,
                 clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+        self.reconfigured = reconfigured
         self.store = store
         self.identity = identity
         self.fetcher = fetcher

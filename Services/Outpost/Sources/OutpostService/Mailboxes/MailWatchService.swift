@@ -9,17 +9,45 @@ public struct MailWatchService: Service {
     let notifier: OutpostNotifier?
     let timing: WatchTiming
     let logger: Logger
+    /// Rung when mailboxes were changed (the HTTPS API): the watchers restart with the new settings.
+    let reconfigured: Doorbell
+    /// How often the mailbox settings are compared with those being watched (changes made by the CLI).
+    let rescanInterval: Duration
 
-    public init(store: OutpostStore, notifier: OutpostNotifier?, timing: WatchTiming = WatchTiming(), logger: Logger) {
+    public init(store: OutpostStore, notifier: OutpostNotifier?, timing: WatchTiming = WatchTiming(), logger: Logger,
+                reconfigured: Doorbell = Doorbell(), rescanInterval: Duration = .seconds(30)) {
         self.store = store
         self.notifier = notifier
         self.timing = timing
         self.logger = logger
+        self.reconfigured = reconfigured
+        self.rescanInterval = rescanInterval
     }
 
     public func run() async throws {
+        try await withTaskCancellationHandler {
+            while !Task.isCancelled {
+                let rings = reconfigured.ringCount
+                let watched = try await store.mailboxes()
+                let watchers = try await self.watchers(for: watched)
+                watchers.forEach { $0.start() }
+                while !Task.isCancelled {
+                    await reconfigured.wait(timeout: rescanInterval)
+                    if reconfigured.ringCount != rings || Task.isCancelled { break }
+                    if let now = try? await store.mailboxes(), now != watched { break }
+                }
+                watchers.forEach { $0.stop() }
+                for watcher in watchers { await watcher.waitUntilFinished() }
+                if !Task.isCancelled { logger.info("mailboxes changed: watching again with the new settings") }
+            }
+        } onCancel: {
+            reconfigured.ring()
+        }
+    }
+
+    private func watchers(for mailboxes: [MailboxRecord]) async throws -> [FolderWatcher] {
         var watchers: [FolderWatcher] = []
-        for mailbox in try await store.mailboxes() where mailbox.enabled {
+        for mailbox in mailboxes where mailbox.enabled {
             let credentials = MailboxCredentials(record: mailbox, secret: try await store.mailboxSecret(mailbox.id))
             for group in Self.connectionGroups(mailbox.folders, limit: mailbox.maxConnections) {
                 watchers.append(FolderWatcher(mailbox: mailbox, folders: group, credentials: credentials, store: store, notifier: notifier,
@@ -27,14 +55,7 @@ public struct MailWatchService: Service {
             }
         }
         if watchers.isEmpty { logger.notice("no mailboxes to watch: add one with `mailwake-outpost mailbox add`") }
-        let all = watchers
-        all.forEach { $0.start() }
-        await withTaskCancellationHandler {
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-        } onCancel: {
-            all.forEach { $0.stop() }
-        }
-        for watcher in all { await watcher.waitUntilFinished() }
+        return watchers
     }
 
     /// One folder per connection up to `limit`; the rest share the last connection (polled).

@@ -35,6 +35,26 @@ extension OutpostStore {
         try await database.queryRow("SELECT * FROM mailboxes WHERE label = ?", label).map(Self.mailbox)
     }
 
+    public func mailbox(id: Int64) async throws -> MailboxRecord? {
+        try await database.queryRow("SELECT * FROM mailboxes WHERE id = ?", id).map(Self.mailbox)
+    }
+
+    /// Changes a mailbox's folders, connection limit, enabled state or
+    /// password; false when there is no such mailbox.
+    public func updateMailbox(_ id: Int64, folders: [String]? = nil, maxConnections: Int? = nil, enabled: Bool? = nil, secret: String? = nil) async throws -> Bool {
+        let now = clock()
+        let sealed = try secret.map { try box.seal(Array($0.utf8), purpose: "mailbox", context: "mailbox:\(id)") }
+        return try await database.transaction { c in
+            guard try c.queryRow("SELECT id FROM mailboxes WHERE id = ?", id) != nil else { return false }
+            if let folders { _ = try c.execute("UPDATE mailboxes SET folders = ? WHERE id = ?", Self.encodeFolders(folders), id) }
+            if let maxConnections { _ = try c.execute("UPDATE mailboxes SET max_connections = ? WHERE id = ?", Int64(maxConnections), id) }
+            if let enabled { _ = try c.execute("UPDATE mailboxes SET enabled = ? WHERE id = ?", enabled ? 1 : 0, id) }
+            if let sealed { _ = try c.execute("UPDATE mailboxes SET secret_sealed = ? WHERE id = ?", sealed, id) }
+            _ = try c.execute("UPDATE mailboxes SET updated_at = ? WHERE id = ?", now, id)
+            return true
+        }
+    }
+
     /// The password, or the OAuth token command.
     public func mailboxSecret(_ id: Int64) async throws -> String {
         guard let sealed = try await database.queryValue("SELECT secret_sealed FROM mailboxes WHERE id = ?", id, as: [UInt8].self) else {
