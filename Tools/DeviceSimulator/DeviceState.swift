@@ -13,6 +13,18 @@ struct DeviceState: Codable {
         var relay: String
     }
 
+    /// An outpost whose invitation the device redeemed.
+    struct Outpost: Codable {
+        var outpostID: String
+        /// X9.63 outpost key, base64url.
+        var outpostKey: String
+        /// The outpost's HTTPS origin.
+        var url: String
+        /// SHA-256 of its TLS key, base64url (the pin of the invitation).
+        var pin: String
+        var scopes: [String]
+    }
+
     var signingKey: String
     var agreementKey: String
     var apnsToken: String
@@ -20,6 +32,8 @@ struct DeviceState: Codable {
     var environment: String
     var pairings: [Pairing] = []
     var seenEventIDs: [String] = []
+    /// Absent in files written before management invitations existed.
+    var outposts: [Outpost]? = nil
 
     static func path(_ dir: String) -> String { dir + "/device.json" }
 

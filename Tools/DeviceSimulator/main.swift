@@ -1,6 +1,7 @@
 import Foundation
 import MailwakeCore
 import MailwakeCrypto
+import MailwakeDeviceKit
 import MailwakeHTTPClient
 import MailwakeHTTPTypes
 import MailwakeProtocol
@@ -101,6 +102,85 @@ let tool = CommandLineTool(
             try state.save(dir)
             say("consented to pairing \(link.pairingID); the outpost confirms it")
             return .success
+        },
+        .init(CommandSpec("manage", summary: "Redeem an outpost's management invitation (mailwake://manage…): check its fingerprint and TLS pin, post the signed consent; with push offered, consent to the pairing at the relay too.",
+                          positionals: ["LINK"], options: [
+            dirOption, caOption,
+            OptionSpec("scopes", value: "LIST", help: "Accept only these of the offered scopes (comma list; default all)"),
+            OptionSpec("outpost-url", value: "URL", help: "Where the outpost answers, when it differs from the link's url"),
+            OptionSpec("relay-url", value: "URL", help: "Where the relay answers, when it differs from the link's relay origin"),
+        ])) { args in
+            let dir = try args.required("dir")
+            var state = try DeviceState.load(dir)
+            let link = try ManagementLink.parse(args.positionals[0])
+            say("outpost fingerprint: \(KeyIdentity.fingerprint(of: link.outpostKey))")
+            let scopes = try args.value("scopes").map { list in
+                try list.split(separator: ",").map { s -> ManagementScope in
+                    guard let scope = ManagementScope(rawValue: String(s)) else { throw DeviceError("unknown scope \(s)") }
+                    return scope
+                }
+            }
+            let accepted = scopes ?? link.scopes
+            let session = try OutpostSession(origin: link.url, pin: link.pin, signing: try state.signing, baseURL: args.value("outpost-url"))
+            defer { session.shutdown() }
+            let r = try await session.redeem(link, scopes: accepted, agreement: try state.agreement.publicKey)
+            guard r.status == .ok else { throw DeviceError("the outpost refused the consent (\(r.status.code)): \(r.text)") }
+            let outpostID = KeyIdentity.id(of: link.outpostKey)
+            var outposts = (state.outposts ?? []).filter { $0.outpostID != outpostID }
+            outposts.append(.init(outpostID: outpostID, outpostKey: Base64URL.encode(link.outpostKey), url: link.url, pin: Base64URL.encode(link.pin),
+                                  scopes: accepted.map(\.rawValue)))
+            state.outposts = outposts
+            if accepted.contains(.push), let pairing = link.pairingLink {
+                let consent = ConsentSubmission(credential: pairing.credential,
+                                                consent: try PairingConsent.create(for: pairing, signingKey: try state.signing, agreementKey: try state.agreement.publicKey))
+                let http = try client(args)
+                defer { http.shutdown() }
+                let p = try await http.execute(.init(method: .post, url: (args.value("relay-url") ?? pairing.relay) + "/v1/pairings/\(pairing.pairingID)/consent",
+                                                     headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
+                guard p.status == .accepted else { throw DeviceError("the relay refused the pairing consent (\(p.status.code)): \(p.text)") }
+                state.pairings.append(.init(pairingID: pairing.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: pairing.relay))
+            }
+            try state.save(dir)
+            say("redeemed: \(r.text)")
+            return .success
+        },
+        .init(CommandSpec("read", summary: "Read a message's body from its outpost by the ref of its notification; prints the body document (JSON).",
+                          positionals: ["REF"], options: [
+            dirOption, OptionSpec("outpost-url", value: "URL", help: "Where the outpost answers, when it differs from its origin"),
+        ])) { args in
+            let state = try DeviceState.load(args.required("dir"))
+            let ref = args.positionals[0]
+            guard let payload = ref.split(separator: ".").first.flatMap({ Base64URL.decode(String($0)) }),
+                  let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any], let outpostID = object["o"] as? String,
+                  let outpost = state.outposts?.first(where: { $0.outpostID == outpostID })
+            else { throw DeviceError("the ref names no outpost this device redeemed an invitation of (`mailwake-device manage LINK`)") }
+            let session = try OutpostSession(origin: outpost.url, pin: Base64URL.decode(outpost.pin) ?? [], signing: try state.signing,
+                                             baseURL: args.value("outpost-url"))
+            defer { session.shutdown() }
+            let r = try await session.body(ref: ref)
+            guard r.status == .ok else { throw DeviceError("the outpost answered \(r.status.code): \(r.text)") }
+            say(r.text)
+            return .success
+        },
+        .init(CommandSpec("outpost", summary: "Send a signed management request to an outpost and print the answer (e.g. GET /v1/status).",
+                          positionals: ["METHOD", "PATH"], options: [
+            dirOption, OptionSpec("outpost", value: "ID", help: "The outpost (default: the only one)"),
+            OptionSpec("body", value: "JSON", help: "A JSON body"),
+            OptionSpec("outpost-url", value: "URL", help: "Where the outpost answers, when it differs from its origin"),
+        ])) { args in
+            let state = try DeviceState.load(args.required("dir"))
+            let known = state.outposts ?? []
+            guard let outpost = args.value("outpost").map({ id in known.first { $0.outpostID == id } }) ?? (known.count == 1 ? known.first : nil) else {
+                throw DeviceError("name the outpost with --outpost (known: \(known.map(\.outpostID).joined(separator: ", ")))")
+            }
+            let method = HTTPMethod(rawValue: args.positionals[0].uppercased())
+            guard [.get, .post, .put, .patch, .delete].contains(method) else { throw DeviceError("unknown method \(args.positionals[0])") }
+            let session = try OutpostSession(origin: outpost.url, pin: Base64URL.decode(outpost.pin) ?? [], signing: try state.signing,
+                                             baseURL: args.value("outpost-url"))
+            defer { session.shutdown() }
+            let r = try await session.send(method, args.positionals[1], body: args.value("body").map { Array($0.utf8) })
+            say("\(r.status.code) \(r.text)")
+            return (200..<300).contains(Int(r.status.code)) ? .success : .failure
         },
         .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device; print new notifications as JSON lines.", options: [
             dirOption, caOption,

@@ -358,6 +358,10 @@ extension OutpostAPI {
 
     private func revoke(_ scopeName: String, from deviceID: String, by device: KnownDevice) async throws -> HTTPResponse {
         guard let scope = ManagementScope(rawValue: scopeName) else { throw HTTPError(.notFound, code: "no-such-scope", detail: "a scope is manage, content or push") }
+        guard !(scope == .manage && deviceID == device.deviceID) else {
+            throw HTTPError(.conflict, code: "own-manage-permission",
+                            detail: "a device cannot revoke its own manage permission: another managing device or `mailwake-outpost devices revoke` can")
+        }
         guard scope != .push else {
             throw HTTPError(.conflict, code: "push-via-relay", detail: "push ends by unpairing: DELETE /v1/pairings/{id} at the relay, or `mailwake-outpost devices revoke ID push`")
         }
