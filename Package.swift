@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "mailwake-relay-bench", targets: ["mailwake-relay-bench"]),
         .executable(name: "mailwake-apns-simulator", targets: ["mailwake-apns-simulator"]),
         .executable(name: "mailwake-device", targets: ["mailwake-device"]),
+        .executable(name: "mailwake-body-bench", targets: ["mailwake-body-bench"]),
         .library(name: "MailwakeCrypto", targets: ["MailwakeCrypto"]),
         .library(name: "MailwakeProtocol", targets: ["MailwakeProtocol"]),
         .library(name: "MailwakeCore", targets: ["MailwakeCore"]),
@@ -291,6 +292,13 @@ let package = Package(
             name: "mailwake-protocol-bench",
             dependencies: ["MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "COpenSSLShims"],
             path: "Tools/ProtocolBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-body-bench",
+            dependencies: ["MailwakeMail"],
+            path: "Tools/BodyBench",
+            exclude: ["run"],
             swiftSettings: strict
         ),
         .target(

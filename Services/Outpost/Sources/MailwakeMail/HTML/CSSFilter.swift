@@ -36,27 +36,36 @@ enum CSSFilter {
 
     /// A `style` attribute's declarations, filtered; empty when nothing is kept.
     static func declarations(_ css: String) -> String {
-        var kept: [String] = []
-        for item in stripComments(css).split(separator: ";") {
-            guard let colon = item.firstIndex(of: ":") else { continue }
-            let name = item[..<colon].trimmingSpaces.lowercased()
-            let value = item[item.index(after: colon)...].trimmingSpaces
-            guard properties.contains(name), isSafeValue(value) else { continue }
-            kept.append("\(name):\(value)")
+        let bytes = Array(stripComments(css).utf8)
+        var kept: [UInt8] = []
+        kept.reserveCapacity(bytes.count)
+        for item in bytes.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true) {
+            guard let colon = item.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = Bytes.lowercased(Bytes.trimmed(item[item.startIndex..<colon]))
+            let value = Bytes.trimmed(item[(colon + 1)...])
+            guard properties.contains(String(decoding: name, as: UTF8.self)), isSafeValue(value) else { continue }
+            if !kept.isEmpty { kept.append(UInt8(ascii: ";")) }
+            kept += name
+            kept.append(UInt8(ascii: ":"))
+            kept += value
         }
-        return kept.joined(separator: ";")
+        return String(decoding: kept, as: UTF8.self)
     }
 
     /// Whether a declaration value is plain: short, no forbidden words, only
     /// allowed functions, balanced quotes and parentheses.
-    static func isSafeValue(_ value: String) -> Bool {
-        guard !value.isEmpty, value.utf8.count <= 512 else { return false }
-        let lower = value.lowercased()
-        for word in forbidden where lower.contains(word) { return false }
+    static func isSafeValue(_ value: String) -> Bool { isSafeValue(Array(value.utf8)[...]) }
+
+    static let forbiddenBytes: [[UInt8]] = forbidden.map { Array($0.utf8) }
+
+    static func isSafeValue(_ value: ArraySlice<UInt8>) -> Bool {
+        guard !value.isEmpty, value.count <= 512 else { return false }
+        let lower = Bytes.lowercased(value)
+        for word in forbiddenBytes where Bytes.contains(lower, word) { return false }
         var depth = 0
         var quote: UInt8? = nil
         var identifier: [UInt8] = []
-        for b in lower.utf8 {
+        for b in lower {
             if let q = quote {
                 if b == q { quote = nil }
                 continue
@@ -149,9 +158,9 @@ enum CSSFilter {
 
     /// Removes `/* … */` comments; an unterminated one ends the text.
     static func stripComments(_ css: String) -> String {
-        guard css.contains("/*") else { return css }
-        var out: [UInt8] = []
         let bytes = Array(css.utf8)
+        guard Bytes.contains(bytes, Array("/*".utf8)) else { return css }
+        var out: [UInt8] = []
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
@@ -206,4 +215,36 @@ enum CSSFilter {
 
 extension Substring {
     var trimmingSpaces: String { String(self).trimmingSpaces }
+}
+
+/// Byte helpers of the sanitizer's hot paths (ASCII case and spaces only).
+enum Bytes {
+    @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C }
+
+    static func trimmed(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var lo = s.startIndex
+        var hi = s.endIndex
+        while lo < hi, isSpace(s[lo]) { lo += 1 }
+        while hi > lo, isSpace(s[hi - 1]) { hi -= 1 }
+        return s[lo..<hi]
+    }
+
+    static func lowercased(_ s: ArraySlice<UInt8>) -> [UInt8] {
+        s.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        var i = 0
+        let last = haystack.count - needle.count
+        while i <= last {
+            if haystack[i] == first {
+                var j = 1
+                while j < needle.count, haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
 }

@@ -28,7 +28,7 @@ enum HTMLTextRenderer {
             let pre = stack[top].pre
             switch HTMLDocument.classify(child) {
             case .text(let text):
-                out.append(String(cString: text), preformatted: pre)
+                out.append(text, preformatted: pre)
             case .other:
                 continue
             case .element(let name, let isHTML, let node):
@@ -88,40 +88,65 @@ enum HTMLTextRenderer {
 
     /// Accumulates text with collapsed spaces and at most one blank line.
     struct TextBuffer {
-        private var scalars = String.UnicodeScalarView()
+        private var bytes: [UInt8] = []
         private var pendingSpace = false
         private var newlines = 2   // at the start: no leading breaks
 
         mutating func append(_ s: String, preformatted: Bool) {
-            for u in s.unicodeScalars {
-                if u == "\u{00A0}" || (!preformatted && (u == " " || u == "\t" || u == "\n" || u == "\r" || u == "\u{0C}")) {
+            var utf8 = Array(s.utf8)
+            utf8.withUnsafeMutableBufferPointer { append($0, preformatted: preformatted) }
+        }
+
+        mutating func append(_ p: UnsafePointer<CChar>, preformatted: Bool) {
+            var n = 0
+            while p[n] != 0 { n += 1 }
+            p.withMemoryRebound(to: UInt8.self, capacity: n) { append(UnsafeBufferPointer(start: $0, count: n), preformatted: preformatted) }
+        }
+
+        private mutating func append(_ utf8: UnsafeBufferPointer<UInt8>, preformatted: Bool) {
+            var i = 0
+            while i < utf8.count {
+                let b = utf8[i]
+                // U+00A0 (C2 A0) counts as a space
+                let nbsp = b == 0xC2 && i + 1 < utf8.count && utf8[i + 1] == 0xA0
+                if nbsp || (!preformatted && (b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C)) {
                     if newlines == 0 { pendingSpace = true }
+                    i += nbsp ? 2 : 1
                     continue
                 }
-                if u == "\n" {
-                    scalars.append(u)
+                if b == 0x0A {
+                    bytes.append(b)
                     newlines += 1
                     pendingSpace = false
+                    i += 1
                     continue
                 }
-                if u.value < 0x20 && u != "\t" { continue }
-                if pendingSpace { scalars.append(" ") }
+                if b < 0x20 && b != 0x09 {
+                    i += 1
+                    continue
+                }
+                if pendingSpace { bytes.append(0x20) }
                 pendingSpace = false
-                scalars.append(u)
+                bytes.append(b)
                 newlines = 0
+                i += 1
             }
+        }
+
+        private mutating func append(_ utf8: UnsafeMutableBufferPointer<UInt8>, preformatted: Bool) {
+            append(UnsafeBufferPointer(utf8), preformatted: preformatted)
         }
 
         mutating func breakLine(paragraph: Bool, force: Bool = false) {
             pendingSpace = false
             let wanted = paragraph ? 2 : 1
             if force {
-                scalars.append("\n")
+                bytes.append(0x0A)
                 newlines += 1
                 return
             }
             while newlines < wanted {
-                scalars.append("\n")
+                bytes.append(0x0A)
                 newlines += 1
             }
         }
@@ -131,9 +156,9 @@ enum HTMLTextRenderer {
         }
 
         var result: String {
-            var s = String(scalars)
-            while s.hasSuffix("\n") || s.hasSuffix(" ") { s.removeLast() }
-            return s
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x20 { end -= 1 }
+            return String(decoding: bytes[..<end], as: UTF8.self)
         }
     }
 }

@@ -20,11 +20,14 @@ enum URLPolicy {
     /// Removes what browsers ignore: leading and trailing C0 controls and
     /// spaces, and ASCII tab, LF and CR anywhere.
     static func clean(_ raw: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        for s in raw.unicodeScalars where s != "\t" && s != "\n" && s != "\r" { scalars.append(s) }
-        let trimmed = String(scalars)
-        let isEdge: (Character) -> Bool = { c in c.unicodeScalars.allSatisfy { $0.value <= 0x20 } }
-        return String(trimmed.drop(while: isEdge).reversed().drop(while: isEdge).reversed())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.utf8.count)
+        for b in raw.utf8 where b != 0x09 && b != 0x0A && b != 0x0D { bytes.append(b) }
+        var lo = 0
+        var hi = bytes.count
+        while lo < hi, bytes[lo] <= 0x20 { lo += 1 }
+        while hi > lo, bytes[hi - 1] <= 0x20 { hi -= 1 }
+        return String(decoding: bytes[lo..<hi], as: UTF8.self)
     }
 
     /// The lower-case scheme, or nil for a relative URL.
@@ -106,7 +109,6 @@ extension String {
     }
 
     var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}" }
-        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+        String(decoding: Bytes.trimmed(Array(utf8)[...]), as: UTF8.self)
     }
 }
