@@ -8,8 +8,7 @@ struct MailboxCommandLineTests {
     static let password = "s3cret pässword with spaces"
 
     /// Runs the outpost with `password` on standard input; returns (exit status, output).
-    static func run(_ arguments: [String], stdin: String = "") async throws -> (Int32, String) {
-        let executable = OutpostCommandLineTests.executable
+    static func run(_ arguments: [String], stdin: String = "", executable: String = OutpostCommandLineTests.executable) async throws -> (Int32, String) {
         return try await runOffPool {
             let output = NSTemporaryDirectory() + "/mailwake-cli-\(UUID().uuidString).log"
             defer { unlink(output) }

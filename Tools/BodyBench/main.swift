@@ -5,14 +5,16 @@ import MailwakeMail
 /// document (DESIGN.md §6): the HTML sanitizer alone in MB/s, the whole
 /// document (MIME, sanitizer, text, JSON) per second for a typical 60 KB HTML
 /// newsletter, and the time pathological documents take. Prints one JSON
-/// object. Usage: mailwake-body-bench [--seconds S] [--fixtures DIR]
+/// object. Usage: mailwake-body-bench [--seconds S] [--fixtures DIR] [--write-message FILE]
 var seconds = 3.0
 var fixtures = "Tests/Fixtures/html-layout"
+var writeMessage: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let a = arguments.popFirst() {
     switch a {
     case "--seconds": seconds = Double(arguments.popFirst() ?? "") ?? seconds
     case "--fixtures": fixtures = arguments.popFirst() ?? fixtures
+    case "--write-message": writeMessage = arguments.popFirst()
     default:
         FileHandle.standardError.write(Data("usage: mailwake-body-bench [--seconds S] [--fixtures DIR]\n".utf8))
         exit(2)
@@ -81,6 +83,11 @@ let part: @Sendable (String) -> String = { "/v1/messages/part?ref=REF&cid=\($0)"
 var sink = 0
 let sanitize = measure(seconds) { sink &+= sanitizer.sanitize(htmlBytes, partURL: part).html?.utf8.count ?? 0 }
 let raw = message(html: html)
+if let writeMessage {
+    // The body-read benchmark appends this message to Dovecot and reads it back over HTTPS.
+    _ = FileManager.default.createFile(atPath: writeMessage, contents: Data(raw))
+    exit(0)
+}
 let document = measure(seconds) { sink &+= (try? BodyDocument(message: raw, partURL: part).jsonBytes.count) ?? 0 }
 
 var pathological: [[String: Any]] = []
