@@ -66,6 +66,25 @@ struct BodyReadingTests {
         #expect(!flags.contains("\\Seen"), "reading the body leaves the message unread")
     }
 
+    @Test func nothingOfTheBodyIsStoredOnTheOutpost() async throws {
+        let h = try await OutpostAPIHarness.start()
+        let session = try await h.grant([.content], to: h.watch.device)
+        let marker = "Zebra-\(UUID().uuidString)-crossing"
+        let note = try await h.deliver(MailWatchHarness.message(subject: "Plain", body: "The body holds \(marker) and nothing else."))
+        let read = try await session.body(ref: try #require(note.ref))
+        #expect(read.text.contains(marker))
+        // The database, its write-ahead log and everything else in the data directory.
+        let files = try FileManager.default.subpathsOfDirectory(atPath: h.watch.outpost.directory.path)
+        #expect(files.contains("outpost.db"))
+        for file in files {
+            var isDirectory: ObjCBool = false
+            let path = h.watch.outpost.directory.path + "/" + file
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(file) holds the body")
+        }
+    }
+
     @Test func everyAnswerIsUncachableAndUnsniffable() async throws {
         let h = try await OutpostAPIHarness.start()
         let session = try await h.grant([.content], to: h.watch.device)
