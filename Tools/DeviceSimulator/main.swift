@@ -34,6 +34,19 @@ func signed(_ http: HTTPClient, _ state: DeviceState, _ method: HTTPMethod, base
 
 func say(_ text: String) { StandardStreams.write(text + "\n") }
 
+/// Posts the device's consent to a push pairing at the relay (`--relay-url`,
+/// `--ca-file`) and remembers the pairing.
+func consentToPairing(_ link: PairingLink, _ state: inout DeviceState, _ args: ParsedArguments) async throws {
+    let consent = ConsentSubmission(credential: link.credential,
+                                    consent: try PairingConsent.create(for: link, signingKey: try state.signing, agreementKey: try state.agreement.publicKey))
+    let http = try client(args)
+    defer { http.shutdown() }
+    let r = try await http.execute(.init(method: .post, url: (args.value("relay-url") ?? link.relay) + "/v1/pairings/\(link.pairingID)/consent",
+                                         headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
+    guard r.status == .accepted else { throw DeviceError("the relay refused the consent (\(r.status.code)): \(r.text)") }
+    state.pairings.append(.init(pairingID: link.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: link.relay))
+}
+
 /// A signed POST to accounts (`--accounts`, `--origin`, `--ca-file`); throws unless it answers 2xx.
 func postToAccounts(_ args: ParsedArguments, _ state: DeviceState, path: String, body: [UInt8]) async throws -> HTTPClient.Response {
     let base = try args.required("accounts")
@@ -90,15 +103,7 @@ let tool = CommandLineTool(
             var state = try DeviceState.load(dir)
             let link = try PairingLink.parse(args.positionals[0])
             say("outpost fingerprint: \(link.outpostFingerprint)")
-            let consent = ConsentSubmission(credential: link.credential,
-                                            consent: try PairingConsent.create(for: link, signingKey: try state.signing, agreementKey: try state.agreement.publicKey))
-            let http = try client(args)
-            defer { http.shutdown() }
-            let base = args.value("relay-url") ?? link.relay
-            let r = try await http.execute(.init(method: .post, url: base + "/v1/pairings/\(link.pairingID)/consent",
-                                                 headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
-            guard r.status == .accepted else { throw DeviceError("the relay refused the consent (\(r.status.code)): \(r.text)") }
-            state.pairings.append(.init(pairingID: link.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: link.relay))
+            try await consentToPairing(link, &state, args)
             try state.save(dir)
             say("consented to pairing \(link.pairingID); the outpost confirms it")
             return .success
@@ -131,14 +136,7 @@ let tool = CommandLineTool(
                                   scopes: accepted.map(\.rawValue)))
             state.outposts = outposts
             if accepted.contains(.push), let pairing = link.pairingLink {
-                let consent = ConsentSubmission(credential: pairing.credential,
-                                                consent: try PairingConsent.create(for: pairing, signingKey: try state.signing, agreementKey: try state.agreement.publicKey))
-                let http = try client(args)
-                defer { http.shutdown() }
-                let p = try await http.execute(.init(method: .post, url: (args.value("relay-url") ?? pairing.relay) + "/v1/pairings/\(pairing.pairingID)/consent",
-                                                     headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
-                guard p.status == .accepted else { throw DeviceError("the relay refused the pairing consent (\(p.status.code)): \(p.text)") }
-                state.pairings.append(.init(pairingID: pairing.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: pairing.relay))
+                try await consentToPairing(pairing, &state, args)
             }
             try state.save(dir)
             say("redeemed: \(r.text)")

@@ -66,17 +66,25 @@ static void mw_visit(GMimeObject *parent, GMimeObject *part, gpointer data) {
     g_free(text);
 }
 
-int mw_mime_summarize(const uint8_t *data, size_t length, size_t max_text, mw_mime_summary *out) {
-    memset(out, 0, sizeof *out);
+/* Parses a whole message: 0 with *message set, -1 not a message, -2 too complex. */
+static int mw_mime_parse_message(const uint8_t *data, size_t length, GMimeMessage **message) {
+    *message = NULL;
     if (mw_mime_too_complex(data, length)) return -2;
     mw_mime_init_once();
     GMimeStream *stream = g_mime_stream_mem_new_with_buffer((const char *)data, length);
     if (stream == NULL) return -1;
     GMimeParser *parser = g_mime_parser_new_with_stream(stream);
     g_object_unref(stream);
-    GMimeMessage *message = g_mime_parser_construct_message(parser, NULL);
+    *message = g_mime_parser_construct_message(parser, NULL);
     g_object_unref(parser);
-    if (message == NULL) return -1;
+    return *message == NULL ? -1 : 0;
+}
+
+int mw_mime_summarize(const uint8_t *data, size_t length, size_t max_text, mw_mime_summary *out) {
+    memset(out, 0, sizeof *out);
+    GMimeMessage *message;
+    int rc = mw_mime_parse_message(data, length, &message);
+    if (rc != 0) return rc;
 
     out->subject = mw_strdup_bounded(g_mime_message_get_subject(message), 4096);
     InternetAddressList *from = g_mime_message_get_from(message);
@@ -248,15 +256,9 @@ static void mw_body_visit(GMimeObject *object, int depth, mw_body_walk *walk) {
 
 int mw_mime_body_parse(const uint8_t *data, size_t length, size_t max_text, size_t max_inline, const char *want_cid, mw_mime_body *out) {
     memset(out, 0, sizeof *out);
-    if (mw_mime_too_complex(data, length)) return -2;
-    mw_mime_init_once();
-    GMimeStream *stream = g_mime_stream_mem_new_with_buffer((const char *)data, length);
-    if (stream == NULL) return -1;
-    GMimeParser *parser = g_mime_parser_new_with_stream(stream);
-    g_object_unref(stream);
-    GMimeMessage *message = g_mime_parser_construct_message(parser, NULL);
-    g_object_unref(parser);
-    if (message == NULL) return -1;
+    GMimeMessage *message;
+    int rc = mw_mime_parse_message(data, length, &message);
+    if (rc != 0) return rc;
 
     out->subject = mw_strdup_bounded(g_mime_message_get_subject(message), 4096);
     GDateTime *date = g_mime_message_get_date(message);

@@ -46,11 +46,7 @@ let deviceCommands: [CommandLineTool.Command] = [
         say("  outpost address:     \(origin)\(tls.selfSigned ? " (self-signed certificate, pinned by the link)" : "")")
         say("  valid until \(time(offer.link.expiresAt)) (5 minutes), once")
         say("")
-        let qr = try QRCode(offer.link.link)
-        if let png = args.value("png") { try qr.writePNG(to: png); say("QR code written to \(png)") }
-        if !args.flag("no-qr") { say(qr.terminalText); say("") }
-        say(offer.link.link)
-        say("")
+        try showLink(offer.link.link, args)
         say("Waiting for the App (the outpost's `serve` must be running to answer it)…")
         async let pushed: PairedDevice? = offer.pairing == nil ? nil : pairing!.complete(offer.pairing!)
         let redeemed = try await invitations.waitForRedemption(offer)

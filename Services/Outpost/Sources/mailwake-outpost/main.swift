@@ -31,6 +31,16 @@ func openOutpost(_ args: ParsedArguments, needsRelay: Bool = true) async throws 
 
 func say(_ text: String) { StandardStreams.write(text + "\n") }
 
+/// Prints a pairing or invitation link with its QR code (in the terminal unless
+/// `--no-qr`, and as a PNG with `--png FILE`).
+func showLink(_ link: String, _ args: ParsedArguments) throws {
+    let qr = try QRCode(link)
+    if let png = args.value("png") { try qr.writePNG(to: png); say("QR code written to \(png)") }
+    if !args.flag("no-qr") { say(qr.terminalText); say("") }
+    say(link)
+    say("")
+}
+
 func time(_ unix: Int64) -> String {
     let f = DateFormatter()
     f.locale = Locale(identifier: "en_US_POSIX")
@@ -95,11 +105,7 @@ let tool = CommandLineTool(
             say("  outpost fingerprint: \(identity.fingerprint)")
             say("  valid until \(time(offer.link.expiresAt)) (5 minutes); the App shows the same fingerprint")
             say("")
-            let qr = try QRCode(offer.link.link)
-            if let png = args.value("png") { try qr.writePNG(to: png); say("QR code written to \(png)") }
-            if !args.flag("no-qr") { say(qr.terminalText); say("") }
-            say(offer.link.link)
-            say("")
+            try showLink(offer.link.link, args)
             say("Waiting for the App's consent…")
             let device = try await pairing.complete(offer)
             await store.close()
