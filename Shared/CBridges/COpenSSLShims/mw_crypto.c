@@ -42,6 +42,15 @@ static BIGNUM *g_order = NULL;
 static const uint8_t g_empty[1] = {0};
 #define NONNULL(p) ((p) != NULL ? (const void *)(p) : (const void *)g_empty)
 
+/* OpenSSL frees its global state in an atexit handler. Swift programs exit
+ * while other threads may still release keys or contexts (a task's last
+ * reference going away), which then touch freed state: a double free at exit.
+ * Opting out when the library loads, before any other OpenSSL call, leaves
+ * the process's end to the kernel. */
+__attribute__((constructor)) static void mw_crypto_no_atexit(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
 static void mw_init_once(void) {
     g_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
     g_aes256gcm = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL);

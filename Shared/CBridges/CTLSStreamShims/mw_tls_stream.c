@@ -31,6 +31,12 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+/* No atexit cleanup of OpenSSL's globals: threads may still be tearing down
+ * connections when a Swift program exits (see mw_crypto.c). */
+__attribute__((constructor)) static void mw_tls_no_atexit(void) {
+    OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
 struct mw_tls_stream {
     int fd;
     int cancel_fd;
