@@ -69,7 +69,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
         defer { Task { await store.close() } }
         try await store.addMailbox(record, secret: secret)
         await store.close()
-        say("Mailbox '\(label)' added: watching \(folders.joined(separator: ", ")). `mailwake-outpost serve` (or a restart of it) starts watching.")
+        say("Mailbox '\(label)' added: watching \(folders.joined(separator: ", ")). A running `serve` starts watching it within 30 seconds.")
         return .success
     },
     .init(CommandSpec("mailbox list", summary: "List the mailboxes and how their folders are being watched.", options: [dataDirOption])) { args in
@@ -96,7 +96,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
         let removed = try await store.removeMailbox(label: label)
         await store.close()
         guard removed else { throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)") }
-        say("Mailbox '\(label)' removed with its credentials. A running `serve` stops watching it at its next restart.")
+        say("Mailbox '\(label)' removed with its credentials. A running `serve` stops watching it within 30 seconds.")
         return .success
     }),
     .init(CommandSpec("mailbox test", summary: "Connect, log in, list folders and report the server's capabilities.", positionals: ["LABEL"],

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Checks the deployment files against what was built (scripts/test):
+
+1. docker-compose.yml is valid Compose (`docker-compose config`, no engine needed).
+2. Every MAILWAKE_<SERVICE>_* variable a compose service sets is a setting the
+   service's binary knows (`<binary> settings`), or one the outpost image's
+   entrypoint consumes: a typo would otherwise fall back to a default.
+3. Each image's runtime package list (deploy/*/Dockerfile, between the
+   `runtime libraries` markers) is exactly the Debian packages of the shared
+   libraries its binary needs (ELF NEEDED, resolved like `ldd`), minus the
+   Swift runtime (linked statically in the images) and what bookworm-slim has.
+
+Usage: check_deploy.py BIN_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SWIFT_RUNTIME = re.compile(r"^(libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|lib_Testing|libXCTest)")
+IN_SLIM_BASE = {"libc6", "libgcc-s1", "libstdc++6", "zlib1g"}
+failures = []
+
+
+def fail(message: str) -> None:
+    failures.append(message)
+    print("check-deploy: FAIL: " + message, file=sys.stderr)
+
+
+def run(args) -> str:
+    return subprocess.run(args, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+
+
+def package_of(library: str) -> str:
+    for line in run(["ldconfig", "-p"]).splitlines():
+        parts = line.strip().split(" => ")
+        if len(parts) == 2 and parts[0].split(" ")[0] == library:
+            path = parts[1]
+            for candidate in (path, os.path.realpath(path), "/usr" + path if not path.startswith("/usr") else path[4:]):
+                result = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
+                if result.returncode == 0:
+                    return result.stdout.split(":")[0].strip()
+    fail(f"no Debian package ships {library}")
+    return "?"
+
+
+def needed_packages(binary: str) -> set:
+    ldd = run(["ldd", binary])
+    if "not found" in ldd:
+        fail(f"{binary}: ldd finds unresolved libraries:\n{ldd}")
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run(["readelf", "-d", binary]))
+    return {package_of(lib) for lib in needed if not SWIFT_RUNTIME.match(lib)} - IN_SLIM_BASE
+
+
+def main() -> int:
+    bin_dir = sys.argv[1]
+    compose = subprocess.run(["docker-compose", "-f", "docker-compose.yml", "config"], capture_output=True, text=True, cwd=ROOT)
+    if compose.returncode != 0:
+        fail("docker-compose config: " + compose.stderr.strip())
+        return 1
+    services = yaml.safe_load(compose.stdout)["services"]
+    print(f"check-deploy: docker-compose.yml is valid ({len(services)} services)")
+
+    entrypoint = open(os.path.join(ROOT, "deploy/outpost/entrypoint.sh")).read()
+    entrypoint_keys = set(re.findall(r"MAILWAKE_OUTPOST_[A-Z_]+", entrypoint.split("unset", 1)[1]))
+    for name, service in services.items():
+        dockerfile = (service.get("build") or {}).get("dockerfile", "")
+        m = re.match(r"deploy/(accounts|relay|outpost)/Dockerfile", dockerfile)
+        if not m:
+            continue
+        binary = os.path.join(bin_dir, "mailwake-" + m.group(1))
+        known = set(re.findall(r"`(MAILWAKE_[A-Z_]+)`", run([binary, "settings"])))
+        prefix = "MAILWAKE_" + m.group(1).upper() + "_"
+        for key in (service.get("environment") or {}):
+            if key.startswith(prefix) and key not in known and key not in entrypoint_keys:
+                fail(f"compose service {name} sets {key}, which mailwake-{m.group(1)} does not know")
+    print("check-deploy: every MAILWAKE_* variable in docker-compose.yml is a known setting")
+
+    for name in sorted(os.listdir(os.path.join(ROOT, "deploy"))):
+        path = os.path.join(ROOT, "deploy", name, "Dockerfile")
+        if not os.path.isfile(path):
+            continue
+        text = open(path).read()
+        block = re.search(r"# runtime libraries begin\n(.*?)# runtime libraries end", text, re.S)
+        product = re.search(r"--product (\S+)", text)
+        if not block or not product:
+            continue
+        listed = set(block.group(1).replace("\\", " ").split())
+        needed = needed_packages(os.path.join(bin_dir, product.group(1)))
+        if listed != needed:
+            fail(f"deploy/{name}/Dockerfile lists {sorted(listed)} but {product.group(1)} needs {sorted(needed)}")
+        else:
+            print(f"check-deploy: deploy/{name}/Dockerfile runtime libraries match {product.group(1)}: {' '.join(sorted(needed))}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
