@@ -80,6 +80,33 @@ def main() -> int:
                 fail(f"compose service {name} sets {key}, which mailwake-{m.group(1)} does not know")
     print("check-deploy: every MAILWAKE_* variable in docker-compose.yml is a known setting")
 
+    for service in ("accounts", "relay", "outpost"):
+        known = set(re.findall(r"`(MAILWAKE_[A-Z_]+)`", run([os.path.join(bin_dir, "mailwake-" + service), "settings"])))
+        template = open(os.path.join(ROOT, f"deploy/systemd/{service}.env.example")).read()
+        for key in re.findall(r"^\s*#?\s*(MAILWAKE_[A-Z_]+)=", template, re.M):
+            if key not in known:
+                fail(f"deploy/systemd/{service}.env.example sets {key}, which mailwake-{service} does not know")
+    print("check-deploy: every setting in the systemd env templates is known")
+
+    # The units: systemd-analyze verify on copies whose ExecStart points at the built binaries.
+    for unit in sorted(f for f in os.listdir(os.path.join(ROOT, "deploy/systemd")) if f.endswith(".service")):
+        text = open(os.path.join(ROOT, "deploy/systemd", unit)).read()
+        text = re.sub(r"ExecStart=/usr/local/bin/(\S+)", lambda m: "ExecStart=" + os.path.join(bin_dir, m.group(1)), text)
+        for key in ("ProtectSystem=strict", "NoNewPrivileges=yes", "PrivateTmp=yes", "CapabilityBoundingSet=", "EnvironmentFile="):
+            if key not in text:
+                fail(f"deploy/systemd/{unit} lacks {key}")
+        if "DynamicUser=yes" not in text and "User=" not in text:
+            fail(f"deploy/systemd/{unit} runs as root")
+        staging = "/tmp/mailwake-unit-check"
+        os.makedirs(staging, exist_ok=True)
+        path = os.path.join(staging, unit)
+        open(path, "w").write(text)
+        verify = subprocess.run(["systemd-analyze", "verify", path], capture_output=True, text=True)
+        problems = [l for l in verify.stderr.splitlines() if unit in l and "Failed to" not in l or "Unknown" in l]
+        if verify.returncode != 0 or problems:
+            fail(f"systemd-analyze verify {unit}: {verify.stderr.strip()}")
+    print("check-deploy: the systemd units verify (systemd-analyze) and are sandboxed")
+
     for name in sorted(os.listdir(os.path.join(ROOT, "deploy"))):
         path = os.path.join(ROOT, "deploy", name, "Dockerfile")
         if not os.path.isfile(path):
