@@ -182,7 +182,8 @@ let tool = CommandLineTool(
         },
         .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device; print new notifications as JSON lines.", options: [
             dirOption, caOption,
-            OptionSpec("apns", value: "URL", required: true, help: "The APNs simulator's URL"),
+            OptionSpec("apns", value: "URL", help: "The APNs simulator's URL (its recent deliveries, in memory)"),
+            OptionSpec("record", value: "FILE", help: "Read the simulator's --record file instead (every delivery since it was started, across restarts)"),
             OptionSpec("wait", value: "SECONDS", help: "Wait up to this long for at least one new notification"),
         ])) { args in
             let dir = try args.required("dir")
@@ -192,9 +193,17 @@ let tool = CommandLineTool(
             let deadline = ContinuousClock.now + .seconds(Double(try args.int64("wait") ?? 0))
             var shown = 0
             repeat {
-                let r = try await http.execute(.init(url: try args.required("apns") + "/_sim/deliveries?since=0&limit=10000"))
-                let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]
-                for d in (object?["deliveries"] as? [[String: Any]]) ?? [] {
+                let deliveries: [[String: Any]]
+                if let record = args.value("record") {
+                    let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+                    deliveries = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                } else {
+                    guard let apns = args.value("apns") else { throw DeviceError("name the simulator with --apns URL or its record with --record FILE") }
+                    let r = try await http.execute(.init(url: apns + "/_sim/deliveries?since=0&limit=10000"))
+                    let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]
+                    deliveries = (object?["deliveries"] as? [[String: Any]]) ?? []
+                }
+                for d in deliveries {
                     guard d["status"] as? Int == 200, let token = d["device_token"] as? String,
                           token == state.apnsToken || token == state.pushToStartToken,
                           let payload = d["payload"] as? String, let eventID = d["apns_id"] as? String, !state.seenEventIDs.contains(eventID)

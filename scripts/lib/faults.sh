@@ -39,7 +39,8 @@ fault_send() {  # TAG N INTERVAL
   done
 }
 
-# Reads the iPhone's inbox until every mail of TAG was opened or TIMEOUT passes;
+# Reads the iPhone's inbox (from the APNs simulator's record file, which
+# survives the simulator's restarts) until every mail of TAG was opened or TIMEOUT passes;
 # prints "appended delivered duplicates".
 fault_count() {  # PYTHON TAG N TIMEOUT
   local python="$1" tag="$2" n="$3" timeout="$4" bin deadline
@@ -47,11 +48,11 @@ fault_count() {  # PYTHON TAG N TIMEOUT
   source "$FAULT_DEMO/endpoints.env"
   deadline=$(( $(date +%s) + timeout ))
   while :; do
-    "$bin/mailwake-device" inbox --dir "$FAULT_DEMO/iphone" --apns "$APNS" --ca-file "$FAULT_DEMO/ca.pem" --wait 1 >> "$FAULT_DEMO/opened.jsonl" || true
+    "$bin/mailwake-device" inbox --dir "$FAULT_DEMO/iphone" --record "$FAULT_DEMO/apns-deliveries.jsonl" --wait 1 >> "$FAULT_DEMO/opened.jsonl" || true
     if [ "$(grep -c "\"subject\":\"$tag #" "$FAULT_DEMO/opened.jsonl" || true)" -ge "$n" ] || [ "$(date +%s)" -ge "$deadline" ]; then break; fi
   done
   sleep 2   # late duplicates would show now
-  "$bin/mailwake-device" inbox --dir "$FAULT_DEMO/iphone" --apns "$APNS" --ca-file "$FAULT_DEMO/ca.pem" >> "$FAULT_DEMO/opened.jsonl" || true
+  "$bin/mailwake-device" inbox --dir "$FAULT_DEMO/iphone" --record "$FAULT_DEMO/apns-deliveries.jsonl" >> "$FAULT_DEMO/opened.jsonl" || true
   "$python" - "$FAULT_DEMO/opened.jsonl" "$FAULT_DEMO/apns-deliveries.jsonl" "$tag" "$n" <<'PY'
 import json, sys
 opened_path, record_path, tag, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -135,7 +136,7 @@ faults_suite() {
   local python="$1"; shift
   local scenarios=("$@") line failed=0
   [ ${#scenarios[@]} -gt 0 ] || scenarios=(kill-relay kill-accounts kill-outpost kill-apns restart-postgres imap-drop apns-503-429-goaway disk-full)
-  trap 'umount ".demo/outpost" 2>/dev/null || true; scripts/demo stop >/dev/null 2>&1 || true' RETURN
+  trap 'scripts/demo stop >/dev/null 2>&1 || true; umount ".demo/outpost" 2>/dev/null || true; rm -rf .demo' RETURN
   scripts/demo > .build/faults-demo.log 2>&1 || { tail -n 40 .build/faults-demo.log >&2; echo "faults: scripts/demo failed" >&2; return 1; }
   : > "$FAULT_DEMO/opened.jsonl"
   printf '\n| fault | appended | delivered | duplicates |\n| --- | --- | --- | --- |\n' > .build/faults-table.md
