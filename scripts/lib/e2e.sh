@@ -22,7 +22,7 @@ e2e_suite() {
   code="$("$python" -c 'import secrets; print(10000000 + secrets.randbelow(89999999))')"   # 8 digits: never by chance in a dump
   subject="Your sign-in code"
   sender="security@northwind.example"
-  trap 'scripts/demo stop >/dev/null 2>&1 || true' RETURN
+  trap 'trap - RETURN; scripts/demo stop >/dev/null 2>&1 || true' RETURN
   MAILWAKE_DEMO_CODE="$code" scripts/demo > ".build/e2e-demo.log" 2>&1 || { tail -n 40 .build/e2e-demo.log >&2; e2e_fail "scripts/demo"; return 1; }
 
   # What the iPhone saw.
