@@ -1,5 +1,6 @@
 import Foundation
 import MailwakeCrypto
+import MailwakeDeviceKit
 import MailwakeProtocol
 
 /// A simulated iPhone's state on disk (`device.json`, mode 0600): its keys,
@@ -66,6 +67,11 @@ struct DeviceState: Codable {
     var agreement: P256.KeyAgreement.PrivateKey {
         get throws { try P256.KeyAgreement.PrivateKey(pkcs8DERRepresentation: Base64URL.decode(agreementKey) ?? []) }
     }
+    /// A signed, pinned session with an outpost this device redeemed an invitation of.
+    func session(with outpost: Outpost, baseURL: String?) throws -> OutpostSession {
+        try OutpostSession(origin: outpost.url, pin: Base64URL.decode(outpost.pin) ?? [], signing: try signing, baseURL: baseURL)
+    }
+
     var deviceID: String {
         get throws { KeyIdentity.id(of: try signing.publicKey) }
     }

@@ -152,8 +152,7 @@ let tool = CommandLineTool(
                   let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any], let outpostID = object["o"] as? String,
                   let outpost = state.outposts?.first(where: { $0.outpostID == outpostID })
             else { throw DeviceError("the ref names no outpost this device redeemed an invitation of (`mailwake-device manage LINK`)") }
-            let session = try OutpostSession(origin: outpost.url, pin: Base64URL.decode(outpost.pin) ?? [], signing: try state.signing,
-                                             baseURL: args.value("outpost-url"))
+            let session = try state.session(with: outpost, baseURL: args.value("outpost-url"))
             defer { session.shutdown() }
             let r = try await session.body(ref: ref)
             guard r.status == .ok else { throw DeviceError("the outpost answered \(r.status.code): \(r.text)") }
@@ -173,8 +172,7 @@ let tool = CommandLineTool(
             }
             let method = HTTPMethod(rawValue: args.positionals[0].uppercased())
             guard [.get, .post, .put, .patch, .delete].contains(method) else { throw DeviceError("unknown method \(args.positionals[0])") }
-            let session = try OutpostSession(origin: outpost.url, pin: Base64URL.decode(outpost.pin) ?? [], signing: try state.signing,
-                                             baseURL: args.value("outpost-url"))
+            let session = try state.session(with: outpost, baseURL: args.value("outpost-url"))
             defer { session.shutdown() }
             let r = try await session.send(method, args.positionals[1], body: args.value("body").map { Array($0.utf8) })
             say("\(r.status.code) \(r.text)")
