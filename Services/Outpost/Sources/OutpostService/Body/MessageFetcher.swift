@@ -56,7 +56,7 @@ public actor MessageFetcher {
     /// Fetches message `uid` of `folder` in mailbox `mailboxID` if the
     /// folder still has `uidValidity`.
     public func fetch(mailboxID: Int64, folder: String, uidValidity: UInt32, uid: UInt32) async throws -> FetchedMessage {
-        guard let record = try await store.mailboxes().first(where: { $0.id == mailboxID }) else { throw Failure.gone }
+        guard let record = try await store.mailbox(id: mailboxID) else { throw Failure.gone }
         let maxBytes = configuration.maxMessageBytes
         for attempt in 0..<2 {
             let pooled = attempt == 0 ? checkout(mailboxID) : nil
