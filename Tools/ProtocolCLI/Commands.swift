@@ -78,7 +78,7 @@ enum Commands {
         guard let kind = EnvelopeKind(rawValue: kindName) else { throw UsageError("--kind must be notification or live-activity") }
         var activity: ActivityInfo?
         if let json = args.value("activity-json") {
-            activity = try StrictJSON.decode(ActivityInfo.self, from: Array(json.utf8))
+            activity = try ActivityInfo.decode(Array(json.utf8))
         }
         let context = EncryptionContext(aud: try args.required("aud"), pairingID: try args.required("pairing"), eventID: try args.required("event"),
                                         kind: kind, iat: UInt64(iat), activity: activity)

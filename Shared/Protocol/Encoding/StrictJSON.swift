@@ -57,14 +57,19 @@ public enum StrictJSON {
 
     /// Checks well-formedness (RFC 8259), size, depth, duplicate keys and numbers.
     public static func validate(_ data: [UInt8], limits: Limits = Limits()) throws(ProtocolError) {
+        _ = try parse(data, limits: limits)
+    }
+
+    /// Parses `data` under the rules of `validate` into a `Value` tree, in one pass.
+    public static func parse(_ data: [UInt8], limits: Limits = Limits()) throws(ProtocolError) -> Value {
         guard data.count <= limits.maxBytes else {
             throw ProtocolError(.tooLarge, "JSON document over \(limits.maxBytes) bytes")
         }
-        var parser = Validator(bytes: data, limits: limits)
-        try parser.run()
+        var parser = Parser(bytes: data, limits: limits)
+        return try parser.run()
     }
 
-    private struct Validator {
+    private struct Parser {
         let bytes: [UInt8]
         let limits: Limits
         var i = 0
@@ -74,11 +79,12 @@ public enum StrictJSON {
             self.limits = limits
         }
 
-        mutating func run() throws(ProtocolError) {
+        mutating func run() throws(ProtocolError) -> Value {
             skipSpace()
-            try value(depth: 0)
+            let v = try value(depth: 0)
             skipSpace()
             guard i == bytes.count else { throw fail("trailing bytes after the JSON value") }
+            return v
         }
 
         func fail(_ what: String) -> ProtocolError { .malformed("invalid JSON at byte \(i): \(what)") }
@@ -87,16 +93,16 @@ public enum StrictJSON {
             while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
         }
 
-        mutating func value(depth: Int) throws(ProtocolError) {
+        mutating func value(depth: Int) throws(ProtocolError) -> Value {
             guard i < bytes.count else { throw fail("unexpected end") }
             switch bytes[i] {
-            case UInt8(ascii: "{"): try object(depth: depth + 1)
-            case UInt8(ascii: "["): try array(depth: depth + 1)
-            case UInt8(ascii: "\""): _ = try string()
-            case UInt8(ascii: "t"): try literal("true")
-            case UInt8(ascii: "f"): try literal("false")
-            case UInt8(ascii: "n"): try literal("null")
-            default: try number()
+            case UInt8(ascii: "{"): return .object(try object(depth: depth + 1))
+            case UInt8(ascii: "["): return .array(try array(depth: depth + 1))
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            default: return try number()
             }
         }
 
@@ -108,42 +114,51 @@ public enum StrictJSON {
             i += n
         }
 
-        mutating func object(depth: Int) throws(ProtocolError) {
+        mutating func object(depth: Int) throws(ProtocolError) -> [Member] {
             guard depth <= limits.maxDepth else { throw fail("nesting deeper than \(limits.maxDepth)") }
             i += 1
-            var keys = Set<[UInt8]>()
+            var members: [Member] = []
+            var keys: Set<[UInt8]>?
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return members }
             while true {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a key") }
                 let key = try string()
-                guard keys.insert(key).inserted else { throw fail("duplicate key") }
+                // Protocol objects are small: a linear scan beats hashing
+                // until an object grows large.
+                if keys != nil {
+                    guard keys!.insert(key).inserted else { throw fail("duplicate key") }
+                } else {
+                    guard !members.contains(where: { $0.key == key }) else { throw fail("duplicate key") }
+                    if members.count == 15 { keys = Set(members.map(\.key) + [key]) }
+                }
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 i += 1
                 skipSpace()
-                try value(depth: depth)
+                members.append(Member(key: key, value: try value(depth: depth)))
                 skipSpace()
                 guard i < bytes.count else { throw fail("unexpected end") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return }
+                if bytes[i] == UInt8(ascii: "}") { i += 1; return members }
                 throw fail("expected ',' or '}'")
             }
         }
 
-        mutating func array(depth: Int) throws(ProtocolError) {
+        mutating func array(depth: Int) throws(ProtocolError) -> [Value] {
             guard depth <= limits.maxDepth else { throw fail("nesting deeper than \(limits.maxDepth)") }
             i += 1
+            var elements: [Value] = []
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return elements }
             while true {
                 skipSpace()
-                try value(depth: depth)
+                elements.append(try value(depth: depth))
                 skipSpace()
                 guard i < bytes.count else { throw fail("unexpected end") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return }
+                if bytes[i] == UInt8(ascii: "]") { i += 1; return elements }
                 throw fail("expected ',' or ']'")
             }
         }
@@ -244,7 +259,7 @@ public enum StrictJSON {
             return len
         }
 
-        mutating func number() throws(ProtocolError) {
+        mutating func number() throws(ProtocolError) -> Value {
             let start = i
             if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard i < bytes.count, isDigit(bytes[i]) else { throw fail("unexpected character") }
@@ -269,6 +284,7 @@ public enum StrictJSON {
             }
             if fractional && !limits.allowFractions { throw fail("only integers are allowed") }
             guard i - start <= 20 else { throw fail("number too long") }
+            return .number(Array(bytes[start..<i]))
         }
 
         func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }

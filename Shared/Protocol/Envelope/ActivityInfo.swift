@@ -1,5 +1,5 @@
 /// The Live Activity fields of a `live-activity` envelope (PROTOCOL.md §3, §5).
-public struct ActivityInfo: Sendable, Hashable, Codable {
+public struct ActivityInfo: Sendable, Hashable, Encodable {
     /// The lifecycle event of a Live Activity.
     public enum Event: String, Sendable, Hashable, Codable, CaseIterable {
         case start, update, end
@@ -32,18 +32,25 @@ public struct ActivityInfo: Sendable, Hashable, Codable {
         case dismissalDate = "dismissal_date"
     }
 
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "activity")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decodeString(.id, maxBytes: Self.maxIDBytes)
-        guard Self.isValidID(id) else { throw ProtocolError.malformed("activity.id has characters outside A-Z a-z 0-9 - _ .") }
-        guard let e = Event(rawValue: try c.decode(String.self, forKey: .event)) else {
-            throw ProtocolError.malformed("activity.event must be start, update or end")
+    /// The keys of an activity object.
+    static let fieldNames = CodingKeys.allCases.map(\.rawValue)
+
+    /// Decodes an activity object strictly.
+    public static func decode(_ json: [UInt8]) throws(ProtocolError) -> ActivityInfo {
+        try ActivityInfo(fields: StrictJSON.Fields(StrictJSON.parse(json), allowed: fieldNames, in: "activity"))
+    }
+
+    /// Reads the fields of a parsed activity object.
+    init(fields c: StrictJSON.Fields) throws(ProtocolError) {
+        id = try c.string("id", maxBytes: Self.maxIDBytes)
+        guard Self.isValidID(id) else { throw .malformed("activity.id has characters outside A-Z a-z 0-9 - _ .") }
+        guard let e = Event(rawValue: String(decoding: try c.stringBytes("event"), as: UTF8.self)) else {
+            throw .malformed("activity.event must be start, update or end")
         }
         event = e
-        timestamp = try c.decodeUnsigned(.timestamp)
-        staleDate = try c.decodeUnsigned(.staleDate)
-        dismissalDate = try c.decodeUnsigned(.dismissalDate)
+        timestamp = try c.unsigned("timestamp")
+        staleDate = try c.unsigned("stale_date")
+        dismissalDate = try c.unsigned("dismissal_date")
     }
 
     /// Whether `id` is 1...128 characters of `A-Z a-z 0-9 - _ .`.

@@ -89,43 +89,47 @@ public struct Envelope: Sendable, Hashable {
     /// duplicate keys, non-integers, wrong lengths and a `v` other than 1 are
     /// refused.
     public static func decode(_ json: [UInt8]) throws(ProtocolError) -> Envelope {
-        let envelope = try StrictJSON.decode(Envelope.self, from: json, limits: .init(maxBytes: maxJSONBytes))
+        let fields = try StrictJSON.Fields(StrictJSON.parse(json, limits: .init(maxBytes: maxJSONBytes)), allowed: fieldNames, in: "envelope")
+        let envelope = try Envelope(fields: fields)
         try envelope.validateShape()
         return envelope
     }
+
+    /// The keys of an envelope document.
+    static let fieldNames = CodingKeys.allCases.map(\.rawValue)
+
+    /// Reads the fields of a parsed envelope document (one pass, no `Decodable`:
+    /// this is the relay's hot path).
+    init(fields c: StrictJSON.Fields) throws(ProtocolError) {
+        guard try c.int64("v") == Self.version else { throw .malformed("unsupported envelope version") }
+        let alg = try c.string("alg", maxBytes: 64)
+        guard alg == EncryptionContext.algorithm else { throw .malformed("alg must be \(EncryptionContext.algorithm)") }
+        guard let kind = EnvelopeKind(rawValue: try c.string("kind", maxBytes: 32)) else {
+            throw .malformed("kind must be notification or live-activity")
+        }
+        let activity = try c.object("activity", allowed: ActivityInfo.fieldNames, in: "activity").map { f throws(ProtocolError) in try ActivityInfo(fields: f) }
+        context = EncryptionContext(
+            aud: try c.string("aud", maxBytes: EncryptionContext.maxAudienceBytes),
+            pairingID: try c.string("pairing_id", maxBytes: 22),
+            eventID: try c.string("event_id", maxBytes: 36),
+            kind: kind,
+            iat: try c.unsigned("iat"),
+            activity: activity,
+            alg: alg
+        )
+        ephemeralPublicKey = try c.base64URL("epk", count: 65)
+        salt = try c.base64URL("salt", count: 32)
+        nonce = try c.base64URL("nonce", count: 12)
+        ciphertext = try c.base64URL("ct", range: 16...Self.maxCiphertextBytes)
+        signature = try c.base64URL("sig", count: 64)
+    }
 }
 
-extension Envelope: Codable {
+extension Envelope: Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case v, alg, aud, kind, iat, epk, salt, nonce, ct, sig, activity
         case pairingID = "pairing_id"
         case eventID = "event_id"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "envelope")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        guard try c.decode(Int64.self, forKey: .v) == Self.version else { throw ProtocolError.malformed("unsupported envelope version") }
-        let alg = try c.decodeString(.alg, maxBytes: 64)
-        guard alg == EncryptionContext.algorithm else { throw ProtocolError.malformed("alg must be \(EncryptionContext.algorithm)") }
-        guard let kind = EnvelopeKind(rawValue: try c.decodeString(.kind, maxBytes: 32)) else {
-            throw ProtocolError.malformed("kind must be notification or live-activity")
-        }
-        let activity = try c.decodeIfPresent(ActivityInfo.self, forKey: .activity)
-        context = EncryptionContext(
-            aud: try c.decodeString(.aud, maxBytes: EncryptionContext.maxAudienceBytes),
-            pairingID: try c.decodeString(.pairingID, maxBytes: 22),
-            eventID: try c.decodeString(.eventID, maxBytes: 36),
-            kind: kind,
-            iat: try c.decodeUnsigned(.iat),
-            activity: activity,
-            alg: alg
-        )
-        ephemeralPublicKey = try c.decodeBase64URL(.epk, count: 65)
-        salt = try c.decodeBase64URL(.salt, count: 32)
-        nonce = try c.decodeBase64URL(.nonce, count: 12)
-        ciphertext = try c.decodeBase64URL(.ct, range: 16...Self.maxCiphertextBytes)
-        signature = try c.decodeBase64URL(.sig, count: 64)
     }
 
     public func encode(to encoder: any Encoder) throws {

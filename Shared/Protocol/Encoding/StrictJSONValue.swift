@@ -1,0 +1,20 @@
+extension StrictJSON {
+    /// A JSON value parsed under the strict rules of `StrictJSON.validate`.
+    ///
+    /// Strings hold their unescaped UTF-8 bytes (already validated) and
+    /// numbers their literal text, so nothing is converted until a field is read.
+    public enum Value: Sendable, Hashable {
+        case object([Member])
+        case array([Value])
+        case string([UInt8])
+        case number([UInt8])
+        case bool(Bool)
+        case null
+    }
+
+    /// One member of an object, in document order (keys are unique).
+    public struct Member: Sendable, Hashable {
+        public var key: [UInt8]
+        public var value: Value
+    }
+}
