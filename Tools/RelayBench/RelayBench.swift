@@ -143,8 +143,13 @@ final class RelayBench: @unchecked Sendable {
         _ = try await waitForSimulator(total: 500, timeout: 60)
 
         let fixedCount = Int(Double(options.rate) * options.seconds)
-        let fixed = try await fixedRatePhase(makeEnvelopes(fixedCount), seen: 500)
-        let saturation = try await saturationPhase(makeEnvelopes(options.saturation), seen: 500 + fixedCount, verifyMicros: verifyMicros)
+        let fixedEnvelopes = try makeEnvelopes(fixedCount)
+        Self.progress("fixed-rate phase begins")
+        let fixed = try await fixedRatePhase(fixedEnvelopes, seen: 500)
+        let saturationEnvelopes = try makeEnvelopes(options.saturation)
+        Self.progress("saturation phase begins")
+        let saturation = try await saturationPhase(saturationEnvelopes, seen: 500 + fixedCount, verifyMicros: verifyMicros)
+        Self.progress("done")
         return [
             "benchmark": "mailwake-relay-bench",
             "setup": "one mailwake-relay serve process (TLS, HTTP/1.1 keep-alive), PostgreSQL, the APNs simulator (HTTP/2 + TLS), accounts, and this client on one machine",
@@ -154,6 +159,11 @@ final class RelayBench: @unchecked Sendable {
             "fixed_rate": fixed, "saturation": saturation,
             "target": "≥ 8,000/s sustained; p99 accept → APNs < 50 ms at 2,000/s (DESIGN.md §6)",
         ]
+    }
+
+    /// Says on stderr where the run is, so a profiler can be attached to one phase.
+    static func progress(_ what: String) {
+        FileHandle.standardError.write(Data("mailwake-relay-bench: \(what)\n".utf8))
     }
 
     /// Envelopes round-robin over the pairings, sealed before any timing starts.
