@@ -72,11 +72,11 @@ public enum Base64URL {
 
     /// Decodes a field that must hold exactly `count` bytes.
     static func decode(_ string: String, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
-        try decode(Array(string.utf8), field: field, count: count)
+        try decode(Array(string.utf8)[...], field: field, count: count)
     }
 
     /// Decodes a field (its UTF-8 bytes) that must hold exactly `count` bytes.
-    static func decode(_ chars: [UInt8], field: String, count: Int) throws(ProtocolError) -> [UInt8] {
+    static func decode(_ chars: ArraySlice<UInt8>, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
         guard let bytes = chars.withUnsafeBufferPointer({ decode($0) }) else { throw .malformed("\(field) is not base64url without padding") }
         guard bytes.count == count else { throw .malformed("\(field) must be \(count) bytes, got \(bytes.count)") }
         return bytes
@@ -84,11 +84,11 @@ public enum Base64URL {
 
     /// Decodes a field whose length must lie in `range`.
     static func decode(_ string: String, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
-        try decode(Array(string.utf8), field: field, range: range)
+        try decode(Array(string.utf8)[...], field: field, range: range)
     }
 
     /// Decodes a field (its UTF-8 bytes) whose length must lie in `range`.
-    static func decode(_ chars: [UInt8], field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
+    static func decode(_ chars: ArraySlice<UInt8>, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
         guard chars.count <= encodedLength(of: range.upperBound) else {
             throw ProtocolError(.tooLarge, "\(field) is longer than \(range.upperBound) bytes")
         }

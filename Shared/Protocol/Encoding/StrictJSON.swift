@@ -118,7 +118,7 @@ public enum StrictJSON {
             guard depth <= limits.maxDepth else { throw fail("nesting deeper than \(limits.maxDepth)") }
             i += 1
             var members: [Member] = []
-            var keys: Set<[UInt8]>?
+            var keys: Set<ArraySlice<UInt8>>?
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return members }
             while true {
@@ -163,15 +163,27 @@ public enum StrictJSON {
             }
         }
 
-        /// Returns the unescaped UTF-8 bytes of the string, for duplicate detection.
-        mutating func string() throws(ProtocolError) -> [UInt8] {
+        /// Returns the unescaped UTF-8 bytes of the string.
+        mutating func string() throws(ProtocolError) -> ArraySlice<UInt8> {
             i += 1
-            var decoded = [UInt8]()
+            let start = i
+            // Without escapes the string is a slice of the document: no copy.
             while i < bytes.count {
                 let c = bytes[i]
                 if c == UInt8(ascii: "\"") {
                     i += 1
-                    return decoded
+                    return bytes[start..<i - 1]
+                }
+                if c == UInt8(ascii: "\\") { break }
+                if c < 0x20 { throw fail("control character in a string") }
+                i += c < 0x80 ? 1 : try utf8Length(at: i)
+            }
+            var decoded = Array(bytes[start..<i])
+            while i < bytes.count {
+                let c = bytes[i]
+                if c == UInt8(ascii: "\"") {
+                    i += 1
+                    return decoded[...]
                 }
                 if c < 0x20 { throw fail("control character in a string") }
                 if c == UInt8(ascii: "\\") {

@@ -39,7 +39,7 @@ extension StrictJSON {
         }
 
         /// The UTF-8 bytes of a string field.
-        public func stringBytes(_ key: String) throws(ProtocolError) -> [UInt8] {
+        public func stringBytes(_ key: String) throws(ProtocolError) -> ArraySlice<UInt8> {
             guard case .string(let bytes) = try required(key) else { throw .malformed("wrong type at \(name(key))") }
             return bytes
         }
