@@ -141,6 +141,33 @@ struct DeliveryTests {
         #expect(seen.map(\.status) == [status, status, 200])
     }
 
+    @Test func aRetriedDeliveryKeepsItsPayloadAndAFinishedOneDropsIt() async throws {
+        let p = try await Paired.start()
+        let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
+        defer { Task { await database.close() } }
+        func payloadBytes(_ eventID: String) async throws -> (status: String, bytes: Int) {
+            let (status, bytes) = try await database.query("SELECT status, octet_length(payload) FROM deliveries WHERE event_id = \(eventID)").single()
+                .decode((String, Int32).self)
+            return (status, Int(bytes))
+        }
+        // Held at the first 503 with a long backoff: queued, payload kept for the retry.
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: 1)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        #expect(try await p.stack.submit(envelope).status == .accepted)
+        _ = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 10)
+        var row = try await payloadBytes(envelope.context.eventID)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while row.status == "sending", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            row = try await payloadBytes(envelope.context.eventID)
+        }
+        #expect(row.status == "queued")
+        #expect(row.bytes > 100, "a delivery waiting for its retry keeps its payload")
+        let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
+        #expect(final["status"] as? String == "sent")
+        #expect(try await payloadBytes(envelope.context.eventID) == ("sent", 0))
+    }
+
     @Test func aPayloadAPNsCallsTooLargeFailsWithoutRetry() async throws {
         let p = try await Paired.start()
         let (_, final) = try await Self.deliverOne(p, apnsAnswers: 413, "PayloadTooLarge")

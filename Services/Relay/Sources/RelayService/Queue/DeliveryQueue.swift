@@ -154,12 +154,15 @@ final class DeliveryQueue: Sendable {
         b.append(PostgresArray(items.map(\.reason)))
         b.append(PostgresArray(items.map(\.atMS)))
         // A delivery already finished (another instance re-claimed it after a
-        // lease ran out and finished first) keeps its first outcome.
+        // lease ran out and finished first) keeps its first outcome. A
+        // finished delivery drops its payload: nothing sends it again, and the
+        // row version this update writes (and its WAL) shrinks by the payload.
         try await database.execute(PostgresQuery(unsafeSQL: """
             WITH updated AS (
                 UPDATE deliveries d
                 SET status = u.status, next_attempt_ms = u.next_ms, apns_status = u.apns_status, apns_reason = u.reason,
-                    updated_ms = u.at_ms, claimed_by = NULL
+                    updated_ms = u.at_ms, claimed_by = NULL,
+                    payload = CASE WHEN u.status IN ('sent', 'failed', 'expired') THEN ''::bytea ELSE d.payload END
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
                     AS u(pairing_id, event_id, status, next_ms, apns_status, reason, at_ms)
                 WHERE d.pairing_id = u.pairing_id AND d.event_id = u.event_id AND d.status IN ('queued', 'sending')
@@ -175,7 +178,7 @@ final class DeliveryQueue: Sendable {
     @discardableResult
     func failUnfinished(pairingID: String, reason: String, nowMS: Int64) async throws -> Int {
         try await database.execute("""
-            UPDATE deliveries SET status = 'failed', apns_reason = \(reason), updated_ms = \(nowMS), claimed_by = NULL
+            UPDATE deliveries SET status = 'failed', apns_reason = \(reason), updated_ms = \(nowMS), claimed_by = NULL, payload = ''::bytea
             WHERE pairing_id = \(pairingID) AND status IN ('queued', 'sending')
             """)
     }
