@@ -16,6 +16,8 @@ final class APNsClient: Sendable {
     private let logger: Logger
     private let metrics: MetricsRegistry
     private let requestSeconds: Histogram
+    /// Series of `mailwake_relay_apns_requests_total` already looked up, by outcome/status/reason.
+    private let requestCounters = Mutex<[String: Counter]>([:])
 
     init(configuration: RelayConfiguration.APNs, logger: Logger, metrics: MetricsRegistry) throws {
         self.configuration = configuration
@@ -74,8 +76,16 @@ final class APNsClient: Sendable {
         case .sent: reason = ""
         case .failed(_, let r, _, _), .retry(_, let r), .renewToken(_, let r): reason = r
         }
-        metrics.counter("mailwake_relay_apns_requests_total", help: "APNs requests by outcome, status and reason.",
-                        labels: ["outcome": result.outcomeLabel, "status": Self.statusLabel(result), "reason": reason]).increment()
+        let outcome = result.outcomeLabel, status = Self.statusLabel(result)
+        let counter = requestCounters.withLock { cache in
+            let key = outcome + "/" + status + "/" + reason
+            if let c = cache[key] { return c }
+            let c = metrics.counter("mailwake_relay_apns_requests_total", help: "APNs requests by outcome, status and reason.",
+                                    labels: ["outcome": outcome, "status": status, "reason": reason])
+            cache[key] = c
+            return c
+        }
+        counter.increment()
         return result
     }
 
