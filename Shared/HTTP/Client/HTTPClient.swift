@@ -208,17 +208,33 @@ public final class HTTPClient: Sendable {
         guard !request.method.rawValue.isEmpty, request.method.rawValue.utf8.allSatisfy(isTokenByte) else { throw bad("method is not an HTTP token") }
         let url = request.url.utf8
         guard !url.isEmpty, !url.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw bad("URL is empty or contains spaces or control characters") }
-        let lower = request.url.lowercased()
-        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { throw bad("URL scheme must be https or http") }
+        guard hasPrefixIgnoringASCIICase(url, "https://") || hasPrefixIgnoringASCIICase(url, "http://") else {
+            throw bad("URL scheme must be https or http")
+        }
         for field in request.headers {
             guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else { throw bad("header name is not an HTTP token") }
             // Name only: values may be secrets.
             guard !field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
                 throw bad("header \(field.name) has a control character in its value")
             }
-            let name = field.name.lowercased()
-            guard name != "content-length", name != "transfer-encoding" else { throw bad("header \(field.name) is set by the client itself") }
+            let name = field.name.utf8
+            guard !(name.count == 14 && hasPrefixIgnoringASCIICase(name, "content-length")),
+                  !(name.count == 17 && hasPrefixIgnoringASCIICase(name, "transfer-encoding"))
+            else { throw bad("header \(field.name) is set by the client itself") }
         }
+    }
+
+    /// Whether `bytes` starts with the lowercase ASCII `prefix`, ignoring ASCII case (no allocation).
+    private static func hasPrefixIgnoringASCIICase(_ bytes: String.UTF8View, _ prefix: StaticString) -> Bool {
+        let p = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        var i = bytes.startIndex
+        for expected in p {
+            guard i != bytes.endIndex else { return false }
+            let b = bytes[i]
+            guard (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b) == expected else { return false }
+            i = bytes.index(after: i)
+        }
+        return true
     }
 
     private static func isTokenByte(_ b: UInt8) -> Bool {
@@ -240,10 +256,22 @@ public final class HTTPClient: Sendable {
 
     /// `scheme://host[:port]` of a URL, without user info, path or query.
     static func origin(of url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "?" }
-        let rest = url[schemeEnd.upperBound...]
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        return url[..<schemeEnd.upperBound].lowercased() + authority
+        let bytes = Array(url.utf8)
+        var schemeEnd: Int?
+        if bytes.count >= 3 {
+            for i in 0...(bytes.count - 3) where bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") {
+                schemeEnd = i + 3
+                break
+            }
+        }
+        guard let schemeEnd else { return "?" }
+        var end = schemeEnd
+        var start = schemeEnd
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
+            if bytes[end] == UInt8(ascii: "@") { start = end + 1 }
+            end += 1
+        }
+        let scheme = bytes[..<schemeEnd].map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        return String(decoding: scheme + bytes[start..<end], as: UTF8.self)
     }
 }
