@@ -231,3 +231,37 @@ import Testing
         }
     }
 }
+
+/// Idle connections are kept for the next requests, up to the per-host limit.
+@Suite struct ConnectionReuseTests {
+    @Test func aQuietSpellBetweenBurstsClosesNoHTTP1Connection() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates, alpn: ["http/1.1"])
+            defer { server.stop() }
+            let width = 12
+            let client = try HTTPClient(configuration: .trusting(certificates) {
+                $0.httpVersion = .http1_1
+                $0.maxConnectionsPerHost = width
+            })
+            defer { client.shutdown() }
+            func burst() async throws -> (newConnections: Int, connections: Set<Int>) {
+                try await withThrowingTaskGroup(of: HTTPClient.Response.self) { group in
+                    for _ in 0..<width { group.addTask { try await client.execute(.init(url: server.baseURL + "/echo")) } }
+                    var opened = 0
+                    var seen = Set<Int>()
+                    for try await response in group {
+                        opened += response.transfer.newConnections
+                        seen.insert(try Echo(response).connection)
+                    }
+                    return (opened, seen)
+                }
+            }
+            let first = try await burst()
+            #expect(first.newConnections >= 2, "the burst needed several connections")
+            // One request at a time: few transfers in flight.
+            for _ in 0..<3 { _ = try await client.execute(.init(url: server.baseURL + "/echo")) }
+            let second = try await burst()
+            #expect(second.newConnections <= width - first.newConnections, "connections of the first burst were kept: \(second.newConnections) new")
+        }
+    }
+}

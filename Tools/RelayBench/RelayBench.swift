@@ -200,6 +200,7 @@ final class RelayBench: @unchecked Sendable {
 
     /// Open loop at `options.rate` a second.
     func fixedRatePhase(_ envelopes: [Envelope], seen: Int) async throws -> [String: Any] {
+        let cpuBefore = relay.cpuSeconds
         let start = ContinuousClock.now
         let interval = Duration.seconds(1) / options.rate
         let sendTimes = Locked([String: Double]())
@@ -221,6 +222,7 @@ final class RelayBench: @unchecked Sendable {
         }
         let acceptSeconds = (ContinuousClock.now - start).seconds
         let deliveries = try await waitForSimulator(total: seen + envelopes.count, timeout: 120)
+        let cpuMicros = (relay.cpuSeconds - cpuBefore) * 1e6 / Double(envelopes.count)
         let times = sendTimes.withLock { $0 }
         let answered = answerTimes.withLock { $0 }
         var latencies: [Double] = []
@@ -242,6 +244,7 @@ final class RelayBench: @unchecked Sendable {
             "intake_ms": Percentiles(intake.withLock { $0 }).summary,
             "submit_to_apns_ms": Percentiles(latencies).summary,
             "accepted_to_apns_ms": Percentiles(afterAnswer).summary,
+            "relay_cpu_us_per_envelope": round1(cpuMicros),
         ]
     }
 

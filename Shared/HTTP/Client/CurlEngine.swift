@@ -100,6 +100,11 @@ final class CurlEngine: @unchecked Sendable {
         self.metrics = metrics.map { ClientMetrics(registry: $0, prefix: configuration.metricsPrefix, client: configuration.name) }
         _ = mw_curl_multi_set_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
         _ = mw_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
+        // libcurl's default cache holds 4 connections per transfer in flight,
+        // so a quiet spell closed connections a burst had opened, and the next
+        // burst paid new TLS handshakes (on both ends). Keep every connection
+        // the per-host limit allows, for a few hosts.
+        _ = mw_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxConnectionsPerHost * 4)
         _ = mw_curl_multi_set_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams)
     }
 
