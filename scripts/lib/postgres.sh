@@ -7,6 +7,10 @@
 #                       to DIR/url and exports MAILWAKE_TEST_POSTGRES_URL.
 #   pg_test_stop DIR    fast shutdown, then removes DIR.
 #
+# Tests run the cluster with fsync and full-page writes off (a crashed test
+# machine loses nothing of value). PG_TEST_DURABLE=1 keeps PostgreSQL's
+# durable defaults: benchmarks use it, so their figures include every fsync.
+#
 # As root (CI), the server runs as the unprivileged "postgres" system user
 # (from Debian's postgresql package) and DIR is handed to it.
 
@@ -49,8 +53,10 @@ pg_test_start() {
     || { cat "$dir/initdb.log" >&2; return 1; }
   rm -f "$dir/pwfile"
   port="$(pg_test_free_port)"
+  local durability="-c fsync=off -c full_page_writes=off"
+  [ "${PG_TEST_DURABLE:-0}" = 1 ] && durability="-c fsync=on -c full_page_writes=on -c synchronous_commit=on"
   (cd "$dir" && pg_test_as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
-      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=300 -c dynamic_shared_memory_type=mmap" \
+      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 $durability -c max_connections=300 -c dynamic_shared_memory_type=mmap" \
       >/dev/null) || { tail -n 40 "$dir/postgres.log" >&2; return 1; }
   MAILWAKE_TEST_POSTGRES_URL="postgres://mailwake:${password}@127.0.0.1:${port}/postgres?sslmode=disable"
   (umask 077 && printf '%s\n' "$MAILWAKE_TEST_POSTGRES_URL" > "$dir/url")
