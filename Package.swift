@@ -286,6 +286,7 @@ let package = Package(
             name: "mailwake-relay-bench",
             dependencies: ["AccountsService", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/RelayBench",
+            exclude: ["run"],
             swiftSettings: strict
         ),
         .executableTarget(
