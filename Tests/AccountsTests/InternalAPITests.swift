@@ -1,6 +1,7 @@
 import AccountsService
 import Foundation
 import MailwakeCrypto
+import MailwakeHTTPClient
 import MailwakeHTTPTypes
 import MailwakePostgres
 import MailwakeProtocol
@@ -157,4 +158,52 @@ struct InternalAPITests {
             #expect(!line.contains(Base64URL.encode(device.signing.publicKey.x963Representation)))
         }
     }
+}
+
+@Suite("Accounts: batched authorizations for the relay", .serialized, .awaitedCleanup)
+struct BatchedAuthorizationTests {
+    func query(_ f: AccountsFixture, _ ids: [String], bearer: String? = AccountsFixture.serviceToken) async throws -> HTTPClient.Response {
+        let body = try JSONSerialization.data(withJSONObject: ["device_ids": ids])
+        return try await f.send(.post, "/internal/v1/authorizations", json: String(decoding: body, as: UTF8.self), bearer: bearer)
+    }
+
+    @Test func knownDevicesAnswerAsTheSingleLookUpAndUnknownOnesAreLeftOut() async throws {
+        let f = try await AccountsFixture.start(trialDays: 7)
+        let devices = try (0..<3).map { _ in try AccountsFixture.Device.make() }
+        for d in devices { _ = try await f.register(d) }
+        let unknown = try AccountsFixture.Device.make().id
+        let response = try await query(f, devices.map(\.id) + [unknown, devices[0].id])
+        #expect(response.status == .ok)
+        let list = try #require(f.json(response)["authorizations"] as? [[String: Any]])
+        #expect(Set(list.compactMap { $0["device_id"] as? String }) == Set(devices.map(\.id)))
+        for d in devices {
+            let single = try f.json(try await f.send(.get, "/internal/v1/devices/\(d.id)/authorization", bearer: AccountsFixture.serviceToken))
+            let batched = try #require(list.first { $0["device_id"] as? String == d.id })
+            let canonical = { (o: [String: Any]) in try JSONSerialization.data(withJSONObject: o, options: .sortedKeys) }
+            #expect(try canonical(batched) == canonical(single), "the batch answers exactly what the single look-up does")
+        }
+    }
+
+    @Test func onlyTheRelaysServiceTokenMayAsk() async throws {
+        let f = try await AccountsFixture.start()
+        let device = try AccountsFixture.Device.make()
+        _ = try await f.register(device)
+        #expect(try await query(f, [device.id], bearer: nil).status == .unauthorized)
+        #expect(try await query(f, [device.id], bearer: AccountsFixture.operatorToken).status == .unauthorized)
+    }
+
+    @Test func emptyOversizeAndMalformedQueriesAreRefused() async throws {
+        let f = try await AccountsFixture.start()
+        let id = try AccountsFixture.Device.make().id
+        #expect(try await query(f, []).status == .badRequest)
+        #expect(try await query(f, Array(repeating: id, count: AuthorizationQueryLimit.maxDevices + 1)).status == .contentTooLarge)
+        #expect(try await query(f, [id, "not-a-key-id"]).status == .badRequest)
+        #expect(try await f.send(.post, "/internal/v1/authorizations", json: #"{"device_ids":["\#(id)"],"all":true}"#, bearer: AccountsFixture.serviceToken).status == .badRequest)
+        #expect(try await f.send(.post, "/internal/v1/authorizations", json: "{", bearer: AccountsFixture.serviceToken).status == .badRequest)
+    }
+}
+
+/// The batch limit accounts enforces (kept here so a change to it is a test change).
+enum AuthorizationQueryLimit {
+    static let maxDevices = 500
 }

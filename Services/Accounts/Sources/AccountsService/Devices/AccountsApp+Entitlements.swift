@@ -31,9 +31,15 @@ extension AccountsApp {
 
     /// The device and its entitlement in one round trip (the relay's hot path).
     func authorization(of id: String) async throws -> DeviceAuthorization? {
+        try await authorizations(of: [id]).first
+    }
+
+    /// The devices among `ids` that exist, each with its entitlement, in one
+    /// query (the relay batches concurrent cache misses into one call).
+    func authorizations(of ids: [String]) async throws -> [DeviceAuthorization] {
         let now = clock()
         var bindings = PostgresBindings()
-        bindings.append(id)
+        bindings.append(PostgresArray(ids))
         bindings.append(PostgresArray(Array(configuration.pushProductIDs)))
         bindings.append(now)
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
@@ -41,24 +47,25 @@ extension AccountsApp {
               (SELECT max(COALESCE(t.expires_at, 9223372036854775807)) FROM purchase_links l JOIN app_store_transactions t USING (original_transaction_id)
                WHERE l.device_id = devices.device_id AND t.revoked_at IS NULL AND t.product_id = ANY($2)
                  AND (t.expires_at IS NULL OR t.expires_at > $3))
-            FROM devices WHERE device_id = $1
+            FROM devices WHERE device_id = ANY($1)
             """, bindings: bindings))
-        guard let row = rows.first else { return nil }
-        let device = try DeviceRecord(row: row)
-        let purchasedUntil = try row.decode(Int64?.self, at: 12)
-        var entitled = false
-        var until: Int64?
-        if let purchasedUntil {
-            entitled = true
-            until = purchasedUntil == Int64.max ? nil : purchasedUntil
-        } else if configuration.trialSeconds > 0, device.createdAt + configuration.trialSeconds > now {
-            entitled = true
-            until = device.createdAt + configuration.trialSeconds
+        return try rows.map { row in
+            let device = try DeviceRecord(row: row)
+            let purchasedUntil = try row.decode(Int64?.self, at: 12)
+            var entitled = false
+            var until: Int64?
+            if let purchasedUntil {
+                entitled = true
+                until = purchasedUntil == Int64.max ? nil : purchasedUntil
+            } else if configuration.trialSeconds > 0, device.createdAt + configuration.trialSeconds > now {
+                entitled = true
+                until = device.createdAt + configuration.trialSeconds
+            }
+            return DeviceAuthorization(
+                deviceID: device.deviceID, active: device.isActive, entitled: entitled, entitledUntil: until,
+                apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken, apnsEnvironment: device.apnsEnvironment, bundleID: device.bundleID,
+                pushToStartToken: device.pushToStartToken, signingKey: Base64URL.encode(device.signingKey), agreementKey: Base64URL.encode(device.agreementKey))
         }
-        return DeviceAuthorization(
-            deviceID: device.deviceID, active: device.isActive, entitled: entitled, entitledUntil: until,
-            apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken, apnsEnvironment: device.apnsEnvironment, bundleID: device.bundleID,
-            pushToStartToken: device.pushToStartToken, signingKey: Base64URL.encode(device.signingKey), agreementKey: Base64URL.encode(device.agreementKey))
     }
 
     func diagnostics(of deviceID: String) async throws -> DiagnosticList {

@@ -37,8 +37,33 @@ struct DiagnosticBatch: Decodable, Sendable {
     }
 }
 
+/// The body of `POST /internal/v1/authorizations`.
+struct AuthorizationQuery: Decodable, Sendable {
+    static let maxDevices = 500
+    var deviceIDs: [String]
+    enum CodingKeys: String, CodingKey, CaseIterable { case deviceIDs = "device_ids" }
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "authorization query")
+        deviceIDs = try decoder.container(keyedBy: CodingKeys.self).decode([String].self, forKey: .deviceIDs)
+        guard !deviceIDs.isEmpty else { throw ProtocolError(.malformed, "device_ids is empty") }
+        guard deviceIDs.count <= Self.maxDevices else { throw ProtocolError(.tooLarge, "at most \(Self.maxDevices) device ids a query") }
+        guard deviceIDs.allSatisfy(KeyIdentity.isWellFormedID) else { throw ProtocolError(.malformed, "a device id is not a 22-character key id") }
+    }
+}
+
 extension AccountsApp {
     func addInternalRoutes(to router: inout Router) {
+        router.post("/internal/v1/authorizations") { [self] request, _ in
+            try serviceGate.check(request)
+            let query = try request.decodeJSON(AuthorizationQuery.self)
+            // Devices accounts does not know are left out.
+            let found = try await authorizations(of: Array(Set(query.deviceIDs)))
+            var w = JSONWriter(capacity: 64 + found.count * 512)
+            w.beginObject()
+            w.raw("authorizations", Array("[".utf8) + Array(found.map(\.jsonBytes).joined(separator: Array(",".utf8))) + Array("]".utf8))
+            w.endObject()
+            return .json(bytes: w.bytes)
+        }
         router.get("/internal/v1/devices/{id}/authorization") { [self] request, context in
             try serviceGate.check(request)
             guard let authorization = try await authorization(of: try context.parameter("id")) else {
