@@ -15,6 +15,11 @@ final class AccountsClient: Sendable {
     let cacheHits: Counter
     let cacheMisses: Counter
     let logger: Logger
+    /// Cache misses waiting for accounts: those that arrive while a call is
+    /// out go together in the next one (`POST /internal/v1/authorizations`).
+    private let authorizationBatches: BatchCommitter<String, DeviceAuthorization?>
+    /// Devices asked about in one call at most (accounts takes up to 500).
+    static let authorizationBatch = 256
 
     init(configuration: RelayConfiguration.Accounts, logger: Logger, metrics: MetricsRegistry) throws {
         self.configuration = configuration
@@ -26,7 +31,11 @@ final class AccountsClient: Sendable {
         c.totalTimeout = .seconds(5)
         c.connectTimeout = .seconds(3)
         c.maxConnectionsPerHost = 16
-        http = try HTTPClient(configuration: c, logger: logger, metrics: metrics)
+        let http = try HTTPClient(configuration: c, logger: logger, metrics: metrics)
+        self.http = http
+        authorizationBatches = BatchCommitter(maxBatch: Self.authorizationBatch, maxConcurrentFlushes: 2) { ids in
+            try await Self.fetchAuthorizations(ids, http: http, configuration: configuration)
+        }
         let ttl = configuration.cacheTTL
         authorizations = TTLCache(ttl: ttl)
         outposts = TTLCache(ttl: ttl)
@@ -39,18 +48,30 @@ final class AccountsClient: Sendable {
 
     /// The device's authorization, nil when accounts does not know it.
     func authorization(of deviceID: String) async throws -> DeviceAuthorization? {
-        try await authorizations.value(for: deviceID, hit: cacheHits, miss: cacheMisses) { [self] in
-            let response = try await call(.get, "/internal/v1/devices/\(deviceID)/authorization")
-            if response.status == .notFound { return nil }
-            return try decode(DeviceAuthorization.self, response)
+        try await authorizations.value(for: deviceID, hit: cacheHits, miss: cacheMisses) { [authorizationBatches] in
+            try await authorizationBatches.submit(deviceID)
         }
+    }
+
+    /// One call for a batch of devices; nil for each device accounts does not know.
+    private static func fetchAuthorizations(_ ids: [String], http: HTTPClient, configuration: RelayConfiguration.Accounts) async throws
+        -> [DeviceAuthorization?] {
+        var w = JSONWriter(capacity: 32 + ids.count * 25)
+        w.beginObject()
+        w.raw("device_ids", Array("[".utf8) + Array(Set(ids).map { #""\#($0)""# }.joined(separator: ",").utf8) + Array("]".utf8))
+        w.endObject()
+        let response = try await request(.post, "/internal/v1/authorizations", body: w.bytes, expect: [.ok], http: http, configuration: configuration)
+        struct List: Decodable { var authorizations: [DeviceAuthorization] }
+        let found = try decode(List.self, response).authorizations
+        let byID = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.map { byID[$0] }
     }
 
     /// The outpost's standing, registering it at accounts on first contact.
     func register(outpostKey: [UInt8], outpostID: String) async throws -> OutpostStanding {
         let body = Array(#"{"outpost_key":"\#(Base64URL.encode(outpostKey))"}"#.utf8)
         let response = try await call(.post, "/internal/v1/outposts", body: body)
-        let standing = try decode(OutpostStanding.self, response)
+        let standing = try Self.decode(OutpostStanding.self, response)
         guard standing.outpostID == outpostID else { throw AccountsError(message: "accounts named another outpost id") }
         outposts.store(standing, for: outpostID)
         return standing
@@ -61,7 +82,7 @@ final class AccountsClient: Sendable {
         try await outposts.value(for: outpostID, hit: cacheHits, miss: cacheMisses) { [self] in
             let response = try await call(.get, "/internal/v1/outposts/\(outpostID)")
             if response.status == .notFound { return try await register(outpostKey: key, outpostID: outpostID) }
-            return try decode(OutpostStanding.self, response)
+            return try Self.decode(OutpostStanding.self, response)
         }
     }
 
@@ -71,7 +92,7 @@ final class AccountsClient: Sendable {
             let response = try await call(.get, "/internal/v1/devices/\(deviceID)/live-activities/\(activityID)")
             if response.status == .notFound { return nil }
             struct Token: Decodable { var token: String }
-            return try decode(Token.self, response).token
+            return try Self.decode(Token.self, response).token
         }
     }
 
@@ -97,6 +118,11 @@ final class AccountsClient: Sendable {
     }
 
     private func call(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, expect: Set<HTTPStatus> = [.ok, .created, .notFound]) async throws -> HTTPClient.Response {
+        try await Self.request(method, path, body: body, expect: expect, http: http, configuration: configuration)
+    }
+
+    private static func request(_ method: HTTPMethod, _ path: String, body: [UInt8]?, expect: Set<HTTPStatus>, http: HTTPClient,
+                                configuration: RelayConfiguration.Accounts) async throws -> HTTPClient.Response {
         var headers: HTTPHeaders = ["Authorization": "Bearer \(configuration.token)"]
         if body != nil { headers.add("Content-Type", "application/json") }
         let response: HTTPClient.Response
@@ -111,7 +137,7 @@ final class AccountsClient: Sendable {
         return response
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T {
+    private static func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(response.body))
         } catch {
