@@ -60,7 +60,9 @@ extension AccountsApp {
             let found = try await authorizations(of: Array(Set(query.deviceIDs)))
             var w = JSONWriter(capacity: 64 + found.count * 512)
             w.beginObject()
-            w.raw("authorizations", Array("[".utf8) + Array(found.map(\.jsonBytes).joined(separator: Array(",".utf8))) + Array("]".utf8))
+            w.beginArray("authorizations")
+            for authorization in found { w.raw(nil, authorization.jsonBytes) }
+            w.endArray()
             w.endObject()
             return .json(bytes: w.bytes)
         }

@@ -58,7 +58,9 @@ final class AccountsClient: Sendable {
         -> [DeviceAuthorization?] {
         var w = JSONWriter(capacity: 32 + ids.count * 25)
         w.beginObject()
-        w.raw("device_ids", Array("[".utf8) + Array(Set(ids).map { #""\#($0)""# }.joined(separator: ",").utf8) + Array("]".utf8))
+        w.beginArray("device_ids")
+        for id in Set(ids) { w.string(nil, id) }
+        w.endArray()
         w.endObject()
         let response = try await request(.post, "/internal/v1/authorizations", body: w.bytes, expect: [.ok], http: http, configuration: configuration)
         struct List: Decodable { var authorizations: [DeviceAuthorization] }
