@@ -9,14 +9,16 @@ import MailwakeProtocol
 // mailwake-accounts-bench: authorization look-ups (GET /internal/v1/devices/{id}/authorization)
 // per second and latency through the internal API over TLS, against a real
 // PostgreSQL: a cold pass right after start (fresh pool, nothing prepared)
-// and a warm pass. Prints JSON.
+// and a warm pass; then the batched look-up the relay uses (POST
+// /internal/v1/authorizations, `--batch` devices a call). Prints JSON.
 //
-// usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N]
+// usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N] [--batch N]
 
 var postgresURL = ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"] ?? ""
 var deviceCount = 2000
 var requestCount = 20000
 var concurrency = 32
+var batchSize = 64
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -24,8 +26,9 @@ while let a = args.popFirst() {
     case "--devices": deviceCount = Int(args.popFirst() ?? "") ?? deviceCount
     case "--requests": requestCount = Int(args.popFirst() ?? "") ?? requestCount
     case "--concurrency": concurrency = Int(args.popFirst() ?? "") ?? concurrency
+    case "--batch": batchSize = max(1, min(500, Int(args.popFirst() ?? "") ?? batchSize))
     case "--help":
-        print("usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N]\nURL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates a scratch database).")
+        print("usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N] [--batch N]\nURL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates a scratch database).")
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8))
@@ -134,6 +137,41 @@ func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [St
             "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": pct(1.0)]
 }
 
+/// Look-ups of `batch` devices a call (`calls` calls, `concurrency` workers);
+/// returns devices a second and the latency of one call (ms).
+func batchPass(_ client: HTTPClient, calls: Int, batch: Int, concurrency: Int, ids deviceIDs: [String], port: UInt16,
+               token serviceToken: String) async throws -> [String: Any] {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for w in 0..<concurrency {
+            group.addTask {
+                var mine: [Double] = []
+                var i = w
+                while i < calls {
+                    let chosen = (0..<batch).map { deviceIDs[((i * batch + $0) * 7919) % deviceIDs.count] }
+                    let body = try JSONSerialization.data(withJSONObject: ["device_ids": chosen])
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    let r = try await client.execute(.init(method: .post, url: "https://localhost:\(port)/internal/v1/authorizations",
+                                                           headers: ["Authorization": "Bearer \(serviceToken)", "Content-Type": "application/json"],
+                                                           body: Array(body)))
+                    guard r.status.code == 200 else { throw NSError(domain: "status \(r.status.code)", code: 1) }
+                    mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                    i += concurrency
+                }
+                return mine
+            }
+        }
+        var all: [Double] = []
+        for try await part in group { all += part }
+        return all.sorted()
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    func pct(_ p: Double) -> Double { (latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000).rounded() / 1000 }
+    return ["calls": latencies.count, "devices_per_call": batch, "seconds": (seconds * 1000).rounded() / 1000,
+            "devices_per_second": (Double(latencies.count * batch) / seconds).rounded(),
+            "call_p50_ms": pct(0.50), "call_p99_ms": pct(0.99), "call_max_ms": pct(1.0)]
+}
+
 let fresh = PostgresClient(configuration: try .init(url: benchURL), logger: .disabled)
 let served = AccountsApp(configuration: configuration, database: fresh, logger: Logger(service: "accounts", level: .warning), metrics: MetricsRegistry(), clock: { now })
 let server = served.servers()[0]
@@ -146,6 +184,9 @@ let client = try HTTPClient(configuration: clientConfig)
 let ids = deviceIDs, listenPort = port, workers = concurrency
 let cold = try await pass(client, count: min(requestCount, deviceCount), concurrency: workers, ids: ids, port: listenPort, token: serviceToken)
 let warm = try await pass(client, count: requestCount, concurrency: workers, ids: ids, port: listenPort, token: serviceToken)
+// The relay keeps at most two batch calls in flight per instance.
+let batched = try await batchPass(client, calls: max(1, requestCount / batchSize), batch: batchSize, concurrency: 2, ids: ids, port: listenPort,
+                                  token: serviceToken)
 client.shutdown()
 await server.shutdown()
 await fresh.close()
@@ -156,7 +197,7 @@ let report: [String: Any] = [
     "benchmark": "mailwake-accounts-bench",
     "endpoint": "GET /internal/v1/devices/{id}/authorization over TLS (HTTP/1.1 keep-alive), service token, entitlement computed per call",
     "devices": deviceCount, "concurrency": concurrency, "server_threads": 2, "postgres_pool": 8,
-    "cold": cold, "warm": warm,
+    "cold": cold, "warm": warm, "batched": batched,
     "target": "≥ 5,000/s, p99 < 10 ms (DESIGN.md §6)",
 ]
 let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

@@ -31,15 +31,20 @@ extension AccountsApp {
 
     /// The device and its entitlement in one round trip (the relay's hot path).
     func authorization(of id: String) async throws -> DeviceAuthorization? {
-        try await authorizations(of: [id]).first
+        try await authorizations(matching: "device_id = $1", id).first
     }
 
     /// The devices among `ids` that exist, each with its entitlement, in one
     /// query (the relay batches concurrent cache misses into one call).
     func authorizations(of ids: [String]) async throws -> [DeviceAuthorization] {
+        try await authorizations(matching: "device_id = ANY($1)", PostgresArray(ids))
+    }
+
+    /// Devices whose row matches `condition` on `$1`, each with its entitlement.
+    private func authorizations(matching condition: String, _ parameter: some PostgresEncodable) async throws -> [DeviceAuthorization] {
         let now = clock()
         var bindings = PostgresBindings()
-        bindings.append(PostgresArray(ids))
+        bindings.append(parameter)
         bindings.append(PostgresArray(Array(configuration.pushProductIDs)))
         bindings.append(now)
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
@@ -47,7 +52,7 @@ extension AccountsApp {
               (SELECT max(COALESCE(t.expires_at, 9223372036854775807)) FROM purchase_links l JOIN app_store_transactions t USING (original_transaction_id)
                WHERE l.device_id = devices.device_id AND t.revoked_at IS NULL AND t.product_id = ANY($2)
                  AND (t.expires_at IS NULL OR t.expires_at > $3))
-            FROM devices WHERE device_id = ANY($1)
+            FROM devices WHERE \(condition)
             """, bindings: bindings))
         return try rows.map { row in
             let device = try DeviceRecord(row: row)
