@@ -107,8 +107,10 @@ for i in 0..<deviceCount {
 }
 await pool.close()
 
-/// Runs `count` look-ups with `concurrency` workers; returns rate and latency percentiles (ms).
-func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [String], port: UInt16, token serviceToken: String) async throws -> [String: Any] {
+/// Runs `count` requests from `concurrency` workers; returns the sorted
+/// latencies (ms), the elapsed seconds and a percentile function.
+func timed(count: Int, concurrency: Int, _ request: @escaping @Sendable (Int) async throws -> Void) async throws
+    -> (latencies: [Double], seconds: Double, percentile: (Double) -> Double) {
     let start = DispatchTime.now().uptimeNanoseconds
     let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
         for w in 0..<concurrency {
@@ -116,11 +118,8 @@ func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [St
                 var mine: [Double] = []
                 var i = w
                 while i < count {
-                    let id = deviceIDs[(i * 7919) % deviceIDs.count]
                     let t0 = DispatchTime.now().uptimeNanoseconds
-                    let r = try await client.execute(.init(url: "https://localhost:\(port)/internal/v1/devices/\(id)/authorization",
-                                                           headers: ["Authorization": "Bearer \(serviceToken)"]))
-                    guard r.status.code == 200 else { throw NSError(domain: "status \(r.status.code)", code: 1) }
+                    try await request(i)
                     mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                     i += concurrency
                 }
@@ -132,44 +131,37 @@ func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [St
         return all.sorted()
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    func pct(_ p: Double) -> Double { (latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000).rounded() / 1000 }
-    return ["requests": latencies.count, "seconds": (seconds * 1000).rounded() / 1000, "per_second": (Double(latencies.count) / seconds).rounded(),
-            "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": pct(1.0)]
+    return (latencies, (seconds * 1000).rounded() / 1000,
+            { p in (latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000).rounded() / 1000 })
+}
+
+/// Runs `count` single look-ups with `concurrency` workers; returns rate and latency percentiles (ms).
+func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [String], port: UInt16, token serviceToken: String) async throws -> [String: Any] {
+    let t = try await timed(count: count, concurrency: concurrency) { i in
+        let id = deviceIDs[(i * 7919) % deviceIDs.count]
+        let r = try await client.execute(.init(url: "https://localhost:\(port)/internal/v1/devices/\(id)/authorization",
+                                               headers: ["Authorization": "Bearer \(serviceToken)"]))
+        guard r.status.code == 200 else { throw NSError(domain: "status \(r.status.code)", code: 1) }
+    }
+    return ["requests": t.latencies.count, "seconds": t.seconds, "per_second": (Double(t.latencies.count) / t.seconds).rounded(),
+            "p50_ms": t.percentile(0.50), "p99_ms": t.percentile(0.99), "max_ms": t.percentile(1.0)]
 }
 
 /// Look-ups of `batch` devices a call (`calls` calls, `concurrency` workers);
 /// returns devices a second and the latency of one call (ms).
 func batchPass(_ client: HTTPClient, calls: Int, batch: Int, concurrency: Int, ids deviceIDs: [String], port: UInt16,
                token serviceToken: String) async throws -> [String: Any] {
-    let start = DispatchTime.now().uptimeNanoseconds
-    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-        for w in 0..<concurrency {
-            group.addTask {
-                var mine: [Double] = []
-                var i = w
-                while i < calls {
-                    let chosen = (0..<batch).map { deviceIDs[((i * batch + $0) * 7919) % deviceIDs.count] }
-                    let body = try JSONSerialization.data(withJSONObject: ["device_ids": chosen])
-                    let t0 = DispatchTime.now().uptimeNanoseconds
-                    let r = try await client.execute(.init(method: .post, url: "https://localhost:\(port)/internal/v1/authorizations",
-                                                           headers: ["Authorization": "Bearer \(serviceToken)", "Content-Type": "application/json"],
-                                                           body: Array(body)))
-                    guard r.status.code == 200 else { throw NSError(domain: "status \(r.status.code)", code: 1) }
-                    mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
-                    i += concurrency
-                }
-                return mine
-            }
-        }
-        var all: [Double] = []
-        for try await part in group { all += part }
-        return all.sorted()
+    let t = try await timed(count: calls, concurrency: concurrency) { i in
+        let chosen = (0..<batch).map { deviceIDs[((i * batch + $0) * 7919) % deviceIDs.count] }
+        let body = try JSONSerialization.data(withJSONObject: ["device_ids": chosen])
+        let r = try await client.execute(.init(method: .post, url: "https://localhost:\(port)/internal/v1/authorizations",
+                                               headers: ["Authorization": "Bearer \(serviceToken)", "Content-Type": "application/json"],
+                                               body: Array(body)))
+        guard r.status.code == 200 else { throw NSError(domain: "status \(r.status.code)", code: 1) }
     }
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    func pct(_ p: Double) -> Double { (latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000).rounded() / 1000 }
-    return ["calls": latencies.count, "devices_per_call": batch, "seconds": (seconds * 1000).rounded() / 1000,
-            "devices_per_second": (Double(latencies.count * batch) / seconds).rounded(),
-            "call_p50_ms": pct(0.50), "call_p99_ms": pct(0.99), "call_max_ms": pct(1.0)]
+    return ["calls": t.latencies.count, "devices_per_call": batch, "seconds": t.seconds,
+            "devices_per_second": (Double(t.latencies.count * batch) / t.seconds).rounded(),
+            "call_p50_ms": t.percentile(0.50), "call_p99_ms": t.percentile(0.99), "call_max_ms": t.percentile(1.0)]
 }
 
 let fresh = PostgresClient(configuration: try .init(url: benchURL), logger: .disabled)
