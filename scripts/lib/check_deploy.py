@@ -5,7 +5,7 @@
 2. Every MAILWAKE_<SERVICE>_* variable a compose service sets is a setting the
    service's binary knows (`<binary> settings`), or one the outpost image's
    entrypoint consumes: a typo would otherwise fall back to a default.
-3. Each image's runtime package list (deploy/*/Dockerfile, between the
+3. Each image's runtime package list (deploy/Dockerfile, between the
    `runtime libraries` markers) is exactly the Debian packages of the shared
    libraries its binary needs (ELF NEEDED, resolved like `ldd`), minus the
    Swift runtime (linked statically in the images) and what bookworm-slim has.
@@ -68,8 +68,8 @@ def main() -> int:
     entrypoint = open(os.path.join(ROOT, "deploy/outpost/entrypoint.sh")).read()
     entrypoint_keys = set(re.findall(r"MAILWAKE_OUTPOST_[A-Z_]+", entrypoint.split("unset", 1)[1]))
     for name, service in services.items():
-        dockerfile = (service.get("build") or {}).get("dockerfile", "")
-        m = re.match(r"deploy/(accounts|relay|outpost)/Dockerfile", dockerfile)
+        build = service.get("build") or {}
+        m = re.fullmatch(r"(accounts|relay|outpost)", build.get("target", "")) if build.get("dockerfile") == "deploy/Dockerfile" else None
         if not m:
             continue
         binary = os.path.join(bin_dir, "mailwake-" + m.group(1))
@@ -107,21 +107,18 @@ def main() -> int:
             fail(f"systemd-analyze verify {unit}: {verify.stderr.strip()}")
     print("check-deploy: the systemd units verify (systemd-analyze) and are sandboxed")
 
-    for name in sorted(os.listdir(os.path.join(ROOT, "deploy"))):
-        path = os.path.join(ROOT, "deploy", name, "Dockerfile")
-        if not os.path.isfile(path):
-            continue
-        text = open(path).read()
-        block = re.search(r"# runtime libraries begin\n(.*?)# runtime libraries end", text, re.S)
-        product = re.search(r"--product (\S+)", text)
-        if not block or not product:
-            continue
-        listed = set(block.group(1).replace("\\", " ").split())
-        needed = needed_packages(os.path.join(bin_dir, product.group(1)))
+    text = open(os.path.join(ROOT, "deploy", "Dockerfile")).read()
+    blocks = re.findall(r"# runtime libraries of (\S+) begin\n(.*?)# runtime libraries of \1 end", text, re.S)
+    targets = set(re.findall(r"^FROM runtime AS (\S+)$", text, re.M))
+    if {product for product, _ in blocks} != {"mailwake-" + t for t in targets} or not blocks:
+        fail(f"deploy/Dockerfile: targets {sorted(targets)} and runtime library lists {sorted(p for p, _ in blocks)} differ")
+    for product, block in blocks:
+        listed = set(block.replace("\\", " ").split())
+        needed = needed_packages(os.path.join(bin_dir, product))
         if listed != needed:
-            fail(f"deploy/{name}/Dockerfile lists {sorted(listed)} but {product.group(1)} needs {sorted(needed)}")
+            fail(f"deploy/Dockerfile lists {sorted(listed)} for {product}, which needs {sorted(needed)}")
         else:
-            print(f"check-deploy: deploy/{name}/Dockerfile runtime libraries match {product.group(1)}: {' '.join(sorted(needed))}")
+            print(f"check-deploy: deploy/Dockerfile runtime libraries match {product}: {' '.join(sorted(needed))}")
     return 1 if failures else 0
 
 
