@@ -1,7 +1,7 @@
 import COpenSSLShims
 
 /// A parsed set of trusted root certificates (an OpenSSL `X509_STORE`).
-// @unchecked Sendable is safe because the store is immutable after init and OpenSSL locks its lookups (concurrent verifications share it).
+// Safe to share: the store is immutable after init and OpenSSL locks its lookups (concurrent verifications share it).
 final class TrustedRoots: @unchecked Sendable {
     private let handle: OpaquePointer
 

@@ -4,7 +4,7 @@ import Synchronization
 /// A TCP connection, optionally upgraded to TLS with the certificate and
 /// host name verified, read and written with timeouts by one thread and
 /// cancellable from any other.
-// @unchecked Sendable is safe because only the owning thread reads and writes the C stream, and cancel()/close() (any thread) take the lock, so a freed stream is never cancelled.
+// Safe to share: only the owning thread reads and writes the C stream, and cancel()/close() (any thread) take the lock, so a freed stream is never cancelled.
 public final class TLSStream: @unchecked Sendable {
     private let handle: OpaquePointer
     private let state = Mutex<(closed: Bool, cancelled: Bool)>((false, false))

@@ -14,7 +14,7 @@ enum BlockingBridge {
         return try box.result!.get()
     }
 
-    // @unchecked Sendable is safe because the task writes `result` before it signals and the caller reads it only after the wait returns.
+    // Safe to share: the task writes `result` before it signals and the caller reads it only after the wait returns.
     private final class ResultBox<T>: @unchecked Sendable {
         var result: Result<T, any Error>?
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A flag a blocking thread can sleep on: `set()` from any thread ends every
 /// current and later `sleep`.
-// @unchecked Sendable is safe because `stopped` is only read or written with `condition` locked.
+// Safe to share: `stopped` is only read or written with `condition` locked.
 final class StopSignal: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false
