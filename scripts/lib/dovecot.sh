@@ -4,6 +4,8 @@
 #
 #   dovecot_start DIR PORT CERT KEY USER PASSWORD   starts it (IMAPS on 127.0.0.1:PORT), pid in DIR/dovecot.pid
 #   dovecot_stop DIR                                stops it
+#   demo_mail_append DEMO FILE                      appends FILE to INBOX of the demo stack in DEMO
+#                                                   (scripts/demo: its CA, imap-port, imap-password)
 #
 # As root, mail belongs to the `mail` user and Dovecot's own users run the
 # login processes, as Debian's package sets them up (dovecot-imapd).
@@ -84,4 +86,9 @@ dovecot_stop() {
   for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
   rm -f "$dir/dovecot.pid"
+}
+
+demo_mail_append() {
+  local demo="$1" file="$2"
+  curl -sf --cacert "$demo/ca.pem" -u "demo:$(cat "$demo/imap-password")" -T "$file" "imaps://127.0.0.1:$(cat "$demo/imap-port")/INBOX"
 }

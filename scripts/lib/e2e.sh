@@ -14,6 +14,9 @@
 #     delivered, and the outpost marks the pairing unpaired.
 # Stops the stack afterwards, also on failure.
 
+# shellcheck source=dovecot.sh
+source "$(dirname "${BASH_SOURCE[0]}")/dovecot.sh"
+
 e2e_fail() { echo "e2e: FAILED: $*" >&2; return 1; }
 
 e2e_suite() {
@@ -37,6 +40,8 @@ assert b["headers"]["subject"] == subject
 print(f"e2e: the iPhone opened the notification (code {code}) and read the sanitized body")
 PY
 
+  pairing="$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pairing_id"])' "$demo/notification.json")"
+
   # Nothing of the mail at the relay, accounts or APNs.
   pgurl="$(cat "$demo/pg/url")"
   for db in relay accounts; do
@@ -51,7 +56,7 @@ PY
     fi
   done
   # The checks can fail: the same search finds the pairing in the relay's dump and the subject in the outpost's own history.
-  grep -F -q "$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pairing_id"])' "$demo/notification.json")" "$demo/relay.sql" \
+  grep -F -q "$pairing" "$demo/relay.sql" \
     || { e2e_fail "the relay's dump does not even hold the pairing: the search proves nothing"; return 1; }
   grep -r -F -q "$subject" "$demo/outpost" || { e2e_fail "the outpost's history does not hold the subject: the search proves nothing"; return 1; }
   echo "e2e: no subject, sender or code in the relay's and accounts' logs and databases, nor in what APNs received"
@@ -69,11 +74,10 @@ PY
   echo "e2e: after 'devices revoke $device content' the body read is refused (permission-missing)"
 
   # The iPhone unpairs at the relay: the next mail is not pushed.
-  pairing="$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pairing_id"])' "$demo/notification.json")"
   "$bin/mailwake-device" unpair "$pairing" --dir "$demo/iphone" --ca-file "$demo/ca.pem" >/dev/null
   before="$(wc -l < "$demo/apns-deliveries.jsonl")"
   printf 'From: Someone <someone@example.org>\r\nSubject: After unpairing\r\n\r\nThis must not be pushed.\r\n' > "$demo/mail2.eml"
-  curl -sf --cacert "$demo/ca.pem" -u "demo:$(cat "$demo/imap-password")" -T "$demo/mail2.eml" "imaps://127.0.0.1:$(cat "$demo/imap-port")/INBOX"
+  demo_mail_append "$demo" "$demo/mail2.eml"
   for _ in $(seq 1 100); do
     "$bin/mailwake-outpost" devices list --data-dir "$demo/outpost" | grep -q "pairing $pairing .*unpaired" && break
     sleep 0.2

@@ -12,6 +12,8 @@
 # apns-503-429-goaway imap-drop disk-full (all by default).
 # shellcheck source=postgres.sh
 source "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
+# shellcheck source=dovecot.sh
+source "$(dirname "${BASH_SOURCE[0]}")/dovecot.sh"
 
 FAULT_DEMO=".demo"
 FAULT_MAILS="${MAILWAKE_FAULT_MAILS:-12}"
@@ -30,11 +32,10 @@ fault_restart() {  # SERVICE DOWNTIME_SECONDS
 
 # Appends N mails with subjects "<tag> #i", one every INTERVAL seconds.
 fault_send() {  # TAG N INTERVAL
-  local tag="$1" n="$2" interval="$3" i port password
-  port="$(cat "$FAULT_DEMO/imap-port")"; password="$(cat "$FAULT_DEMO/imap-password")"
+  local tag="$1" n="$2" interval="$3" i
   for i in $(seq 1 "$n"); do
     printf 'From: Fault Suite <faults@example.org>\r\nSubject: %s #%d\r\nDate: %s\r\n\r\nMessage %d of the %s flow.\r\n' "$tag" "$i" "$(date -R)" "$i" "$tag" > "$FAULT_DEMO/fault-mail.eml"
-    until curl -sf --cacert "$FAULT_DEMO/ca.pem" -u "demo:$password" -T "$FAULT_DEMO/fault-mail.eml" "imaps://127.0.0.1:$port/INBOX"; do sleep 0.5; done
+    until demo_mail_append "$FAULT_DEMO" "$FAULT_DEMO/fault-mail.eml"; do sleep 0.5; done
     sleep "$interval"
   done
 }
