@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# Helpers every Mailwake script shares (source this file once, near the top).
+#
+#   mw_on_exit COMMAND...      registers a cleanup; all run (last registered first) by one EXIT
+#                              trap, on success, on failure and on SIGINT/SIGTERM. A failing
+#                              cleanup does not stop the others.
+#   mw_free_port               a free TCP port on 127.0.0.1
+#   mw_db_url URL DB           URL (postgres://…) with its database replaced by DB
+#   mw_step TITLE              prints a step heading with the time
+#   mw_fail MESSAGE            prints "<script>: FAILED: MESSAGE" on stderr and returns 1
+#   mw_wait_until SECONDS DESCRIPTION COMMAND...
+#                              runs COMMAND until it succeeds; fails naming DESCRIPTION after
+#                              SECONDS (a deadline, not a sleep: it returns as soon as COMMAND does)
+#   mw_random_hex BYTES        BYTES random bytes as lowercase hex
+#
+# Sourcing installs the EXIT trap; a script must not set its own EXIT trap
+# afterwards (use mw_on_exit).
+
+[ -n "${MW_COMMON_LOADED:-}" ] && return 0
+MW_COMMON_LOADED=1
+MW_CLEANUPS=()
+MW_SCRIPT_NAME="$(basename "${0:-mailwake}")"
+
+mw_on_exit() {
+  local IFS=' '
+  MW_CLEANUPS+=("$*")
+}
+
+mw_run_cleanups() {
+  local status=$? i
+  trap - EXIT INT TERM
+  set +e
+  for (( i=${#MW_CLEANUPS[@]}-1; i>=0; i-- )); do
+    eval "${MW_CLEANUPS[$i]}" || echo "$MW_SCRIPT_NAME: cleanup failed: ${MW_CLEANUPS[$i]}" >&2
+  done
+  MW_CLEANUPS=()
+  exit "$status"
+}
+trap mw_run_cleanups EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mw_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+mw_db_url() {
+  python3 - "$1" "$2" <<'PY'
+import sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+print(urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + sys.argv[2], u.query, "")))
+PY
+}
+
+mw_step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+
+mw_fail() { echo "$MW_SCRIPT_NAME: FAILED: $*" >&2; return 1; }
+
+mw_wait_until() {
+  local seconds="$1" what="$2" deadline
+  shift 2
+  deadline=$(( $(date +%s) + seconds ))
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || { mw_fail "$what (not within ${seconds}s)"; return 1; }
+    sleep 0.2
+  done
+}
+
+mw_random_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
