@@ -29,6 +29,7 @@ mw_on_exit() {
 mw_run_cleanups() {
   local status=$? i
   trap - EXIT INT TERM
+  MW_EXIT_STATUS=$status
   set +e
   for (( i=${#MW_CLEANUPS[@]}-1; i>=0; i-- )); do
     eval "${MW_CLEANUPS[$i]}" || echo "$MW_SCRIPT_NAME: cleanup failed: ${MW_CLEANUPS[$i]}" >&2

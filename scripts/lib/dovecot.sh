@@ -15,6 +15,7 @@ dovecot_start() {
   local uid gid internal login
   [ -x /usr/sbin/dovecot ] || { echo "dovecot: /usr/sbin/dovecot is missing (scripts/bootstrap installs dovecot-imapd)" >&2; return 1; }
   mkdir -p "$dir/run" "$dir/state" "$dir/mail"
+  dir="$(cd "$dir" && pwd -P)"   # the physical path: Dovecot's users may not pass a symlink's directory
   chmod 755 "$dir"
   if [ "$(id -u)" = 0 ]; then
     uid="$(id -u mail)"; gid="$(id -g mail)"; internal=dovecot; login=dovenull

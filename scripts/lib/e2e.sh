@@ -12,8 +12,11 @@
 #   - revoking the content permission stops body reads at once;
 #   - the iPhone unpairing (at the relay) stops pushes: the next mail is not
 #     delivered, and the outpost marks the pairing unpaired.
-# Stops the stack afterwards, also on failure.
+# Runs in the current directory's checkout (its scripts/demo and build); stops
+# the stack afterwards, also on failure (a cleanup of scripts/lib/common.sh).
 
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source=dovecot.sh
 source "$(dirname "${BASH_SOURCE[0]}")/dovecot.sh"
 
@@ -25,7 +28,7 @@ e2e_suite() {
   code="$("$python" -c 'import secrets; print(10000000 + secrets.randbelow(89999999))')"   # 8 digits: never by chance in a dump
   subject="Your sign-in code"
   sender="security@northwind.example"
-  trap 'trap - RETURN; scripts/demo stop >/dev/null 2>&1 || true' RETURN
+  mw_on_exit "cd '$PWD' && scripts/demo stop >/dev/null 2>&1"
   MAILWAKE_DEMO_CODE="$code" scripts/demo > ".build/e2e-demo.log" 2>&1 || { tail -n 40 .build/e2e-demo.log >&2; e2e_fail "scripts/demo"; return 1; }
 
   # What the iPhone saw.
@@ -46,7 +49,7 @@ PY
   pgurl="$(cat "$demo/pg/url")"
   for db in relay accounts; do
     dump="$demo/$db.sql"
-    pg_dump "$("$python" -c 'import sys,urllib.parse as u; p=u.urlsplit(sys.argv[1]); print(u.urlunsplit((p.scheme,p.netloc,"/"+sys.argv[2],p.query,"")))' "$pgurl" "$db")" > "$dump"
+    pg_dump "$(mw_db_url "$pgurl" "$db")" > "$dump"
     [ -s "$dump" ] || { e2e_fail "pg_dump of $db is empty"; return 1; }
   done
   for f in "$demo/relay.log" "$demo/accounts.log" "$demo/relay.sql" "$demo/accounts.sql" "$demo/apns.log" "$demo/apns-deliveries.jsonl"; do

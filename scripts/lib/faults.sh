@@ -10,6 +10,11 @@
 # (appended / delivered / duplicates per fault) and fails on any mismatch.
 # Scenarios: kill-relay kill-accounts kill-outpost kill-apns restart-postgres
 # apns-503-429-goaway imap-drop disk-full (all by default).
+# Every fault is read back before its scenario counts: a restarted process is a
+# new one and ready, the simulator answers the configuration it was given, the
+# database has a new postmaster, Dovecot kicked a session, the disk was full.
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source=postgres.sh
 source "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
 # shellcheck source=dovecot.sh
@@ -20,14 +25,52 @@ FAULT_MAILS="${MAILWAKE_FAULT_MAILS:-12}"
 
 fault_bin() { swift build --show-bin-path; }
 
+# Whether a demo service answers: its readiness endpoint, or the outpost watching its mailbox again.
+fault_service_ready() {  # SERVICE
+  source "$FAULT_DEMO/endpoints.env"
+  case "$1" in
+    relay) curl -sf "$RELAY_ADMIN/readyz" >/dev/null ;;
+    accounts) curl -sf "$ACCOUNTS_ADMIN/readyz" >/dev/null ;;
+    apns) curl -sf --cacert "$FAULT_DEMO/ca.pem" "$APNS/_sim/stats" >/dev/null ;;
+    outpost) "$(fault_bin)/mailwake-outpost" status --data-dir "$FAULT_DEMO/outpost" 2>/dev/null | grep -q 'Demo/INBOX: idle' ;;
+  esac
+}
+
+# Starts a demo service with its recorded command; fails unless it is a new process that becomes ready.
+fault_start() {  # SERVICE OLD_PID
+  local svc="$1" old="$2" pid
+  bash -c "$(cat "$FAULT_DEMO/run/$svc.cmd") & echo \$! > \"$FAULT_DEMO/run/$svc.pid\""
+  pid="$(cat "$FAULT_DEMO/run/$svc.pid")"
+  [ -n "$pid" ] && [ "$pid" != "$old" ] || { mw_fail "$svc was not started again"; return 1; }
+  mw_wait_until 60 "$svc (pid $pid) ready again after its restart" fault_service_ready "$svc"
+  kill -0 "$pid" 2>/dev/null || { mw_fail "$svc (pid $pid) exited after its restart"; return 1; }
+}
+
 # Sends SIGKILL to a demo service and starts it again with its recorded command.
 fault_restart() {  # SERVICE DOWNTIME_SECONDS
   local svc="$1" down="$2" pid
   pid="$(cat "$FAULT_DEMO/run/$svc.pid")"
-  kill -KILL "$pid" 2>/dev/null || true
+  kill -0 "$pid" 2>/dev/null || { mw_fail "$svc (pid $pid) is not running before its fault"; return 1; }
+  kill -KILL "$pid"
   while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  fault_service_ready "$svc" && { mw_fail "$svc still answers after SIGKILL"; return 1; }
   sleep "$down"
-  bash -c "$(cat "$FAULT_DEMO/run/$svc.cmd") & echo \$! > \"$FAULT_DEMO/run/$svc.pid\""
+  fault_start "$svc" "$pid"
+}
+
+# Changes the simulator's configuration and checks that it answers what was asked.
+fault_apns_config() {  # JSON EXPECTED_PYTHON_CONDITION
+  local answer
+  answer="$(curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST -d "$1" "$APNS/_sim/config")" || { mw_fail "POST /_sim/config $1"; return 1; }
+  python3 -c 'import json,sys; c=json.loads(sys.argv[1]); sys.exit(0 if eval(sys.argv[2]) else 1)' "$answer" "$2" \
+    || { mw_fail "the simulator's configuration after $1 is $answer"; return 1; }
+}
+
+# Kicks the demo user's IMAP sessions; fails unless Dovecot kicked at least one.
+fault_imap_kick() {
+  local out
+  out="$(doveadm -c "$FAULT_DEMO/dovecot/dovecot.conf" kick demo 2>&1)" || true
+  case "$out" in *demo*) ;; *) mw_fail "doveadm kick found no session of demo: $out"; return 1 ;; esac
 }
 
 # Appends N mails with subjects "<tag> #i", one every INTERVAL seconds.
@@ -84,49 +127,60 @@ print(n, len(by_subject), duplicates)
 PY
 }
 
-fault_scenario() {  # PYTHON NAME
-  local python="$1" name="$2" tag sender result
+# Runs one fault while mails flow; writes "name appended delivered duplicates" to OUT.
+# Called as a plain command (not inside $(...) or a condition), so any failed step stops the suite.
+fault_scenario() {  # PYTHON NAME OUT
+  local python="$1" name="$2" out="$3" tag sender result
   tag="fault-$name"
   source "$FAULT_DEMO/endpoints.env"
   fault_send "$tag" "$FAULT_MAILS" 0.4 &
   sender=$!
+  mw_on_exit "kill $sender 2>/dev/null"
   sleep 1.5
   case "$name" in
     kill-relay|kill-accounts|kill-outpost|kill-apns) fault_restart "${name#kill-}" 2 ;;
     restart-postgres)
-      pg_test_as_owner "$(pg_test_bindir)/pg_ctl" -D "$FAULT_DEMO/pg/data" -m fast -w -t 60 restart >/dev/null ;;
+      local before after
+      before="$(head -n 1 "$FAULT_DEMO/pg/data/postmaster.pid")"
+      pg_test_as_owner "$(pg_test_bindir)/pg_ctl" -D "$(cd "$FAULT_DEMO/pg/data" && pwd -P)" -m fast -w -t 60 restart >/dev/null
+      after="$(head -n 1 "$FAULT_DEMO/pg/data/postmaster.pid")"
+      [ "$before" != "$after" ] && kill -0 "$after" || { mw_fail "PostgreSQL was not restarted (postmaster $before, then $after)"; return 1; } ;;
     apns-503-429-goaway)
-      curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST -d '{"rates":{"503":1}}' "$APNS/_sim/config" >/dev/null
+      fault_apns_config '{"rates":{"503":1}}' 'c["rates"] == {"503": 1}'
       sleep "${MAILWAKE_FAULT_APNS_SECONDS:-60}"
-      curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST -d '{"rates":{"429":1}}' "$APNS/_sim/config" >/dev/null
+      fault_apns_config '{"rates":{"429":1}}' 'c["rates"] == {"429": 1}'
       sleep 15
-      curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST -d '{"rates":{},"goaway_after":1}' "$APNS/_sim/config" >/dev/null
-      curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST "$APNS/_sim/goaway" >/dev/null
+      fault_apns_config '{"rates":{},"goaway_after":1}' 'c["rates"] == {} and c["goaway_after"] == 1'
+      curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST "$APNS/_sim/goaway" | grep -q '"connections"' || { mw_fail "POST /_sim/goaway"; return 1; }
       sleep 15
-      curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST -d '{"rates":{},"goaway_after":0}' "$APNS/_sim/config" >/dev/null ;;
+      fault_apns_config '{"rates":{},"goaway_after":0}' 'c["rates"] == {} and c["goaway_after"] == 0' ;;
     imap-drop)
-      doveadm -c "$FAULT_DEMO/dovecot/dovecot.conf" kick demo >/dev/null 2>&1 || true
-      sleep 1
-      doveadm -c "$FAULT_DEMO/dovecot/dovecot.conf" kick demo >/dev/null 2>&1 || true ;;
+      fault_imap_kick
+      mw_wait_until 60 "the outpost watching its mailbox again after the kick" fault_service_ready outpost
+      fault_imap_kick ;;
     disk-full) fault_disk_full ;;
   esac
   wait "$sender"
   result="$(fault_count "$python" "$tag" "$FAULT_MAILS" 420)"
-  echo "$name $result"
+  [ -n "$result" ] || { mw_fail "$name: the iPhone's inbox could not be counted"; return 1; }
+  echo "$name $result" > "$out"
 }
 
 # The outpost's data directory on a small tmpfs that is then filled: the
 # outpost must refuse new work cleanly and catch up once space is back.
 fault_disk_full() {
-  local data="$FAULT_DEMO/outpost"
-  kill -TERM "$(cat "$FAULT_DEMO/run/outpost.pid")"; while kill -0 "$(cat "$FAULT_DEMO/run/outpost.pid")" 2>/dev/null; do sleep 0.05; done
+  local data="$FAULT_DEMO/outpost" pid
+  pid="$(cat "$FAULT_DEMO/run/outpost.pid")"
+  kill -TERM "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
   mv "$data" "$data.disk"
   mkdir -p "$data"
   mount -t tmpfs -o size=16m,mode=0700 tmpfs "$data"
+  mw_on_exit "umount '$PWD/$data' 2>/dev/null"
   cp -a "$data.disk/." "$data/"
-  bash -c "$(cat "$FAULT_DEMO/run/outpost.cmd") & echo \$! > \"$FAULT_DEMO/run/outpost.pid\""
-  sleep 2
-  dd if=/dev/zero of="$data/filler" bs=1M count=64 status=none 2>/dev/null || true   # fills it: ENOSPC from here on
+  fault_start outpost "$pid"
+  # Fills it: ENOSPC from here on. dd must fail, or the disk was never full.
+  if dd if=/dev/zero of="$data/filler" bs=1M count=64 status=none 2>/dev/null; then mw_fail "64 MiB fit on the 16 MiB tmpfs"; return 1; fi
+  [ "$(df --output=avail "$data" | tail -n 1 | tr -d ' ')" -lt 64 ] || { mw_fail "the outpost's disk is not full"; return 1; }
   sleep 10
   rm -f "$data/filler"
   echo "disk-full: the outpost's log while the disk was full:" >&2
@@ -137,17 +191,20 @@ faults_suite() {
   local python="$1"; shift
   local scenarios=("$@") line failed=0
   [ ${#scenarios[@]} -gt 0 ] || scenarios=(kill-relay kill-accounts kill-outpost kill-apns restart-postgres imap-drop apns-503-429-goaway disk-full)
-  trap 'trap - RETURN; scripts/demo stop >/dev/null 2>&1 || true; umount ".demo/outpost" 2>/dev/null || true; rm -rf .demo' RETURN
+  mw_on_exit "cd '$PWD' && scripts/demo stop >/dev/null 2>&1"
   scripts/demo > .build/faults-demo.log 2>&1 || { tail -n 40 .build/faults-demo.log >&2; echo "faults: scripts/demo failed" >&2; return 1; }
   : > "$FAULT_DEMO/opened.jsonl"
   printf '\n| fault | appended | delivered | duplicates |\n| --- | --- | --- | --- |\n' > .build/faults-table.md
   for s in "${scenarios[@]}"; do
     if [ "$s" = disk-full ] && [ "$(id -u)" -ne 0 ]; then echo "faults: disk-full needs root (a tmpfs mount): skipped" >&2; continue; fi
-    line="$(fault_scenario "$python" "$s")"
+    fault_scenario "$python" "$s" .build/fault-result
+    line="$(cat .build/fault-result)"
     set -- $line
     printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >> .build/faults-table.md
     if [ "$2" != "$3" ] || [ "$4" != 0 ]; then failed=1; echo "faults: $1: appended $2, delivered $3, duplicates $4" >&2; fi
   done
   cat .build/faults-table.md
+  umount .demo/outpost 2>/dev/null || true
+  scripts/demo stop >/dev/null
   return "$failed"
 }

@@ -41,7 +41,7 @@ pg_test_start() {
   [ -n "$dir" ] || { echo "usage: pg_test_start DIR" >&2; return 2; }
   bin="$(pg_test_bindir)" || return 1
   mkdir -p "$dir/sock"
-  dir="$(cd "$dir" && pwd)"
+  dir="$(cd "$dir" && pwd -P)"   # the physical path: the server's user may not pass a symlink's directory
   password="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   (umask 077 && printf '%s\n' "$password" > "$dir/pwfile")
   if [ "$(id -u)" -eq 0 ]; then
@@ -66,6 +66,7 @@ pg_test_start() {
 pg_test_stop() {
   local dir="$1" bin
   [ -n "$dir" ] && [ -d "$dir" ] || return 0
+  dir="$(cd "$dir" && pwd -P)"
   bin="$(pg_test_bindir)" || return 1
   if [ -f "$dir/data/postmaster.pid" ]; then
     (cd "$dir" && pg_test_as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null 2>&1) || true

@@ -10,27 +10,29 @@
 # that signs every request as that device (Tests/Schemathesis). Fails on any
 # 5xx answer. Stops everything it started.
 
-# shellcheck source=smoke-common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/smoke-common.sh"
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 outpost_schemathesis() {
   local bin="$1" python="$2" st="$3"
   local dir port proxy_port serve_pid invite_pid proxy_pid link rc=0
   dir="$(mktemp -d /tmp/mailwake-st.XXXXXX)"
-  port="$(smoke_free_port "$python")"
-  proxy_port="$(smoke_free_port "$python")"
+  port="$(mw_free_port)"
+  proxy_port="$(mw_free_port)"
   export MAILWAKE_OUTPOST_LISTEN="127.0.0.1:$port" MAILWAKE_OUTPOST_PUBLIC_URL="https://127.0.0.1:$port"
   "$bin/mailwake-outpost" init --data-dir "$dir/outpost" >/dev/null
   # A relay that is never reached: nothing here is delivered.
   "$bin/mailwake-outpost" relay set --data-dir "$dir/outpost" --url https://127.0.0.1:9 --env sandbox >/dev/null
   "$bin/mailwake-outpost" serve --data-dir "$dir/outpost" >"$dir/serve.log" 2>&1 &
   serve_pid=$!
+  mw_on_exit "kill $serve_pid 2>/dev/null; rm -rf '$dir'"
   for _ in $(seq 1 100); do
     if "$python" -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null; then break; fi
     sleep 0.1
   done
   "$bin/mailwake-outpost" invite --data-dir "$dir/outpost" --scope manage,content --no-qr >"$dir/invite.out" 2>&1 &
   invite_pid=$!
+  mw_on_exit "kill $invite_pid 2>/dev/null"
   for _ in $(seq 1 100); do
     link="$(grep -m1 '^mailwake://manage' "$dir/invite.out" || true)"
     [ -n "$link" ] && break
@@ -50,6 +52,7 @@ outpost_schemathesis() {
   "$python" Tests/Schemathesis/signing_proxy.py --device "$dir/device/device.json" --target "https://127.0.0.1:$port" \
     --origin "https://127.0.0.1:$port" --pin="$pin" --listen "$proxy_port" &
   proxy_pid=$!
+  mw_on_exit "kill $proxy_pid 2>/dev/null"
   for _ in $(seq 1 100); do
     if "$python" -c "import socket,sys; socket.create_connection(('127.0.0.1',$proxy_port),0.2)" 2>/dev/null; then break; fi
     sleep 0.1

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# shellcheck source=smoke-common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/smoke-common.sh"
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # Smoke test of the real `mailwake-relay` process (source this file):
 # configure it through a --config file, `serve`, check /healthz, /readyz
 # (accounts is absent on purpose: not ready, and saying why), /metrics and a
@@ -9,13 +9,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/smoke-common.sh"
 #   relay_smoke BIN_DIR PYTHON     (needs MAILWAKE_TEST_POSTGRES_URL)
 
 relay_smoke() {
-  local bin="$1/mailwake-relay" py="$2" port admin db url pid status dir
-  port="$(smoke_free_port "$py")"
-  admin="$(smoke_free_port "$py")"
+  local bin="$1/mailwake-relay" py="$2" port admin db url pid status dir service_token operator_token
+  port="$(mw_free_port)"
+  admin="$(mw_free_port)"
   db="relay_smoke_$$"
-  url="$(smoke_database_url "$py" "$db")"
+  url="$(mw_db_url "$MAILWAKE_TEST_POSTGRES_URL" "$db")"
   psql "$MAILWAKE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
   dir="$(mktemp -d /tmp/relay-smoke.XXXXXX)"
+  service_token="smoke-service-$(mw_random_hex 24)"
+  operator_token="smoke-operator-$(mw_random_hex 24)"
   (umask 077 && openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/AuthKey.p8" 2>/dev/null)
   (umask 077 && cat > "$dir/relay.env" <<ENV
 MAILWAKE_RELAY_LISTEN=127.0.0.1:$port
@@ -24,16 +26,17 @@ MAILWAKE_RELAY_PUBLIC_ORIGIN=https://relay.smoke
 MAILWAKE_RELAY_DATABASE_URL=$url
 MAILWAKE_RELAY_ALLOW_PLAIN_HTTP=true
 MAILWAKE_RELAY_ACCOUNTS_URL=http://127.0.0.1:9
-MAILWAKE_RELAY_ACCOUNTS_TOKEN=smoke-service-token
+MAILWAKE_RELAY_ACCOUNTS_TOKEN=$service_token
 MAILWAKE_RELAY_APNS_KEY_FILE=$dir/AuthKey.p8
 MAILWAKE_RELAY_APNS_KEY_ID=SMOKEKEY01
 MAILWAKE_RELAY_APNS_TEAM_ID=SMOKETEAM1
 MAILWAKE_RELAY_APNS_BUNDLE_ID=net.mailwake.app
-MAILWAKE_RELAY_OPERATOR_TOKEN=smoke-operator-token
+MAILWAKE_RELAY_OPERATOR_TOKEN=$operator_token
 ENV
   )
   "$bin" serve --config "$dir/relay.env" 2> "$dir/relay.log" &
   pid=$!
+  mw_on_exit "kill -KILL $pid 2>/dev/null; rm -rf '$dir'"
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/healthz" >/dev/null && break; sleep 0.1; done
   curl -sf "http://127.0.0.1:$admin/healthz" | grep -q '"ok"' || { echo "smoke: /healthz failed"; cat "$dir/relay.log"; return 1; }
   curl -s "http://127.0.0.1:$admin/readyz" | grep -q '"accounts":"failing"' || { echo "smoke: /readyz does not report accounts"; cat "$dir/relay.log"; return 1; }
@@ -47,7 +50,7 @@ ENV
   wait "$pid" || status=$?
   psql "$MAILWAKE_TEST_POSTGRES_URL" -qc "DROP DATABASE $db WITH (FORCE)" >/dev/null
   if [ "$status" -ne 0 ]; then echo "smoke: mailwake-relay exited $status after SIGTERM"; cat "$dir/relay.log"; return 1; fi
-  if grep -q 'smoke-service-token\|smoke-operator-token' "$dir/relay.log"; then echo "smoke: a token reached the log"; return 1; fi
+  if grep -q -F -e "$service_token" -e "$operator_token" "$dir/relay.log"; then echo "smoke: a token reached the log"; return 1; fi
   echo "smoke: mailwake-relay served, answered health/readiness/metrics, refused a bad envelope and stopped cleanly on SIGTERM"
   rm -rf "$dir"
 }
