@@ -29,6 +29,7 @@ e2e_suite() {
   subject="Your sign-in code"
   sender="security@northwind.example"
   mw_on_exit "cd '$PWD' && scripts/demo stop >/dev/null 2>&1"
+  mkdir -p .build
   MAILWAKE_DEMO_CODE="$code" scripts/demo > ".build/e2e-demo.log" 2>&1 || { tail -n 40 .build/e2e-demo.log >&2; e2e_fail "scripts/demo"; return 1; }
 
   # What the iPhone saw.

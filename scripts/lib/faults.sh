@@ -192,6 +192,7 @@ faults_suite() {
   local scenarios=("$@") line failed=0
   [ ${#scenarios[@]} -gt 0 ] || scenarios=(kill-relay kill-accounts kill-outpost kill-apns restart-postgres imap-drop apns-503-429-goaway disk-full)
   mw_on_exit "cd '$PWD' && scripts/demo stop >/dev/null 2>&1"
+  mkdir -p .build
   scripts/demo > .build/faults-demo.log 2>&1 || { tail -n 40 .build/faults-demo.log >&2; echo "faults: scripts/demo failed" >&2; return 1; }
   : > "$FAULT_DEMO/opened.jsonl"
   printf '\n| fault | appended | delivered | duplicates |\n| --- | --- | --- | --- |\n' > .build/faults-table.md
