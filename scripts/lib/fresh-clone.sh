@@ -43,5 +43,5 @@ fresh_clone_demo() {
   done
   [ ! -e "$clone/.demo" ] || { mw_fail "$clone/.demo is left behind"; return 1; }
   [ -z "$services" ] || [ ! -e "$services" ] || { mw_fail "$services is left behind"; return 1; }
-  echo "fresh clone: scripts/demo stop left no process, port ($ports) or directory behind"
+  echo "fresh clone: scripts/demo stop left no process, port ($(echo $ports)) or directory behind"
 }
