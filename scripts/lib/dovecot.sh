@@ -12,16 +12,16 @@
 
 dovecot_start() {
   local dir="$1" port="$2" cert="$3" key="$4" user="$5" password="$6"
-  local uid gid internal login
+  local uid gid internal internal_group login
   [ -x /usr/sbin/dovecot ] || { echo "dovecot: /usr/sbin/dovecot is missing (scripts/bootstrap installs dovecot-imapd)" >&2; return 1; }
   mkdir -p "$dir/run" "$dir/state" "$dir/mail"
   dir="$(cd "$dir" && pwd -P)"   # the physical path: Dovecot's users may not pass a symlink's directory
   chmod 755 "$dir"
   if [ "$(id -u)" = 0 ]; then
-    uid="$(id -u mail)"; gid="$(id -g mail)"; internal=dovecot; login=dovenull
+    uid="$(id -u mail)"; gid="$(id -g mail)"; internal=dovecot; internal_group=dovecot; login=dovenull
     chown "$uid:$gid" "$dir/mail"
   else
-    uid="$(id -u)"; gid="$(id -g)"; internal="$(id -un)"; login="$internal"
+    uid="$(id -u)"; gid="$(id -g)"; internal="$(id -un)"; internal_group="$(id -gn)"; login="$internal"
   fi
   # Dovecot reads the key as root before dropping privileges; copies keep the caller's files private.
   install -m 644 "$cert" "$dir/cert.pem"
@@ -45,6 +45,7 @@ last_valid_uid = $uid
 first_valid_gid = $gid
 mail_location = maildir:$dir/mail/%u
 default_internal_user = $internal
+default_internal_group = $internal_group
 default_login_user = $login
 passdb {
   driver = passwd-file
