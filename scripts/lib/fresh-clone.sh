@@ -9,7 +9,9 @@
 # directory, runs scripts/demo there through the end-to-end suite (the
 # decrypted notification with its code, the sanitized body, the secrecy and
 # revocation checks), then `scripts/demo stop`, and fails if any process, port
-# or directory of that demo is left behind.
+# or directory of that demo is left behind. As root, it then hands the clone
+# (and its build) to an ordinary user, mailwake-ci, and runs the demo again as
+# that user: PostgreSQL and Dovecot run as the user, under the 0700 directory.
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -44,4 +46,21 @@ fresh_clone_demo() {
   [ ! -e "$clone/.demo" ] || { mw_fail "$clone/.demo is left behind"; return 1; }
   [ -z "$services" ] || [ ! -e "$services" ] || { mw_fail "$services is left behind"; return 1; }
   echo "fresh clone: scripts/demo stop left no process, port ($(echo $ports)) or directory behind"
+
+  [ "$(id -u)" -eq 0 ] || return 0
+  local user=mailwake-ci code swift_bin out
+  id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+  chown -R "$user:" "$fresh"
+  code="$("$python" -c 'import secrets; print(100000 + secrets.randbelow(899999))')"
+  swift_bin="$(dirname "$(command -v swift)")"
+  out="$fresh/demo-as-user.log"
+  su "$user" -s /bin/bash -c "cd '$clone' && PATH='$swift_bin':\$PATH MAILWAKE_DEMO_CODE=$code scripts/demo" > "$out" 2>&1 \
+    || { tail -n 30 "$out" >&2; mw_fail "scripts/demo as $user"; return 1; }
+  grep -q "notification: Northwind Bank <security@northwind.example>: Your sign-in code, code $code" "$out" \
+    || { tail -n 30 "$out" >&2; mw_fail "scripts/demo as $user showed no notification with code $code"; return 1; }
+  grep -q "body text: .*your sign-in code is $code" "$out" || { mw_fail "scripts/demo as $user read no body"; return 1; }
+  su "$user" -s /bin/bash -c "cd '$clone' && scripts/demo stop" >/dev/null
+  leftovers="$(ps -u "$user" -o pid=,args= || true)"
+  [ -z "$leftovers" ] || { mw_fail "processes of $user left behind by scripts/demo stop: $leftovers"; return 1; }
+  echo "fresh clone: as $user, in the same 0700 checkout: $(grep -m1 'notification:' "$out" | sed 's/^ *//'); stopped, nothing left behind"
 }
