@@ -51,8 +51,8 @@ fresh_clone_demo() {
   local user=mailwake-ci code swift_bin out
   id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
   chown -R "$user:" "$fresh"
-  # SwiftPM's lock of the build directory sits in /tmp, made by root's build.
-  chown "$user:" "/tmp/$(printf '%s' "$clone/.build" | tr / _).lock" 2>/dev/null || true
+  # SwiftPM's locks of the build directory sit in /tmp, made by root's build.
+  chown "$user:" "/tmp/$(printf '%s' "$clone/.build" | tr / _)"*.lock 2>/dev/null || true
   code="$("$python" -c 'import secrets; print(100000 + secrets.randbelow(899999))')"
   swift_bin="$(dirname "$(command -v swift)")"
   out="$fresh/demo-as-user.log"
