@@ -64,5 +64,5 @@ fresh_clone_demo() {
   su "$user" -s /bin/bash -c "cd '$clone' && scripts/demo stop" >/dev/null
   leftovers="$(ps -u "$user" -o pid=,args= || true)"
   [ -z "$leftovers" ] || { mw_fail "processes of $user left behind by scripts/demo stop: $leftovers"; return 1; }
-  echo "fresh clone: as $user, in the same 0700 checkout: $(grep -m1 'notification:' "$out" | sed 's/^ *//'); stopped, nothing left behind"
+  echo "fresh clone: as $user, in the same 0700 checkout: $(grep -m1 'notification: Northwind' "$out" | sed 's/^ *//'); stopped, nothing left behind"
 }
