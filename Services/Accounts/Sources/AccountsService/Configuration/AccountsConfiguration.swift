@@ -2,6 +2,7 @@ public import MailwakeAppStore
 public import MailwakeCore
 import MailwakeCrypto
 import MailwakePostgres
+public import MailwakeHTTPServer
 import Foundation
 
 /// The typed configuration of one accounts instance.
@@ -90,5 +91,12 @@ public struct AccountsConfiguration: Sendable {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
         }
+        try AdminListener.check(admin, hasTLS: tlsCertificate != nil, in: c, setting: AccountsSettings.adminListen)
+    }
+
+    /// The TLS files of both listeners, when set.
+    public var tls: HTTPServer.Configuration.TLS? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        return .init(certificatePath: tlsCertificate, privateKeyPath: tlsKey)
     }
 }
