@@ -13,6 +13,8 @@ public struct AccountsConfiguration: Sendable {
     public var adminPort: UInt16
     public var publicOrigin: String
     public var databaseURL: String
+    /// How long `serve` and `migrate` retry connecting to PostgreSQL at start.
+    public var databaseStartTimeout: Duration = .seconds(120)
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var allowPlainHTTP: Bool
@@ -91,6 +93,7 @@ public struct AccountsConfiguration: Sendable {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
         }
+        databaseStartTimeout = c[AccountsSettings.databaseStartTimeout]
         try AdminListener.check(admin, hasTLS: tlsCertificate != nil, in: c, setting: AccountsSettings.adminListen)
     }
 
