@@ -14,6 +14,7 @@ final class ConnectionHealth: Sendable {
 
     private let epoch = Atomic<UInt64>(0)
     private let gate = Mutex(Gate())
+    private let quiet = Atomic<Bool>(false)
     let initialBackoff: Duration
     let maxBackoff: Duration
 
@@ -25,6 +26,11 @@ final class ConnectionHealth: Sendable {
     var currentEpoch: UInt64 { epoch.load(ordering: .acquiring) }
 
     func connectionLost() { epoch.add(1, ordering: .releasing) }
+
+    /// Whether failed connection attempts log at debug level (someone else reports them).
+    var quietConnectFailures: Bool { quiet.load(ordering: .relaxed) }
+
+    func setQuietConnectFailures(_ value: Bool) { quiet.store(value, ordering: .relaxed) }
 
     /// How long to wait before the next connection attempt (zero after a success).
     func delayBeforeAttempt() -> Duration {
@@ -179,7 +185,11 @@ final class RawConnection {
             if let conn { PQfinish(conn) }
             health.recordAttempt(succeeded: false)
             onConnectFailed?()
-            logger.warning("postgres connect failed", ["error": .string(message), "endpoint": .string(endpointDescription)])
+            if health.quietConnectFailures {
+                logger.debug("postgres connect failed", ["error": .string(message), "endpoint": .string(endpointDescription)])
+            } else {
+                logger.warning("postgres connect failed", ["error": .string(message), "endpoint": .string(endpointDescription)])
+            }
             throw PostgresError(.connection, "could not connect to \(endpointDescription): \(message)")
         }
         health.recordAttempt(succeeded: true)

@@ -30,6 +30,7 @@ let tool = CommandLineTool(
                           options: [ConfigurationSpec.configOption], discussion: settingsHelp)) { args in
             let (configuration, logger, database, metrics) = try prepare(args)
             let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: metrics, clock: clock)
+            try await database.waitUntilReachable(.init(total: configuration.databaseStartTimeout))
             let applied = try await app.migrate()
             if !applied.isEmpty { logger.info("migrations applied", ["versions": .string(applied.map(String.init).joined(separator: ","))]) }
             let group = ServiceGroup(services: app.servers() + [database], logger: logger)
@@ -39,6 +40,7 @@ let tool = CommandLineTool(
                           options: [ConfigurationSpec.configOption], discussion: settingsHelp)) { args in
             let (configuration, logger, database, metrics) = try prepare(args)
             let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: metrics, clock: clock)
+            try await database.waitUntilReachable(.init(total: configuration.databaseStartTimeout))
             let applied = try await app.migrate()
             logger.info("migrations applied", ["versions": .string(applied.map(String.init).joined(separator: ","))])
             await database.close()

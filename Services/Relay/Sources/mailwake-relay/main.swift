@@ -27,6 +27,7 @@ let tool = CommandLineTool(
         .init(CommandSpec("serve", summary: "Apply migrations, then serve the public and admin listeners and deliver until SIGTERM.",
                           options: [ConfigurationSpec.configOption], discussion: settingsHelp)) { args in
             let (app, logger) = try prepare(args)
+            try await app.database.waitUntilReachable(.init(total: app.configuration.databaseStartTimeout))
             let applied = try await app.migrate()
             if !applied.isEmpty { logger.info("migrations applied", ["versions": .string(applied.map(String.init).joined(separator: ","))]) }
             logger.info("relay starting", ["instance": .string(app.configuration.instanceName), "origin": .string(app.configuration.publicOrigin)])
@@ -38,6 +39,7 @@ let tool = CommandLineTool(
         .init(CommandSpec("migrate", summary: "Apply pending database migrations and exit.",
                           options: [ConfigurationSpec.configOption], discussion: settingsHelp)) { args in
             let (app, logger) = try prepare(args)
+            try await app.database.waitUntilReachable(.init(total: app.configuration.databaseStartTimeout))
             let applied = try await app.migrate()
             logger.info("migrations applied", ["versions": .string(applied.map(String.init).joined(separator: ","))])
             await app.database.close()

@@ -49,7 +49,10 @@ extension HTTPServer {
         public init() {}
 
         /// Whether `host` is a loopback address.
-        public var isLoopback: Bool {
+        public var isLoopback: Bool { Self.isLoopback(host) }
+
+        /// Whether `host`, an IP literal, is a loopback address (`127.0.0.0/8`, `::1`).
+        public static func isLoopback(_ host: String) -> Bool {
             host == "::1" || host.hasPrefix("127.")
         }
     }

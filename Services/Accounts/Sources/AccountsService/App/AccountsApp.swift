@@ -64,15 +64,9 @@ public final class AccountsApp: Sendable {
         publicListener.port = configuration.listenPort
         publicListener.metricsPrefix = "mailwake_accounts"
         publicListener.allowPlainHTTP = configuration.allowPlainHTTP
-        if let cert = configuration.tlsCertificate, let key = configuration.tlsKey {
-            publicListener.tls = .init(certificatePath: cert, privateKeyPath: key)
-        }
-        var adminListener = HTTPServer.Configuration()
-        adminListener.name = "admin"
-        adminListener.host = configuration.adminHost
-        adminListener.port = configuration.adminPort
-        adminListener.metricsPrefix = "mailwake_accounts"
-        adminListener.allowPlainHTTP = true
+        publicListener.tls = configuration.tls
+        let adminListener = AdminListener.configuration(ListenAddress(host: configuration.adminHost, port: configuration.adminPort),
+                                                        tls: configuration.tls, metricsPrefix: "mailwake_accounts")
         let database = self.database
         let admin = AdminRoutes.router(metrics: metrics, checks: ["postgres": {
             (try? await database.query("SELECT 1")) != nil

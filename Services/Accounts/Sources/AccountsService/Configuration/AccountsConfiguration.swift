@@ -2,6 +2,7 @@ public import MailwakeAppStore
 public import MailwakeCore
 import MailwakeCrypto
 import MailwakePostgres
+public import MailwakeHTTPServer
 import Foundation
 
 /// The typed configuration of one accounts instance.
@@ -12,6 +13,8 @@ public struct AccountsConfiguration: Sendable {
     public var adminPort: UInt16
     public var publicOrigin: String
     public var databaseURL: String
+    /// How long `serve` and `migrate` retry connecting to PostgreSQL at start.
+    public var databaseStartTimeout: Duration = .seconds(120)
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var allowPlainHTTP: Bool
@@ -90,5 +93,13 @@ public struct AccountsConfiguration: Sendable {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
         }
+        databaseStartTimeout = c[AccountsSettings.databaseStartTimeout]
+        try AdminListener.check(admin, hasTLS: tlsCertificate != nil, in: c, setting: AccountsSettings.adminListen)
+    }
+
+    /// The TLS files of both listeners, when set.
+    public var tls: HTTPServer.Configuration.TLS? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        return .init(certificatePath: tlsCertificate, privateKeyPath: tlsKey)
     }
 }

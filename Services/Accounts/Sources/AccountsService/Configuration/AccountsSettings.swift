@@ -3,11 +3,12 @@ public import MailwakeCore
 /// Every setting of `mailwake-accounts` (`MAILWAKE_ACCOUNTS_*`), with its default and meaning.
 public enum AccountsSettings {
     public static let listen = ConfigurationSetting<String>.string("LISTEN", default: "127.0.0.1:8443", help: "Address and port of the public HTTPS listener (host:port; IPv6 as [::]:8443).")
-    public static let adminListen = ConfigurationSetting<String>.string("ADMIN_LISTEN", default: "127.0.0.1:9443", help: "Address and port of the admin listener (/metrics, /healthz, /readyz).")
+    public static let adminListen = ConfigurationSetting<String>.string("ADMIN_LISTEN", default: "127.0.0.1:9443", help: "Address and port of the admin listener (/metrics, /healthz, /readyz): plain HTTP on loopback, HTTPS with TLS_CERT/TLS_KEY on any other address.")
     public static let publicOrigin = ConfigurationSetting<ConfigURL>.origin("PUBLIC_ORIGIN", help: "This service's public origin, exactly as devices and outposts sign it (PROTOCOL §8).")
     public static let databaseURL = ConfigurationSetting<String>.string("DATABASE_URL", secret: true, help: "PostgreSQL connection URL, postgres://user:password@host:port/database?sslmode=verify-full (credentials allowed: the setting is secret).")
-    public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT", help: "PEM certificate chain of the public listener.").optional()
-    public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of the public listener.").optional()
+    public static let databaseStartTimeout = ConfigurationSetting<Duration>.duration("DATABASE_START_TIMEOUT", default: .seconds(120), range: 0...3600, help: "How long the service retries connecting to PostgreSQL at start (0.5 s, doubling to 10 s) before it gives up and exits 1; 0 tries once.")
+    public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT", help: "PEM certificate chain of the public listener (and of the admin listener off loopback).").optional()
+    public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of TLS_CERT.").optional()
     public static let allowPlainHTTP = ConfigurationSetting<Bool>.bool("ALLOW_PLAIN_HTTP", default: false, help: "Serve plain HTTP when no certificate is set (loopback addresses only; for tests).")
     public static let serviceTokens = ConfigurationSetting<[String]>.list("SERVICE_TOKENS", default: [], help: "Bearer tokens of the relay instances for the internal API (comma-separated).").secret()
     public static let operatorToken = ConfigurationSetting<String>.string("OPERATOR_TOKEN", default: "", secret: true, allowEmpty: true, help: "Bearer token of the operator API (blocking devices and outposts); empty disables it.")
@@ -22,7 +23,7 @@ public enum AccountsSettings {
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "accounts", settings: [
-        listen, adminListen, publicOrigin, databaseURL, tlsCertificate, tlsKey, allowPlainHTTP, serviceTokens, operatorToken,
+        listen, adminListen, publicOrigin, databaseURL, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP, serviceTokens, operatorToken,
         pushProductIDs, trialDays, diagnosticsRetentionDays, appStoreBundleID, appStoreAppAppleID, appStoreEnvironment, appStoreRootCerts, logLevel,
     ])
 }

@@ -84,15 +84,8 @@ public final class RelayApp: Sendable {
         publicListener.maxBodyBytes = 64 * 1024
         publicListener.requestDeadlineSeconds = Double(Self.maxConsentWait + 15)
         publicListener.idleTimeoutSeconds = Self.maxConsentWait + 30
-        if let cert = configuration.tlsCertificate, let key = configuration.tlsKey {
-            publicListener.tls = .init(certificatePath: cert, privateKeyPath: key)
-        }
-        var adminListener = HTTPServer.Configuration()
-        adminListener.name = "admin"
-        adminListener.host = configuration.adminListen.host
-        adminListener.port = configuration.adminListen.port
-        adminListener.metricsPrefix = "mailwake_relay"
-        adminListener.allowPlainHTTP = true
+        publicListener.tls = configuration.tls
+        let adminListener = AdminListener.configuration(configuration.adminListen, tls: configuration.tls, metricsPrefix: "mailwake_relay")
         return [
             HTTPServer(configuration: publicListener, router: router(), logger: logger, metrics: metrics),
             HTTPServer(configuration: adminListener, router: adminRouter(), logger: logger, metrics: metrics),

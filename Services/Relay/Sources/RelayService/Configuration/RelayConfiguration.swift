@@ -1,6 +1,7 @@
 public import MailwakeCore
 import Foundation
 public import MailwakePostgres
+public import MailwakeHTTPServer
 
 /// The typed configuration of one relay instance.
 public struct RelayConfiguration: Sendable {
@@ -63,6 +64,8 @@ public struct RelayConfiguration: Sendable {
     public var adminListen: ListenAddress
     public var publicOrigin: String
     public var databaseURL: String
+    /// How long `serve` and `migrate` retry connecting to PostgreSQL at start.
+    public var databaseStartTimeout: Duration = .seconds(120)
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var allowPlainHTTP: Bool
@@ -144,6 +147,14 @@ public struct RelayConfiguration: Sendable {
         guard tlsCertificate != nil || allowPlainHTTP else {
             throw ConfigurationError(key: key(RelaySettings.tlsCertificate.name), reason: "is required unless ALLOW_PLAIN_HTTP=true")
         }
+        databaseStartTimeout = c[RelaySettings.databaseStartTimeout]
+        try AdminListener.check(adminListen, hasTLS: tlsCertificate != nil, in: c, setting: RelaySettings.adminListen)
+    }
+
+    /// The TLS files of both listeners, when set.
+    public var tls: HTTPServer.Configuration.TLS? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        return .init(certificatePath: tlsCertificate, privateKeyPath: tlsKey)
     }
 
     /// The pool settings for `databaseURL`.
