@@ -129,7 +129,8 @@ SQL
   install -m 600 "$T/server.key" /etc/mailwake/relay/tls.key
   install -m 600 "$T/AuthKey.p8" /etc/mailwake/relay/AuthKey.p8
   install -m 600 "$T/ca.pem" /etc/mailwake/relay/db-ca.pem
-  install -m 600 "$T/ca.pem" /etc/mailwake/relay/accounts-ca.pem
+  # No accounts-ca.pem: the optional credential falls back to a note, and the relay trusts accounts
+  # through the system store (as with a public CA).
   install -m 644 "$T/appstore-root.pem" /etc/mailwake/appstore-test-root.pem
   install -o root -g mailwake-outpost -m 640 "$T/server.pem" /etc/mailwake/outpost/tls.pem
   install -o root -g mailwake-outpost -m 640 "$T/server.key" /etc/mailwake/outpost/tls.key
@@ -151,7 +152,6 @@ MAILWAKE_RELAY_PUBLIC_ORIGIN=https://127.0.0.1:8442
 MAILWAKE_RELAY_DATABASE_URL=postgres://relay:$RELAY_DB_PW@127.0.0.1:5432/relay?sslmode=verify-full&sslrootcert=/run/credentials/mailwake-relay.service/db-ca.pem
 MAILWAKE_RELAY_ACCOUNTS_URL=https://127.0.0.1:7443
 MAILWAKE_RELAY_ACCOUNTS_TOKEN=$SERVICE_TOKEN
-MAILWAKE_RELAY_ACCOUNTS_CA_FILE=/run/credentials/mailwake-relay.service/accounts-ca.pem
 MAILWAKE_RELAY_APNS_KEY_ID=SYSTEMD001
 MAILWAKE_RELAY_APNS_TEAM_ID=SYSTEMDT01
 MAILWAKE_RELAY_APNS_BUNDLE_ID=net.mailwake.app
@@ -222,6 +222,8 @@ ENV
   systemctl enable -q --now mailwake-accounts mailwake-relay
   up accounts
   up relay
+  say "optional credential without its file: accounts-ca.pem = '$(cat /run/credentials/mailwake-relay.service/accounts-ca.pem)'"
+  say "filter: $(systemctl show -p SystemCallErrorNumber mailwake-relay) (EPERM); setpriority allowed: $(systemctl show -p SystemCallFilter --value mailwake-relay | tr ' ' '\n' | grep -cx setpriority)"
 
   echo "== the simulated iPhone registers at accounts and buys push"
   D=(--dir "$T/iphone")
