@@ -339,7 +339,7 @@ systemd_suite() {
       mw_fail "no debian:bookworm-slim image (scripts/lib/podman.sh makes it)"; return 1
     fi
   fi
-  mw_on_exit "podman rmi -f '$image' >/dev/null 2>&1"
+  [ "${MAILWAKE_SYSTEMD_KEEP:-0}" = 1 ] || mw_on_exit "podman rmi -f '$image' >/dev/null 2>&1"
   podman build -q "${from[@]}" -f deploy/systemd-test/Containerfile --build-arg RUNTIME_PACKAGES="$(systemd_runtime_packages)" \
     -t "$image" deploy/systemd-test >/dev/null || { mw_fail "podman build of the systemd test image"; return 1; }
   echo "   $image, $(( $(date +%s) - t )) s"
