@@ -16,11 +16,12 @@
 # MAILWAKE_SYSTEMD_KEEP=1 leaves the container running for a look inside;
 # MAILWAKE_SYSTEMD_BASE=IMAGE builds on IMAGE instead of debian:bookworm-slim.
 
+SYSTEMD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SYSTEMD_PRODUCTS=(mailwake-accounts mailwake-relay mailwake-outpost mailwake-apns-simulator mailwake-device)
 
 # The runtime libraries of every service: the lists between the markers in deploy/Dockerfile.
 systemd_runtime_packages() {
-  sed -n '/# runtime libraries of .* begin/,/# runtime libraries of .* end/p' deploy/Dockerfile \
+  sed -n '/# runtime libraries of .* begin/,/# runtime libraries of .* end/p' "$SYSTEMD_ROOT/deploy/Dockerfile" \
     | grep -v '#' | tr -s ' \\\n' '\n' | sed '/^$/d' | sort -u | xargs
 }
 
@@ -34,7 +35,10 @@ systemd_binaries() {
   fi
   if podman image exists swift:6.3-bookworm; then
     echo "   the image build stage (podman build -f deploy/Dockerfile --target build)"
-    podman build -q -f deploy/Dockerfile --target build -t localhost/mailwake/systemd-binaries:ci . >/dev/null || return 1
+    # Untagged afterwards, not removed: the layers stay the build cache the compose images share.
+    mw_on_exit "podman untag localhost/mailwake/systemd-binaries:ci >/dev/null 2>&1"
+    podman build -q -f "$SYSTEMD_ROOT/deploy/Dockerfile" --target build -t localhost/mailwake/systemd-binaries:ci "$SYSTEMD_ROOT" >/dev/null \
+      || { mw_fail "podman build --target build"; return 1; }
     cid="$(podman create localhost/mailwake/systemd-binaries:ci)" || return 1
     for p in "${SYSTEMD_PRODUCTS[@]}"; do
       podman cp "$cid:/usr/local/bin/$p" "$dir/$p" 2>/dev/null || missing+=("$p")
@@ -45,9 +49,9 @@ systemd_binaries() {
   fi
   for p in "${missing[@]}"; do
     echo "   $p: swift build -c release --static-swift-stdlib on this machine"
-    swift build -c release --static-swift-stdlib --product "$p" 2>&1 | tail -n 1 | sed 's/^/   /'
-    [ "${PIPESTATUS[0]}" -eq 0 ] || { mw_fail "swift build of $p"; return 1; }
-    install -m 755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/$p" "$dir/$p" || return 1
+    (cd "$SYSTEMD_ROOT" && swift build -c release --static-swift-stdlib --product "$p" > "$dir/build-$p.log" 2>&1) \
+      || { tail -n 30 "$dir/build-$p.log" >&2; mw_fail "swift build of $p"; return 1; }
+    install -m 755 "$(cd "$SYSTEMD_ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)/$p" "$dir/$p" || return 1
   done
 }
 
@@ -332,16 +336,16 @@ systemd_suite() {
   if [ -n "${MAILWAKE_SYSTEMD_BASE:-}" ]; then
     from=(--from "$MAILWAKE_SYSTEMD_BASE")
   elif ! podman image exists debian:bookworm-slim; then
-    if [ -f scripts/lib/podman.sh ]; then
+    if [ -f "$SYSTEMD_ROOT/scripts/lib/podman.sh" ]; then
       # shellcheck source=/dev/null
-      source scripts/lib/podman.sh && podman_setup && podman_base_images || return 1
+      source "$SYSTEMD_ROOT/scripts/lib/podman.sh" && podman_setup && podman_base_images || return 1
     else
       mw_fail "no debian:bookworm-slim image (scripts/lib/podman.sh makes it)"; return 1
     fi
   fi
   [ "${MAILWAKE_SYSTEMD_KEEP:-0}" = 1 ] || mw_on_exit "podman rmi -f '$image' >/dev/null 2>&1"
-  podman build -q "${from[@]}" -f deploy/systemd-test/Containerfile --build-arg RUNTIME_PACKAGES="$(systemd_runtime_packages)" \
-    -t "$image" deploy/systemd-test >/dev/null || { mw_fail "podman build of the systemd test image"; return 1; }
+  podman build -q "${from[@]}" -f "$SYSTEMD_ROOT/deploy/systemd-test/Containerfile" --build-arg RUNTIME_PACKAGES="$(systemd_runtime_packages)" \
+    -t "$image" "$SYSTEMD_ROOT/deploy/systemd-test" >/dev/null || { mw_fail "podman build of the systemd test image"; return 1; }
   echo "   $image, $(( $(date +%s) - t )) s"
 
   mw_step "systemd units: booting systemd in a container"
@@ -352,7 +356,7 @@ systemd_suite() {
     mw_on_exit "podman rm -f -t 5 '$container' >/dev/null 2>&1"
   fi
   podman run -d --name "$container" --systemd=always --cap-add SYS_ADMIN --network none \
-    -v "$PWD:/src:ro" -v "$work/bin:/opt/mailwake-build:ro" "$image" >/dev/null || { mw_fail "podman run"; return 1; }
+    -v "$SYSTEMD_ROOT:/src:ro" -v "$work/bin:/opt/mailwake-build:ro" "$image" >/dev/null || { mw_fail "podman run"; return 1; }
   local state=""
   for _ in $(seq 1 150); do
     state="$(podman exec "$container" systemctl is-system-running 2>/dev/null || true)"
@@ -364,8 +368,8 @@ systemd_suite() {
 
   # The App Store test chain (Python on this machine), for the purchase.
   local python
-  python="$(scripts/python-for-tests)" || return 1
-  "$python" scripts/lib/storekit_test_chain.py "$work" net.mailwake.app net.mailwake.push.monthly > "$work/transaction.jws" || return 1
+  python="$("$SYSTEMD_ROOT/scripts/python-for-tests")" || return 1
+  "$python" "$SYSTEMD_ROOT/scripts/lib/storekit_test_chain.py" "$work" net.mailwake.app net.mailwake.push.monthly > "$work/transaction.jws" || return 1
   podman exec "$container" mkdir -p /root/systemd-test
   podman cp "$work/appstore-root.pem" "$container:/root/systemd-test/appstore-root.pem"
   podman cp "$work/transaction.jws" "$container:/root/systemd-test/transaction.jws"
