@@ -318,7 +318,7 @@ ENV
 }
 
 systemd_suite() {
-  local image=localhost/mailwake/systemd-test:ci container="mailwake-systemd-$$" work t0 t
+  local image="localhost/mailwake/systemd-test:ci-$$" container="mailwake-systemd-$$" work t0 t
   t0=$(date +%s)
   [ "$(id -u)" -eq 0 ] || { mw_fail "systemd_suite runs rootful podman: run it as root"; return 1; }
   work="$(mktemp -d)"
