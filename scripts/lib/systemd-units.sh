@@ -37,8 +37,8 @@ systemd_binaries() {
     echo "   the image build stage (podman build -f deploy/Dockerfile --target build)"
     # Untagged afterwards, not removed: the layers stay the build cache the compose images share.
     mw_on_exit "podman untag localhost/mailwake/systemd-binaries:ci >/dev/null 2>&1"
-    podman build -q -f "$SYSTEMD_ROOT/deploy/Dockerfile" --target build -t localhost/mailwake/systemd-binaries:ci "$SYSTEMD_ROOT" >/dev/null \
-      || { mw_fail "podman build --target build"; return 1; }
+    podman build -q -f "$SYSTEMD_ROOT/deploy/Dockerfile" --target build -t localhost/mailwake/systemd-binaries:ci "$SYSTEMD_ROOT" \
+      > "$dir/build-stage.log" 2>&1 || { tail -n 30 "$dir/build-stage.log" >&2; mw_fail "podman build --target build"; return 1; }
     cid="$(podman create localhost/mailwake/systemd-binaries:ci)" || return 1
     for p in "${SYSTEMD_PRODUCTS[@]}"; do
       podman cp "$cid:/usr/local/bin/$p" "$dir/$p" 2>/dev/null || missing+=("$p")
@@ -345,7 +345,8 @@ systemd_suite() {
   fi
   [ "${MAILWAKE_SYSTEMD_KEEP:-0}" = 1 ] || mw_on_exit "podman rmi -f '$image' >/dev/null 2>&1"
   podman build -q "${from[@]}" -f "$SYSTEMD_ROOT/deploy/systemd-test/Containerfile" --build-arg RUNTIME_PACKAGES="$(systemd_runtime_packages)" \
-    -t "$image" "$SYSTEMD_ROOT/deploy/systemd-test" >/dev/null || { mw_fail "podman build of the systemd test image"; return 1; }
+    -t "$image" "$SYSTEMD_ROOT/deploy/systemd-test" > "$work/image.log" 2>&1 \
+    || { tail -n 30 "$work/image.log" >&2; mw_fail "podman build of the systemd test image"; return 1; }
   echo "   $image, $(( $(date +%s) - t )) s"
 
   mw_step "systemd units: booting systemd in a container"
