@@ -398,7 +398,7 @@ systemd_syscall_report() {
   if dmesg 2>/dev/null | tail -n +"$(( from + 1 ))" | grep -qE 'printk limit exceeded|audit_lost|kauditd.*suppressed'; then
     echo "   (the kernel dropped audit lines: the list below may be incomplete)"
   fi
-  if [ -z "$lines" ]; then echo "   kernel log: no system call of the services logged or refused by seccomp"; return 0; fi
+  if [ -z "$lines" ]; then echo "   kernel log: no seccomp kill and no logged call of the services (an EPERM refusal is not logged)"; return 0; fi
   printf '%s\n' "$lines" | python3 -c '
 import re, sys
 names = {}
