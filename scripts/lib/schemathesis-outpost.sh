@@ -25,14 +25,14 @@ outpost_schemathesis() {
   "$bin/mailwake-outpost" relay set --data-dir "$dir/outpost" --url https://127.0.0.1:9 --env sandbox >/dev/null
   "$bin/mailwake-outpost" serve --data-dir "$dir/outpost" >"$dir/serve.log" 2>&1 &
   serve_pid=$!
-  mw_on_exit "kill $serve_pid 2>/dev/null; rm -rf '$dir'"
+  mw_on_exit "kill $serve_pid 2>/dev/null || true; rm -rf '$dir'"
   for _ in $(seq 1 100); do
     if "$python" -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null; then break; fi
     sleep 0.1
   done
   "$bin/mailwake-outpost" invite --data-dir "$dir/outpost" --scope manage,content --no-qr >"$dir/invite.out" 2>&1 &
   invite_pid=$!
-  mw_on_exit "kill $invite_pid 2>/dev/null"
+  mw_on_exit "kill $invite_pid 2>/dev/null || true"
   for _ in $(seq 1 100); do
     link="$(grep -m1 '^mailwake://manage' "$dir/invite.out" || true)"
     [ -n "$link" ] && break
@@ -52,7 +52,7 @@ outpost_schemathesis() {
   "$python" Tests/Schemathesis/signing_proxy.py --device "$dir/device/device.json" --target "https://127.0.0.1:$port" \
     --origin "https://127.0.0.1:$port" --pin="$pin" --listen "$proxy_port" &
   proxy_pid=$!
-  mw_on_exit "kill $proxy_pid 2>/dev/null"
+  mw_on_exit "kill $proxy_pid 2>/dev/null || true"
   for _ in $(seq 1 100); do
     if "$python" -c "import socket,sys; socket.create_connection(('127.0.0.1',$proxy_port),0.2)" 2>/dev/null; then break; fi
     sleep 0.1

@@ -22,7 +22,7 @@ accounts_smoke() {
   MAILWAKE_ACCOUNTS_ALLOW_PLAIN_HTTP=true MAILWAKE_ACCOUNTS_SERVICE_TOKENS="$token" \
     "$bin" serve 2> "$log" &
   pid=$!
-  mw_on_exit "kill -KILL $pid 2>/dev/null; rm -f '$log'"
+  mw_on_exit "kill -KILL $pid 2>/dev/null || true; rm -f '$log'"
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/readyz" >/dev/null && break; sleep 0.1; done
   curl -sf "http://127.0.0.1:$admin/healthz" | grep -q '"ok"' || { echo "smoke: /healthz failed"; cat "$log"; return 1; }
   curl -sf "http://127.0.0.1:$admin/readyz" | grep -q '"ready"' || { echo "smoke: /readyz failed"; cat "$log"; return 1; }

@@ -36,7 +36,7 @@ ENV
   )
   "$bin" serve --config "$dir/relay.env" 2> "$dir/relay.log" &
   pid=$!
-  mw_on_exit "kill -KILL $pid 2>/dev/null; rm -rf '$dir'"
+  mw_on_exit "kill -KILL $pid 2>/dev/null || true; rm -rf '$dir'"
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/healthz" >/dev/null && break; sleep 0.1; done
   curl -sf "http://127.0.0.1:$admin/healthz" | grep -q '"ok"' || { echo "smoke: /healthz failed"; cat "$dir/relay.log"; return 1; }
   curl -s "http://127.0.0.1:$admin/readyz" | grep -q '"accounts":"failing"' || { echo "smoke: /readyz does not report accounts"; cat "$dir/relay.log"; return 1; }
