@@ -60,8 +60,8 @@ public struct OutpostAPI: Sendable {
         return router
     }
 
-    /// The listener settings for `listen` with `tls`.
-    public static func listenerConfiguration(listen: ListenAddress, tls: OutpostTLS) -> HTTPServer.Configuration {
+    /// The listener settings for `listen` with `tls`; `perIPConnectionLimit` is `PER_IP_CONNECTION_LIMIT` (0: none).
+    public static func listenerConfiguration(listen: ListenAddress, tls: OutpostTLS, perIPConnectionLimit: Int = 32) -> HTTPServer.Configuration {
         var c = HTTPServer.Configuration()
         c.name = "api"
         c.host = listen.host
@@ -69,7 +69,7 @@ public struct OutpostAPI: Sendable {
         c.tls = .init(certificatePath: tls.certificatePath, privateKeyPath: tls.keyPath)
         c.maxBodyBytes = 256 * 1024
         c.connectionLimit = 256
-        c.perIPConnectionLimit = 32
+        c.perIPConnectionLimit = perIPConnectionLimit
         c.requestDeadlineSeconds = 60
         c.metricsPrefix = "mailwake_outpost"
         c.responseHeaders = responseHeaders

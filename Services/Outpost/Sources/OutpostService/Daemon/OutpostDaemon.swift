@@ -59,7 +59,8 @@ public struct OutpostDaemon: Sendable {
             let messages = MessageFetcher(store: store, configuration: fetching)
             fetcher = messages
             let routes = OutpostAPI(store: store, identity: identity, fetcher: messages, origin: origin, reconfigured: reconfigured, metrics: metrics)
-            let server = HTTPServer(configuration: OutpostAPI.listenerConfiguration(listen: listen, tls: certificate), router: routes.router(), logger: logger,
+            let server = HTTPServer(configuration: OutpostAPI.listenerConfiguration(listen: listen, tls: certificate,
+                                                                                  perIPConnectionLimit: configuration[OutpostSettings.perIPConnectionLimit]), router: routes.router(), logger: logger,
                                     metrics: metrics.registry)
             api = server
             services.append(server)
