@@ -23,17 +23,38 @@ struct AdminTests {
         return (p, sent.context.eventID, failed.context.eventID)
     }
 
-    @Test func healthAndReadinessReportTheDependencies() async throws {
-        let p = try await Paired.start()
+    @Test func readinessChecksPostgresOnlyAndAccountsReachabilityIsAMetricAndALogLine() async throws {
+        let p = try await Paired.start { $0.accounts.checkInterval = .milliseconds(200) }
         let admin = p.stack.relay.adminURL
         #expect(try await p.stack.send(.get, "/healthz", to: admin).status == .ok)
         let ready = try await p.stack.send(.get, "/readyz", to: admin)
         #expect(ready.status == .ok)
-        #expect((p.stack.json(ready)["checks"] as? [String: String]) == ["accounts": "ok", "postgres": "ok"])
+        #expect((p.stack.json(ready)["checks"] as? [String: String]) == ["postgres": "ok"])
+        try await Self.waitForMetric("mailwake_relay_accounts_reachable 1", p)
+
+        // Accounts goes away: the relay stays ready (a load balancer keeps it), the gauge drops,
+        // failures are counted, and one line says so.
         await p.stack.accounts.stop()
-        let notReady = try await p.stack.send(.get, "/readyz", to: admin)
-        #expect(notReady.status == .serviceUnavailable)
-        #expect((p.stack.json(notReady)["checks"] as? [String: String])?["accounts"] == "failing")
+        try await Self.waitForMetric("mailwake_relay_accounts_reachable 0", p)
+        let stillReady = try await p.stack.send(.get, "/readyz", to: admin)
+        #expect(stillReady.status == .ok)
+        #expect((p.stack.json(stillReady)["checks"] as? [String: String]) == ["postgres": "ok"])
+        let text = try await p.stack.send(.get, "/metrics", to: admin).text
+        let failures = text.split(separator: "\n").first { $0.hasPrefix("mailwake_relay_accounts_check_failures_total ") }
+            .flatMap { Int($0.dropFirst("mailwake_relay_accounts_check_failures_total ".count)) } ?? 0
+        #expect(failures >= 1)
+        // Several failed checks, one line: on the change only.
+        try await Self.waitForMetric("mailwake_relay_accounts_check_failures_total \(failures + 2)", p)
+        #expect(p.stack.relay.logs.all.filter { $0.message == "accounts unreachable" }.count == 1)
+    }
+
+    /// Scrapes `/metrics` until it holds `line`.
+    static func waitForMetric(_ line: String, _ p: Paired, timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !(try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text).split(separator: "\n").contains(Substring(line)) {
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("no metric line \(line)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     @Test func metricsCountAcceptanceAPNsOutcomesAndLatency() async throws {

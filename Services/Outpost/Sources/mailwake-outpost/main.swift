@@ -174,34 +174,10 @@ let tool = CommandLineTool(
             for warning in configuration.warnings { logger.warning(warning) }
             let (store, identity, client) = try await openOutpost(args)
             logger.info("outpost starting", ["outpost_id": .string(identity.id), "relay": .string(client!.relay.url)])
-            let doorbell = Doorbell()
-            let channelSender = ChannelSender()
-            defer { channelSender.shutdown() }
-            let notifier = OutpostNotifier(store: store, identity: identity, relay: client!.relay,
-                                           maxAge: Int64(configuration[OutpostSettings.deliveryMaxAge].components.seconds), doorbell: doorbell,
-                                           liveActivityLifetime: configuration[OutpostSettings.liveActivityLifetime].components.seconds)
-            let worker = OutpostDeliveryWorker(pass: DeliveryPass(store: store, client: client!), logger: logger,
-                                               historyDays: configuration[OutpostSettings.historyDays], doorbell: doorbell,
-                                               channels: ChannelDeliveryPass(store: store, sender: channelSender, logger: logger), activities: notifier)
-            let reconfigured = Doorbell()
-            let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger,
-                                         reconfigured: reconfigured)
-            var services: [any Service] = [worker, watch]
-            var fetcher: MessageFetcher?
-            if !configuration[OutpostSettings.listen].isEmpty {
-                let listen = try ListenAddress.parse(configuration[OutpostSettings.listen], key: configuration.prefix + OutpostSettings.listen.name)
-                let origin = try OutpostTLS.origin(configuration)
-                let tls = try OutpostTLS.resolve(directory: dataDirectory(args), configuration: configuration, origin: origin)
-                var fetching = MessageFetcher.Configuration()
-                fetching.maxMessageBytes = configuration[OutpostSettings.bodyMaxBytes]
-                fetcher = MessageFetcher(store: store, configuration: fetching)
-                let api = OutpostAPI(store: store, identity: identity, fetcher: fetcher!, origin: origin, reconfigured: reconfigured)
-                services.append(HTTPServer(configuration: OutpostAPI.listenerConfiguration(listen: listen, tls: tls), router: api.router(), logger: logger,
-                                           metrics: MetricsRegistry()))
-                logger.info("HTTPS API", ["listen": .string(listen.description), "origin": .string(origin), "self_signed": .bool(tls.selfSigned)])
-            }
-            let code = await ServiceGroup(services: services, logger: logger).runReturningExitCode()
-            await fetcher?.closeAll()
+            let daemon = try OutpostDaemon(configuration: configuration, directory: dataDirectory(args), store: store, identity: identity,
+                                           client: client!, logger: logger)
+            let code = await ServiceGroup(services: daemon.services, logger: logger).runReturningExitCode()
+            await daemon.shutdown()
             client?.shutdown()
             await store.close()
             return code

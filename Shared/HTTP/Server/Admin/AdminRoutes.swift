@@ -12,11 +12,14 @@ public enum AdminRoutes {
     ///
     /// - Parameters:
     ///   - metrics: the registry to expose.
-    ///   - checks: readiness checks by name (`postgres`, `accounts`).
-    public static func router(metrics: MetricsRegistry, checks: [String: ReadinessCheck] = [:]) -> Router {
+    ///   - checks: readiness checks by name (`postgres`, `store`).
+    ///   - refresh: run before each `/metrics` answer, to set gauges read from storage.
+    public static func router(metrics: MetricsRegistry, checks: [String: ReadinessCheck] = [:],
+                              refresh: (@Sendable () async -> Void)? = nil) -> Router {
         var router = Router()
         router.get("/metrics") { _, _ in
-            HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
+            await refresh?()
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
                          body: Array(metrics.render().utf8))
         }
         router.get("/healthz") { _, _ in

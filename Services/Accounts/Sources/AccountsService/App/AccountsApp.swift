@@ -65,6 +65,7 @@ public final class AccountsApp: Sendable {
         publicListener.metricsPrefix = "mailwake_accounts"
         publicListener.allowPlainHTTP = configuration.allowPlainHTTP
         publicListener.tls = configuration.tls
+        publicListener.perIPConnectionLimit = configuration.perIPConnectionLimit
         let adminListener = AdminListener.configuration(ListenAddress(host: configuration.adminHost, port: configuration.adminPort),
                                                         tls: configuration.tls, metricsPrefix: "mailwake_accounts")
         let database = self.database

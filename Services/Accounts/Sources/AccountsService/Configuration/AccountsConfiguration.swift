@@ -15,6 +15,8 @@ public struct AccountsConfiguration: Sendable {
     public var databaseURL: String
     /// How long `serve` and `migrate` retry connecting to PostgreSQL at start.
     public var databaseStartTimeout: Duration = .seconds(120)
+    /// Concurrent connections one IP address may hold on the public listener; 0: no limit.
+    public var perIPConnectionLimit: Int = 128
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var allowPlainHTTP: Bool
@@ -94,6 +96,7 @@ public struct AccountsConfiguration: Sendable {
             throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
         }
         databaseStartTimeout = c[AccountsSettings.databaseStartTimeout]
+        perIPConnectionLimit = c[AccountsSettings.perIPConnectionLimit]
         try AdminListener.check(admin, hasTLS: tlsCertificate != nil, in: c, setting: AccountsSettings.adminListen)
     }
 

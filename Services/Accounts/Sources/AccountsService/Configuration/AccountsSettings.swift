@@ -9,6 +9,7 @@ public enum AccountsSettings {
     public static let databaseStartTimeout = ConfigurationSetting<Duration>.duration("DATABASE_START_TIMEOUT", default: .seconds(120), range: 0...3600, help: "How long the service retries connecting to PostgreSQL at start (0.5 s, doubling to 10 s) before it gives up and exits 1; 0 tries once.")
     public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT", help: "PEM certificate chain of the public listener (and of the admin listener off loopback).").optional()
     public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of TLS_CERT.").optional()
+    public static let perIPConnectionLimit = ConfigurationSetting<Int>.int("PER_IP_CONNECTION_LIMIT", default: 128, range: 0...1_000_000, help: "Concurrent connections one IP address may hold on the public listener; 0 turns the limit off (behind a load balancer or NAT that shares an address).")
     public static let allowPlainHTTP = ConfigurationSetting<Bool>.bool("ALLOW_PLAIN_HTTP", default: false, help: "Serve plain HTTP when no certificate is set (loopback addresses only; for tests).")
     public static let serviceTokens = ConfigurationSetting<[String]>.list("SERVICE_TOKENS", default: [], help: "Bearer tokens of the relay instances for the internal API (comma-separated).").secret()
     public static let operatorToken = ConfigurationSetting<String>.string("OPERATOR_TOKEN", default: "", secret: true, allowEmpty: true, help: "Bearer token of the operator API (blocking devices and outposts); empty disables it.")
@@ -23,7 +24,7 @@ public enum AccountsSettings {
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "accounts", settings: [
-        listen, adminListen, publicOrigin, databaseURL, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP, serviceTokens, operatorToken,
+        listen, adminListen, publicOrigin, databaseURL, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP, perIPConnectionLimit, serviceTokens, operatorToken,
         pushProductIDs, trialDays, diagnosticsRetentionDays, appStoreBundleID, appStoreAppAppleID, appStoreEnvironment, appStoreRootCerts, logLevel,
     ])
 }

@@ -19,6 +19,7 @@ extension OutpostAPI {
         } catch {
             throw HTTPError(.unprocessableContent, code: "message-unreadable", detail: "the message cannot be shown: \(error.description)")
         }
+        metrics.bodyRead("body")
         return .json(bytes: document.jsonBytes)
     }
 
@@ -37,6 +38,7 @@ extension OutpostAPI {
         guard let found, BodyDocument.servedImageTypes.contains(found.contentType.lowercased()) else {
             throw HTTPError(.notFound, code: "part-not-found", detail: "the message has no inline raster image with this Content-ID")
         }
+        metrics.bodyRead("part")
         return HTTPResponse(status: .ok, headers: ["Content-Type": found.contentType.lowercased(), "Content-Disposition": "inline"], body: found.bytes)
     }
 

@@ -20,6 +20,8 @@ public struct OutpostAPI: Sendable {
     let reconfigured: Doorbell?
     /// The origin requests are signed for (`PUBLIC_URL`).
     public let origin: String
+    /// Body reads and refusals are counted here.
+    let metrics: OutpostMetrics
 
     /// - Parameters:
     ///   - store: the outpost's store.
@@ -27,8 +29,10 @@ public struct OutpostAPI: Sendable {
     ///   - fetcher: fetches messages from the mailboxes.
     ///   - origin: this API's public origin as configured.
     ///   - reconfigured: rung after mailbox changes (the mail watcher's).
+    ///   - metrics: the outpost's metrics.
     public init(store: OutpostStore, identity: OutpostIdentity, fetcher: MessageFetcher, origin: String, reconfigured: Doorbell? = nil,
-                clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+                metrics: OutpostMetrics = OutpostMetrics(), clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+        self.metrics = metrics
         self.reconfigured = reconfigured
         self.store = store
         self.identity = identity
@@ -48,6 +52,7 @@ public struct OutpostAPI: Sendable {
     /// The routes.
     public func router() -> Router {
         var router = Router()
+        router.add(middleware: RefusalCountingMiddleware(metrics: metrics))
         router.post("/v1/management/redeem") { request, _ in try await redeem(request) }
         router.get("/v1/messages/body") { request, _ in try await body(request) }
         router.get("/v1/messages/part") { request, _ in try await part(request) }
@@ -55,8 +60,8 @@ public struct OutpostAPI: Sendable {
         return router
     }
 
-    /// The listener settings for `listen` with `tls`.
-    public static func listenerConfiguration(listen: ListenAddress, tls: OutpostTLS) -> HTTPServer.Configuration {
+    /// The listener settings for `listen` with `tls`; `perIPConnectionLimit` is `PER_IP_CONNECTION_LIMIT` (0: none).
+    public static func listenerConfiguration(listen: ListenAddress, tls: OutpostTLS, perIPConnectionLimit: Int = 32) -> HTTPServer.Configuration {
         var c = HTTPServer.Configuration()
         c.name = "api"
         c.host = listen.host
@@ -64,7 +69,7 @@ public struct OutpostAPI: Sendable {
         c.tls = .init(certificatePath: tls.certificatePath, privateKeyPath: tls.keyPath)
         c.maxBodyBytes = 256 * 1024
         c.connectionLimit = 256
-        c.perIPConnectionLimit = 32
+        c.perIPConnectionLimit = perIPConnectionLimit
         c.requestDeadlineSeconds = 60
         c.metricsPrefix = "mailwake_outpost"
         c.responseHeaders = responseHeaders

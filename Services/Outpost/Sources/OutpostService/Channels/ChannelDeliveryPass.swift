@@ -9,8 +9,10 @@ public struct ChannelDeliveryPass: Sendable {
     let store: OutpostStore
     let sender: ChannelSender
     let logger: Logger
+    let metrics: OutpostMetrics
 
-    public init(store: OutpostStore, sender: ChannelSender, logger: Logger) {
+    public init(store: OutpostStore, sender: ChannelSender, logger: Logger, metrics: OutpostMetrics = OutpostMetrics()) {
+        self.metrics = metrics
         self.store = store
         self.sender = sender
         self.logger = logger
@@ -26,10 +28,12 @@ public struct ChannelDeliveryPass: Sendable {
             let now = store.clock()
             guard let channel = channels[d.channelID], channel.enabled else {
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now, error: "the channel is disabled")
+                if let channel = channels[d.channelID] { metrics.channelDelivery(channel.kind, "failed") }
                 continue
             }
             if now >= d.expiresAt {
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .expired, nextAttemptAt: now, error: "not delivered in time")
+                metrics.channelDelivery(channel.kind, "expired")
                 continue
             }
             let content: NotificationContent
@@ -37,6 +41,7 @@ public struct ChannelDeliveryPass: Sendable {
                 content = try NotificationContent.decode(try store.box.open(d.payloadSealed, purpose: "channel-delivery", context: "channel-delivery:\(d.channelID):\(d.eventID)"))
             } catch {
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now, error: "the stored notification does not open")
+                metrics.channelDelivery(channel.kind, "failed")
                 continue
             }
             let secrets = try await store.channelSecrets(channel.id)
@@ -47,16 +52,20 @@ public struct ChannelDeliveryPass: Sendable {
             switch outcome {
             case .sent:
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .sent, nextAttemptAt: now, error: nil)
+                metrics.channelDelivery(channel.kind, "sent")
             case .retry(let after, let reason):
                 let next = now + max(after, Self.backoff(attempts: d.attempts + 1))
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .pending, nextAttemptAt: next, error: reason)
+                metrics.channelDelivery(channel.kind, "retried")
                 logger.info("channel delivery will be retried", ["channel": .string(channel.name), "reason": .string(reason), "in_s": .int(Int(next - now))])
             case .failed(let reason):
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now, error: reason)
+                metrics.channelDelivery(channel.kind, "failed")
                 logger.warning("channel delivery failed", ["channel": .string(channel.name), "reason": .string(reason)])
             case .disable(let reason):
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now, error: reason)
                 try await store.disableChannel(channel.id, reason: reason)
+                metrics.channelDelivery(channel.kind, "disabled")
                 logger.warning("channel disabled", ["channel": .string(channel.name), "reason": .string(reason)])
             }
         }

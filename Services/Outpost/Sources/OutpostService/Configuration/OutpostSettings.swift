@@ -11,6 +11,8 @@ public enum OutpostSettings {
     public static let reconnectBackoff = ConfigurationSetting<Duration>.duration("RECONNECT_BACKOFF", default: .seconds(2), range: 1...600, help: "First delay before reconnecting to a mailbox after an error; it doubles up to 5 minutes, with jitter (refused credentials start at 5 minutes).")
     public static let liveActivityLifetime = ConfigurationSetting<Duration>.duration("LIVE_ACTIVITY_LIFETIME", default: .seconds(600), range: 0...28_800, help: "How long a verification code stays as a Live Activity before it ends by itself (it also ends when the message is read or deleted); 0 turns Live Activities off.")
     public static let listen = ConfigurationSetting<String>.string("LISTEN", default: "0.0.0.0:8443", allowEmpty: true, help: "Address and port of the HTTPS API the App reads bodies and manages the outpost through (host:port; IPv6 as [::]:8443); empty turns it off.")
+    public static let perIPConnectionLimit = ConfigurationSetting<Int>.int("PER_IP_CONNECTION_LIMIT", default: 32, range: 0...1_000_000, help: "Concurrent connections one IP address may hold on the HTTPS API; 0 turns the limit off (behind a reverse proxy that shares an address).")
+    public static let adminListen = ConfigurationSetting<String>.string("ADMIN_LISTEN", default: "127.0.0.1:9445", allowEmpty: true, help: "Address and port of the admin listener (/metrics, /healthz, /readyz): plain HTTP on loopback, HTTPS with the API's certificate (TLS_CERT/TLS_KEY, or the self-signed one) on any other address; empty turns it off.")
     public static let publicURL = ConfigurationSetting<String>.string("PUBLIC_URL", default: "", allowEmpty: true, help: "The HTTPS origin the App reaches this outpost at, e.g. https://mail.example.net:8443: put in invitations and signed for (PROTOCOL §8); empty means https://<host name>:<LISTEN port>.")
     public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT", help: "PEM certificate chain of the HTTPS API; without it the outpost makes a self-signed one in <data dir>/tls (invitations pin its key either way).").optional()
     public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of TLS_CERT.").optional()
@@ -18,7 +20,7 @@ public enum OutpostSettings {
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
 
     public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, historyDays, idleRestart, pollInterval, reconnectBackoff, liveActivityLifetime,
-                                                                                  listen, publicURL, tlsCertificate, tlsKey, bodyMaxBytes, logLevel])
+                                                                                  listen, perIPConnectionLimit, adminListen, publicURL, tlsCertificate, tlsKey, bodyMaxBytes, logLevel])
 
     /// The watchers' pacing from `configuration`.
     public static func watchTiming(_ configuration: ServiceConfiguration) -> WatchTiming {

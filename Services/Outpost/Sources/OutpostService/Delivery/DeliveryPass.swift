@@ -9,8 +9,12 @@ public struct DeliveryPass: Sendable {
     let clock: @Sendable () -> Int64
     /// Seconds between status checks of a delivery the relay has.
     let statusInterval: Int64 = 3
+    /// Counts outcomes.
+    let metrics: OutpostMetrics
 
-    public init(store: OutpostStore, client: OutpostRelayClient, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+    public init(store: OutpostStore, client: OutpostRelayClient, metrics: OutpostMetrics = OutpostMetrics(),
+                clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+        self.metrics = metrics
         self.store = store
         self.client = client
         self.clock = clock
@@ -24,6 +28,7 @@ public struct DeliveryPass: Sendable {
             let now = clock()
             if d.status == .pending, now >= d.expiresAt {
                 try await store.updateDelivery(d.pairingID, d.eventID, status: .expired, nextAttemptAt: now, attempted: false, error: d.lastError ?? "too old")
+                metrics.delivery("expired")
                 continue
             }
             switch d.status {
@@ -39,11 +44,14 @@ public struct DeliveryPass: Sendable {
         switch await client.submit(d.envelope) {
         case .accepted:
             try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: now + 1, attempted: true, error: nil)
+            metrics.delivery("accepted")
         case .retry(let after, let reason):
             let next = now + max(after, Self.backoff(attempts: d.attempts + 1))
             try await store.updateDelivery(d.pairingID, d.eventID, status: .pending, nextAttemptAt: next, attempted: true, error: reason)
+            metrics.delivery("retried")
         case .refused(let status, let code, _):
             try await store.updateDelivery(d.pairingID, d.eventID, status: .failed, nextAttemptAt: now, attempted: true, error: "\(status) \(code)")
+            metrics.delivery("refused")
             // The device ended the pairing at the relay: stop sealing for it.
             if code == "pairing-ended" { try await store.markUnpaired(d.pairingID) }
         }
@@ -57,11 +65,14 @@ public struct DeliveryPass: Sendable {
             return
         }
         switch status.status {
-        case "sent": try await store.updateDelivery(d.pairingID, d.eventID, status: .sent, nextAttemptAt: now, attempted: false, error: nil)
+        case "sent":
+            try await store.updateDelivery(d.pairingID, d.eventID, status: .sent, nextAttemptAt: now, attempted: false, error: nil)
+            metrics.delivery("sent")
         case "failed", "expired":
             let s: DeliveryRecord.Status = status.status == "failed" ? .failed : .expired
             try await store.updateDelivery(d.pairingID, d.eventID, status: s, nextAttemptAt: now, attempted: false,
                                            error: status.apnsReason.map { "APNs \(status.apnsStatus.map(String.init) ?? "") \($0)" } ?? status.status)
+            metrics.delivery(status.status)
             // No push-to-start token: the App has not allowed Live Activities; stop starting them for this device.
             if d.kind == "live-activity-start", status.apnsReason == "no_device_token" { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
         default:

@@ -16,9 +16,12 @@ public struct OutpostNotifier: Sendable {
     let doorbell: Doorbell?
     /// Seconds a code's Live Activity stays before it ends by itself; 0: no Live Activities.
     let liveActivityLifetime: Int64
+    /// Counts notifications built.
+    let metrics: OutpostMetrics
 
     public init(store: OutpostStore, identity: OutpostIdentity, relay: RelaySettingsRecord, maxAge: Int64 = 86400, doorbell: Doorbell? = nil,
-                liveActivityLifetime: Int64 = 600, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+                liveActivityLifetime: Int64 = 600, metrics: OutpostMetrics = OutpostMetrics(), clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+        self.metrics = metrics
         self.doorbell = doorbell
         self.liveActivityLifetime = liveActivityLifetime
         self.store = store
@@ -69,7 +72,10 @@ public struct OutpostNotifier: Sendable {
             : HistoryDraft(eventID: eventID, mailbox: content.mailbox, folder: content.folder, sender: sender, subjectSummary: String(content.subject.prefix(80)))
         let historyID = try await store.recordNotification(entry, deliveries: sealed, channelDeliveries: channelPayloads, activities: starts,
                                                            expiresAt: now + maxAge, advancing: position)
-        if historyID != nil { doorbell?.ring() }
+        if historyID != nil {
+            metrics.notificationBuilt()
+            doorbell?.ring()
+        }
         return historyID
     }
 

@@ -17,12 +17,14 @@ final class FolderWatcher: Sendable {
     let notifier: OutpostNotifier?
     let timing: WatchTiming
     let logger: Logger
+    let metrics: OutpostMetrics
     private let stopSignal = StopSignal()
     private let canceller = Mutex<(@Sendable () -> Void)?>(nil)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     init(mailbox: MailboxRecord, folders: [String], credentials: MailboxCredentials, store: OutpostStore, notifier: OutpostNotifier?,
-         timing: WatchTiming, logger: Logger) {
+         timing: WatchTiming, logger: Logger, metrics: OutpostMetrics) {
+        self.metrics = metrics
         self.mailbox = mailbox
         self.folders = folders
         self.credentials = credentials
@@ -88,6 +90,7 @@ final class FolderWatcher: Sendable {
                 if let connectedAt, ContinuousClock.now - connectedAt > .seconds(60) { failures = 0 }
                 failures += 1
                 authenticationFailed = error.code == .authentication
+                metrics.imapReconnect(authentication: authenticationFailed)
                 setState(authenticationFailed ? .authenticationFailed : .retrying, error: error.message)
                 logger.warning(authenticationFailed ? "mailbox login refused; retrying later" : "mailbox connection lost; reconnecting",
                                ["error": .string(error.message), "attempt": .int(failures)])
@@ -223,6 +226,7 @@ final class FolderWatcher: Sendable {
 
     private func setState(_ state: FolderState.WatchState, error: String? = nil) {
         for folder in folders {
+            metrics.watchState(mailboxID: mailbox.id, folder: folder, state)
             _ = try? storeCall { [store, mailbox] in try await store.setWatchState(mailboxID: mailbox.id, folder: folder, state, error: error) }
         }
     }

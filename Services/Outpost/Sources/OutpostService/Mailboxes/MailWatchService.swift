@@ -13,9 +13,12 @@ public struct MailWatchService: Service {
     let reconfigured: Doorbell
     /// How often the mailbox settings are compared with those being watched (changes made by the CLI).
     let rescanInterval: Duration
+    /// Watched folders by state, reconnects.
+    let metrics: OutpostMetrics
 
     public init(store: OutpostStore, notifier: OutpostNotifier?, timing: WatchTiming = WatchTiming(), logger: Logger,
-                reconfigured: Doorbell = Doorbell(), rescanInterval: Duration = .seconds(30)) {
+                reconfigured: Doorbell = Doorbell(), rescanInterval: Duration = .seconds(30), metrics: OutpostMetrics = OutpostMetrics()) {
+        self.metrics = metrics
         self.store = store
         self.notifier = notifier
         self.timing = timing
@@ -51,7 +54,7 @@ public struct MailWatchService: Service {
             let credentials = MailboxCredentials(record: mailbox, secret: try await store.mailboxSecret(mailbox.id))
             for group in Self.connectionGroups(mailbox.folders, limit: mailbox.maxConnections) {
                 watchers.append(FolderWatcher(mailbox: mailbox, folders: group, credentials: credentials, store: store, notifier: notifier,
-                                              timing: timing, logger: logger))
+                                              timing: timing, logger: logger, metrics: metrics))
             }
         }
         if watchers.isEmpty { logger.notice("no mailboxes to watch: add one with `mailwake-outpost mailbox add`") }

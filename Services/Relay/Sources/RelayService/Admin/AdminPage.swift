@@ -31,7 +31,7 @@ struct AdminPage {
             \(card("Queued", "\(s.queued)", s.queued > 1000 ? "warn" : ""))
             \(card("Sending", "\(s.sending)", ""))
             \(card("Due now", "\(s.dueNow)", s.dueNow > 1000 ? "warn" : ""))
-            \(card("Oldest waiting", duration(s.oldestAgeSeconds), s.oldestAgeSeconds > 60 ? "bad" : ""))
+            \(card("Longest overdue", duration(s.oldestAgeSeconds), s.oldestAgeSeconds > 60 ? "bad" : ""))
             \(card("Active pairings", "\(s.activePairings)", ""))
             \(card("APNs in flight", "\(s.apnsInFlight) / \(s.apnsWindowLimit)", ""))
             \(card("Accepted here", "\(s.acceptedHere)", ""))

@@ -21,10 +21,11 @@ extension RelayApp {
         }
         let q = try await database.query("""
             SELECT count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'sending'),
-                   count(*) FILTER (WHERE next_attempt_ms <= \(nowMS)), min(accepted_ms)
+                   count(*) FILTER (WHERE next_attempt_ms <= \(nowMS)), min(next_attempt_ms) FILTER (WHERE next_attempt_ms <= \(nowMS))
             FROM deliveries WHERE status IN ('queued', 'sending')
             """).single()
-        let (queued, sending, due, oldest) = try q.decode((Int64, Int64, Int64, Int64?).self)
+        // The longest-overdue *due* delivery: one waiting out a retry delay is not late.
+        let (queued, sending, due, firstDue) = try q.decode((Int64, Int64, Int64, Int64?).self)
         let reasons = try await database.query("""
             SELECT COALESCE(apns_reason, 'unknown'), count(*) FROM deliveries
             WHERE status IN ('failed', 'expired') AND updated_ms >= \(nowMS - 3_600_000)
@@ -39,7 +40,7 @@ extension RelayApp {
         let active = try await database.query("SELECT count(*) FROM pairings WHERE state = 'active'").single().decode(Int64.self, at: 0)
         return StatusSnapshot(
             instance: configuration.instanceName, version: MailwakeVersion.current, generatedAt: nowMS / 1000, windows: windows,
-            queued: queued, sending: sending, dueNow: due, oldestAgeSeconds: oldest.map { Double(max(0, nowMS - $0)) / 1000 } ?? 0,
+            queued: queued, sending: sending, dueNow: due, oldestAgeSeconds: firstDue.map { Double(max(0, nowMS - $0)) / 1000 } ?? 0,
             failuresByReason: reasons.map { (reason: $0.0, count: $0.1) }, recentFailures: recent,
             acceptedHere: relayMetrics.accepted.current, apnsWindowLimit: apns.window.limit, apnsInFlight: apns.window.inFlight,
             activePairings: active)

@@ -85,6 +85,7 @@ public final class RelayApp: Sendable {
         publicListener.requestDeadlineSeconds = Double(Self.maxConsentWait + 15)
         publicListener.idleTimeoutSeconds = Self.maxConsentWait + 30
         publicListener.tls = configuration.tls
+        publicListener.perIPConnectionLimit = configuration.perIPConnectionLimit
         let adminListener = AdminListener.configuration(configuration.adminListen, tls: configuration.tls, metricsPrefix: "mailwake_relay")
         return [
             HTTPServer(configuration: publicListener, router: router(), logger: logger, metrics: metrics),
@@ -93,7 +94,7 @@ public final class RelayApp: Sendable {
     }
 
     /// The background services: delivery, the cross-instance wake-up,
-    /// diagnostics to accounts, and queue maintenance.
+    /// diagnostics to accounts, queue maintenance and the accounts check.
     public func backgroundServices() -> [any Service] {
         let listener = PostgresListener(configuration: database.configuration, logger: logger)
         return [
@@ -103,6 +104,7 @@ public final class RelayApp: Sendable {
             QueueWakeUp(listener: listener, handoff: handoff, logger: logger),
             DiagnosticsReporter(database: database, accounts: accounts, metrics: relayMetrics, logger: logger),
             QueueMaintenance(database: database, configuration: configuration, metrics: relayMetrics, logger: logger, clockMS: clockMS),
+            AccountsReachability(accounts: accounts, interval: configuration.accounts.checkInterval, metrics: relayMetrics, logger: logger),
         ]
     }
 

@@ -7,6 +7,9 @@ struct RelayMetrics: Sendable {
     let duplicates: Counter
     let queueDepth: Gauge
     let queueOldestSeconds: Gauge
+    let queueDue: Gauge
+    let accountsReachable: Gauge
+    let accountsCheckFailures: Counter
     let acceptToSent: Histogram
     let deliveries: [String: Counter]
     let claimBatch: Histogram
@@ -17,7 +20,11 @@ struct RelayMetrics: Sendable {
         accepted = registry.counter("mailwake_relay_envelopes_accepted_total", help: "Envelopes answered 202 and stored.")
         duplicates = registry.counter("mailwake_relay_envelopes_duplicate_total", help: "Envelopes submitted again with the same bytes (answered as the first time).")
         queueDepth = registry.gauge("mailwake_relay_queue_depth", help: "Deliveries queued or being sent (all instances).")
-        queueOldestSeconds = registry.gauge("mailwake_relay_queue_oldest_age_seconds", help: "Age of the oldest delivery still queued or being sent.")
+        queueOldestSeconds = registry.gauge("mailwake_relay_queue_oldest_age_seconds",
+                                            help: "How long the longest-waiting due delivery has been due (0 when none is due); deliveries waiting out a retry delay are not counted.")
+        queueDue = registry.gauge("mailwake_relay_queue_due", help: "Deliveries due now: queued or with an ended lease, not waiting out a retry delay (all instances).")
+        accountsReachable = registry.gauge("mailwake_relay_accounts_reachable", help: "1 when the last check of accounts' internal API succeeded, 0 when it failed.")
+        accountsCheckFailures = registry.counter("mailwake_relay_accounts_check_failures_total", help: "Checks of accounts' internal API that failed (unreachable, refused, or timed out).")
         acceptToSent = registry.histogram("mailwake_relay_accept_to_sent_seconds", help: "Time from answering 202 to APNs accepting the push.")
         var deliveries: [String: Counter] = [:]
         for status in ["sent", "failed", "expired"] {

@@ -51,8 +51,11 @@ public struct RelayConfiguration: Sendable {
         public var caFile: String?
         /// How long an authorization is reused.
         public var cacheTTL: Duration
+        /// How often reachability is checked (a metric and a log line, not readiness).
+        public var checkInterval: Duration
 
-        public init(url: String, token: String, caFile: String? = nil, cacheTTL: Duration = .seconds(30)) {
+        public init(url: String, token: String, caFile: String? = nil, cacheTTL: Duration = .seconds(30), checkInterval: Duration = .seconds(10)) {
+            self.checkInterval = checkInterval
             self.url = url
             self.token = token
             self.caFile = caFile
@@ -66,6 +69,8 @@ public struct RelayConfiguration: Sendable {
     public var databaseURL: String
     /// How long `serve` and `migrate` retry connecting to PostgreSQL at start.
     public var databaseStartTimeout: Duration = .seconds(120)
+    /// Concurrent connections one IP address may hold on the public listener; 0: no limit.
+    public var perIPConnectionLimit: Int = 128
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var allowPlainHTTP: Bool
@@ -129,7 +134,7 @@ public struct RelayConfiguration: Sendable {
             publicOrigin: c[RelaySettings.publicOrigin].origin, databaseURL: c[RelaySettings.databaseURL],
             tlsCertificate: c[RelaySettings.tlsCertificate], tlsKey: c[RelaySettings.tlsKey], allowPlainHTTP: c[RelaySettings.allowPlainHTTP],
             accounts: Accounts(url: accountsURL.description, token: c[RelaySettings.accountsToken], caFile: c[RelaySettings.accountsCAFile],
-                               cacheTTL: c[RelaySettings.accountsCacheTTL]),
+                               cacheTTL: c[RelaySettings.accountsCacheTTL], checkInterval: c[RelaySettings.accountsCheckInterval]),
             apns: APNs(keyFile: c[RelaySettings.apnsKeyFile], keyID: c[RelaySettings.apnsKeyID], teamID: c[RelaySettings.apnsTeamID], bundleID: bundleID,
                        productionURL: c[RelaySettings.apnsProductionURL].origin, sandboxURL: c[RelaySettings.apnsSandboxURL].origin,
                        caFile: c[RelaySettings.apnsCAFile], connections: c[RelaySettings.apnsConnections], maxInFlight: c[RelaySettings.apnsMaxInFlight],
@@ -148,6 +153,7 @@ public struct RelayConfiguration: Sendable {
             throw ConfigurationError(key: key(RelaySettings.tlsCertificate.name), reason: "is required unless ALLOW_PLAIN_HTTP=true")
         }
         databaseStartTimeout = c[RelaySettings.databaseStartTimeout]
+        perIPConnectionLimit = c[RelaySettings.perIPConnectionLimit]
         try AdminListener.check(adminListen, hasTLS: tlsCertificate != nil, in: c, setting: RelaySettings.adminListen)
     }
 

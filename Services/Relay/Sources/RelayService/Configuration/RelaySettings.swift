@@ -9,11 +9,13 @@ public enum RelaySettings {
     public static let databaseStartTimeout = ConfigurationSetting<Duration>.duration("DATABASE_START_TIMEOUT", default: .seconds(120), range: 0...3600, help: "How long the service retries connecting to PostgreSQL at start (0.5 s, doubling to 10 s) before it gives up and exits 1; 0 tries once.")
     public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT", help: "PEM certificate chain of the public listener (and of the admin listener off loopback).").optional()
     public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of TLS_CERT.").optional()
+    public static let perIPConnectionLimit = ConfigurationSetting<Int>.int("PER_IP_CONNECTION_LIMIT", default: 128, range: 0...1_000_000, help: "Concurrent connections one IP address may hold on the public listener; 0 turns the limit off (behind a load balancer or NAT that shares an address).")
     public static let allowPlainHTTP = ConfigurationSetting<Bool>.bool("ALLOW_PLAIN_HTTP", default: false, help: "Serve plain HTTP when no certificate is set (loopback addresses only; for tests).")
     public static let accountsURL = ConfigurationSetting<ConfigURL>.url("ACCOUNTS_URL", schemes: ["https", "http"], help: "Base URL of the accounts service's internal API (http only on loopback).")
     public static let accountsToken = ConfigurationSetting<String>.string("ACCOUNTS_TOKEN", secret: true, help: "This relay's service token at accounts (one of its MAILWAKE_ACCOUNTS_SERVICE_TOKENS).")
     public static let accountsCAFile = ConfigurationSetting<String>.existingFile("ACCOUNTS_CA_FILE", help: "PEM CA bundle that alone is trusted for ACCOUNTS_URL; the system store when unset.").optional()
     public static let accountsCacheTTL = ConfigurationSetting<Duration>.duration("ACCOUNTS_CACHE_TTL", default: .seconds(30), range: 0...600, help: "How long a device authorization from accounts is reused (0 asks every time). APNs 410s invalidate at once.")
+    public static let accountsCheckInterval = ConfigurationSetting<Duration>.duration("ACCOUNTS_CHECK_INTERVAL", default: .seconds(10), range: 1...600, help: "How often the relay checks that accounts answers: mailwake_relay_accounts_reachable and a log line when it changes (not a readiness condition).")
     public static let apnsKeyFile = ConfigurationSetting<String>.existingFile("APNS_KEY_FILE", help: "The APNs authentication key (.p8, PKCS#8 PEM, mode 0600) for token-based provider authentication.")
     public static let apnsKeyID = ConfigurationSetting<String>.string("APNS_KEY_ID", help: "The 10-character key id of APNS_KEY_FILE (the JWT `kid`).")
     public static let apnsTeamID = ConfigurationSetting<String>.string("APNS_TEAM_ID", help: "The 10-character Apple developer team id (the JWT `iss`).")
@@ -36,7 +38,7 @@ public enum RelaySettings {
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "relay", settings: [
         listen, adminListen, publicOrigin, databaseURL, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP,
-        accountsURL, accountsToken, accountsCAFile, accountsCacheTTL,
+        perIPConnectionLimit, accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight, apnsTokenRefresh,
         operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, leaseDuration, instanceName, logLevel,
     ])

@@ -26,11 +26,22 @@ struct QueueMaintenance: Service {
         }
     }
 
+    /// Queue depth, deliveries due, and how long the longest-waiting due one has been due.
+    ///
+    /// A delivery waiting out a deliberate retry (APNs answered 429 or 5xx,
+    /// `next_attempt_ms` in the future) is in the depth but neither due nor
+    /// overdue, so the backlog alert does not fire for it; a claim whose
+    /// lease ended (its instance died) is due again.
     func updateGauges() async throws {
-        let row = try await database.query("SELECT count(*), min(accepted_ms) FROM deliveries WHERE status IN ('queued', 'sending')").single()
-        let (depth, oldest) = try row.decode((Int64, Int64?).self)
+        let now = clockMS()
+        let row = try await database.query("""
+            SELECT count(*), count(*) FILTER (WHERE next_attempt_ms <= \(now)), min(next_attempt_ms) FILTER (WHERE next_attempt_ms <= \(now))
+            FROM deliveries WHERE status IN ('queued', 'sending')
+            """).single()
+        let (depth, due, firstDue) = try row.decode((Int64, Int64, Int64?).self)
         metrics.queueDepth.set(Double(depth))
-        metrics.queueOldestSeconds.set(oldest.map { Double(max(0, clockMS() - $0)) / 1000 } ?? 0)
+        metrics.queueDue.set(Double(due))
+        metrics.queueOldestSeconds.set(firstDue.map { Double(max(0, now - $0)) / 1000 } ?? 0)
     }
 
     /// Deletes what retention allows; returns the number of deliveries deleted.
