@@ -3,8 +3,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # Smoke test of the real `mailwake-relay` process (source this file):
 # configure it through a --config file, `serve`, check /healthz, /readyz
-# (accounts is absent on purpose: not ready, and saying why), /metrics and a
-# refused envelope, then SIGTERM it and require a clean exit (0).
+# (ready: it checks only PostgreSQL; accounts is absent on purpose and shows as
+# unreachable in /metrics and the log), a refused envelope, then SIGTERM it and require a clean exit (0).
 #
 #   relay_smoke BIN_DIR PYTHON     (needs MAILWAKE_TEST_POSTGRES_URL)
 
@@ -39,7 +39,9 @@ ENV
   mw_on_exit "kill -KILL $pid 2>/dev/null || true; rm -rf '$dir'"
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/healthz" >/dev/null && break; sleep 0.1; done
   curl -sf "http://127.0.0.1:$admin/healthz" | grep -q '"ok"' || { echo "smoke: /healthz failed"; cat "$dir/relay.log"; return 1; }
-  curl -s "http://127.0.0.1:$admin/readyz" | grep -q '"accounts":"failing"' || { echo "smoke: /readyz does not report accounts"; cat "$dir/relay.log"; return 1; }
+  mw_wait_until 30 "the relay ready (PostgreSQL only)" sh -c "curl -sf 'http://127.0.0.1:$admin/readyz' | grep -q '\"postgres\":\"ok\"'"
+  mw_wait_until 30 "the relay reporting accounts unreachable" sh -c "curl -s 'http://127.0.0.1:$admin/metrics' | grep -q '^mailwake_relay_accounts_reachable 0'"
+  grep -q '"msg":"accounts unreachable"' "$dir/relay.log" || { echo "smoke: no log line says accounts is unreachable"; cat "$dir/relay.log"; return 1; }
   curl -s -X POST -H 'Content-Type: application/json' -d '{"v":1}' "http://127.0.0.1:$port/v1/envelopes" | grep -q 'urn:mailwake:problem:malformed' \
     || { echo "smoke: no problem document for a malformed envelope"; cat "$dir/relay.log"; return 1; }
   curl -s "http://127.0.0.1:$admin/metrics" | grep -q 'mailwake_relay_envelopes_refused_total{reason="malformed"} 1' \
