@@ -51,24 +51,11 @@ struct AdminListenerTests {
         let task = Task { try await admin.run() }
         defer { task.cancel() }
 
-        var tls = HTTPClient.Configuration()
-        tls.caFile = certificates.caCertificate.path
-        tls.httpVersion = .http1_1
-        let client = try HTTPClient(configuration: tls)
-        defer { client.shutdown() }
-        let answer = try await client.execute(.init(method: .get, url: "https://127.0.0.1:\(port)/healthz"))
-        #expect(answer.status == 200)
-        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"status":"ok"}"#)
-        let metrics = try await client.execute(.init(method: .get, url: "https://127.0.0.1:\(port)/metrics"))
-        #expect(metrics.status == 200)
-
-        // The same port does not speak plain HTTP.
-        var plainConfiguration = HTTPClient.Configuration()
-        plainConfiguration.httpVersion = .http1_1
-        let plain = try HTTPClient(configuration: plainConfiguration)
-        defer { plain.shutdown() }
-        let plainAnswer = try? await plain.execute(.init(method: .get, url: "http://127.0.0.1:\(port)/healthz"))
-        #expect(plainAnswer?.status != 200)
+        let probe = try await AdminListenerProbe.probe(port: Int(port), caFile: certificates.caCertificate.path)
+        #expect(probe.healthzStatus == 200)
+        #expect(probe.healthzBody == #"{"status":"ok"}"#)
+        #expect(probe.metricsStatus == 200)
+        #expect(probe.plainHTTPStatus != 200, "the same port does not speak plain HTTP")
         task.cancel()
         _ = try? await task.value
         await database.close()
