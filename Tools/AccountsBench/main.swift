@@ -67,7 +67,7 @@ var components = URLComponents(string: postgresURL)!
 components.path = "/" + database
 let benchURL = components.string!
 
-let serviceToken = "bench-service-token"
+let serviceToken = "bench-service-token-0123456789abcdef"
 var port: UInt16 = 0
 do {
     let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -14,7 +14,7 @@ import Synchronization
 final class RelayBench: @unchecked Sendable {
     static let origin = "https://relay.bench"
     static let bundleID = "net.mailwake.app"
-    static let serviceToken = "bench-service-token"
+    static let serviceToken = "bench-service-token-0123456789abcdef"
 
     let options: BenchOptions
     let work: URL

@@ -1,6 +1,6 @@
 /// A setting without its value type, as a `ConfigurationSpec` lists it.
 public protocol AnyConfigurationSetting: Sendable {
-    /// The name after the service prefix (`ADMIN_PORT` for `MAILWAKE_OUTPOST_ADMIN_PORT`).
+    /// The name after the service prefix (`HISTORY_DAYS` for `MAILWAKE_OUTPOST_HISTORY_DAYS`).
     var name: String { get }
     /// What the setting does, one sentence or two.
     var help: String { get }

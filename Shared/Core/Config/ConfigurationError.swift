@@ -1,11 +1,11 @@
 /// A configuration that cannot be used: one line naming the key, where the
 /// value came from and what is wrong, e.g.
 ///
-///     MAILWAKE_OUTPOST_ADMIN_PORT="99999" (environment): must be an integer from 1 to 65535
+///     MAILWAKE_OUTPOST_HISTORY_DAYS="99999" (environment): must be an integer from 1 to 3650
 ///
 /// The value is shown only for settings that are not secret.
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The full key (`MAILWAKE_OUTPOST_ADMIN_PORT`), or `--config` for the file itself.
+    /// The full key (`MAILWAKE_OUTPOST_HISTORY_DAYS`), or `--config` for the file itself.
     public let key: String
     public let reason: String
     /// Where the value came from, when it came from somewhere.

@@ -33,7 +33,7 @@ public struct ServiceConfiguration: Sendable {
     public func source<Value>(of setting: ConfigurationSetting<Value>) -> ConfigurationSource? { sources[setting.name] }
 
     /// One line per setting for a start-up log or `config check`:
-    /// `MAILWAKE_OUTPOST_ADMIN_PORT=9090 (default)`, secrets as `(secret)`.
+    /// `MAILWAKE_OUTPOST_HISTORY_DAYS=30 (default)`, secrets as `(secret)`.
     public var summary: [String] {
         sources.keys.sorted().map { name in
             let shown: String

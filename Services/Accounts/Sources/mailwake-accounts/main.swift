@@ -46,9 +46,6 @@ let tool = CommandLineTool(
             await database.close()
             return .success
         },
-        .init(CommandSpec("settings", summary: "Print every setting with its default and meaning, as Markdown.")) { _ in
-            StandardStreams.write(AccountsSettings.spec.markdownTable() + "\n")
-            return .success
-        },
+        AccountsSettings.spec.settingsCommand(),
     ])
 await tool.main()

@@ -261,10 +261,7 @@ let tool = CommandLineTool(
             }
             return .success
         },
-        .init(CommandSpec("settings", summary: "Print every setting with its default and meaning, as Markdown.")) { _ in
-            StandardStreams.write(OutpostSettings.spec.markdownTable() + "\n")
-            return .success
-        },
+        OutpostSettings.spec.settingsCommand(),
         .init(CommandSpec("history clear", summary: "Delete the history (finished deliveries with it).", options: [
             dataDirOption, OptionSpec("older-than-days", value: "N", help: "Keep the last N days (default: delete everything)"),
         ])) { args in

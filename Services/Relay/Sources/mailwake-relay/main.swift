@@ -46,9 +46,6 @@ let tool = CommandLineTool(
             app.shutdownClients()
             return .success
         },
-        .init(CommandSpec("settings", summary: "Print every setting with its default and meaning, as Markdown.")) { _ in
-            StandardStreams.write(RelaySettings.spec.markdownTable() + "\n")
-            return .success
-        },
+        RelaySettings.spec.settingsCommand(),
     ])
 await tool.main()
