@@ -52,17 +52,18 @@ enum TokenSample {
             let e = try #require(refusal(["MAILWAKE_SAMPLE_\(key)": placeholder]))
             #expect(e.key == "MAILWAKE_SAMPLE_\(key)")
             #expect(e.description == "configuration: MAILWAKE_SAMPLE_\(key) (environment): still holds the CHANGE-ME placeholder: replace it with a random token, e.g. `openssl rand -hex 24`")
-            #expect(!e.description.contains(placeholder))
+            #expect(!e.description.contains("=\""), "the value is shown: \(e.description)")
+            if placeholder != "CHANGE-ME" { #expect(!e.description.contains(placeholder)) }
         }
     }
 
-    @Test(arguments: ["short", "abcdefghijklmnopqrstuvw"])
+    @Test(arguments: ["s3cr3t", "abcdefghijklmnopqrstuvw"])
     func aShortTokenIsRefused(_ short: String) throws {
         #expect(short.count < 24)
         for key in ["PEER_TOKEN", "OPERATOR_TOKEN", "SERVICE_TOKENS"] {
             let e = try #require(refusal(["MAILWAKE_SAMPLE_\(key)": short]))
             #expect(e.description == "configuration: MAILWAKE_SAMPLE_\(key) (environment): is shorter than 24 characters: use a random token, e.g. `openssl rand -hex 24`")
-            #expect(!e.description.contains(short))
+            #expect(!e.description.contains(short) && !e.description.contains("=\""))
         }
     }
 
