@@ -321,8 +321,8 @@ enum OutpostSample {
         let start = try #require(doc.range(of: "```sh\n"))
         let end = try #require(doc.range(of: "```", range: start.upperBound..<doc.endIndex))
         let file = try EnvironmentFile(parsing: String(doc[start.upperBound..<end.lowerBound]), path: "docs/configuration.md")
-        #expect(file["MAILWAKE_RELAY_RATE_LIMIT"]?.value == "50")
-        #expect(file["MAILWAKE_RELAY_INSTANCE_NAME"]?.value == "relay #1")
+        #expect(file["MAILWAKE_RELAY_ADMIN_LISTEN"]?.value == "127.0.0.1:9090")
+        #expect(file["MAILWAKE_RELAY_INSTANCE_NAME"]?.value == "eu-1 #1")
         #expect(file["MAILWAKE_RELAY_DATABASE_URL"]?.value == "postgres://relay:pa$$word@db.internal/relay?sslmode=verify-full")
     }
 }

@@ -53,10 +53,6 @@ NOT_SETTINGS = {
     "MAILWAKE_SYSTEMD_KEEP": ("scripts/lib/systemd-units.sh", "systemd suite: leave the container running"),
     "MAILWAKE_SYSTEMD_BASE": ("scripts/lib/systemd-units.sh", "systemd suite: base image"),
     "MAILWAKE_SYSTEMD_SYSCALL_LOG": ("scripts/lib/systemd-units.sh", "systemd suite: log refused system calls"),
-    # Until the outpost's admin listener (issue 15 part 4) is on main: the
-    # systemd suite sets it only when `mailwake-outpost settings` lists it.
-    # Once the binary knows it, this check fails with "drop it": do so.
-    "MAILWAKE_OUTPOST_ADMIN_LISTEN": ("scripts/lib/systemd-units.sh", "systemd suite: the outpost admin listener, when the binary has one"),
     # Schemathesis examples per operation against the outpost API.
     "MAILWAKE_SCHEMATHESIS_EXAMPLES": ("scripts/lib/schemathesis-outpost.sh", "Schemathesis run size"),
     # The outpost image's entrypoint (deploy/outpost/entrypoint.sh) reads
