@@ -45,9 +45,10 @@ struct AdminOpenAPITests {
         _ = try? await task.value
     }
 
-    /// The operator and internal APIs (public listener, openapi.yaml) refuse a
-    /// missing token and the other API's token with 401, and admit their own;
-    /// the operator API answers only statuses its document lists.
+    /// The operator and internal APIs (openapi.yaml) take exactly the token the document names.
+    ///
+    /// A missing token and the other API's token get 401, their own is
+    /// admitted; the operator API answers only statuses its document lists.
     @Test func theOperatorAndInternalAPIsTakeTheTokensTheDocumentNames() async throws {
         let fixture = try await AccountsFixture.start()
         let tokens = ["operatorToken": AccountsFixture.operatorToken, "serviceToken": AccountsFixture.serviceToken]

@@ -7,8 +7,7 @@ import OutpostService
 import TestSupport
 import Testing
 
-/// The outpost's admin listener, as `OutpostDaemon` builds it, against
-/// Services/Outpost/openapi-admin.yaml: the same routes, open, with documented answers.
+/// The outpost's admin listener (`OutpostAdmin.server`, as the daemon builds it) against openapi-admin.yaml.
 @Suite("Outpost: the admin OpenAPI document matches the admin listener", .serialized, .awaitedCleanup)
 struct AdminOpenAPITests {
     static var document: String { RepositoryPaths.file("Services/Outpost/openapi-admin.yaml").path }

@@ -20,9 +20,10 @@ struct AdminOpenAPITests {
         #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
     }
 
-    /// Open operations answer without a token; guarded ones refuse a missing or
-    /// wrong token with 401 and admit each documented scheme; every answer's
-    /// status is one the document lists.
+    /// Open operations answer without a token, guarded ones only with a documented scheme.
+    ///
+    /// A missing or wrong token gets 401; every answer's status is one the
+    /// document lists.
     @Test func theDocumentedAuthAndStatusesAreWhatTheListenerAnswers() async throws {
         let stack = try await RelayStack.start()
         let operations = try OpenAPIOperation.operations(inFile: Self.document)

@@ -1,7 +1,6 @@
 import Foundation
 
-/// One operation of an OpenAPI document as the agreement tests read it: who
-/// may call it (`security` scheme names) and the statuses it documents.
+/// One OpenAPI operation as the agreement tests read it: its security schemes and statuses.
 public struct OpenAPIOperation: Sendable, Equatable {
     /// The security schemes of the operation's `security` list (any one of them
     /// admits the caller); empty when the operation is open.

@@ -1,7 +1,8 @@
-/// What a configured bearer token must be: long enough to resist guessing
-/// and not the placeholder a template ships (`CHANGE-ME…`).
+/// What a configured bearer token must be: long, visible ASCII, not a template's placeholder.
 ///
-/// Refusals name what is wrong and never repeat the token.
+/// At least `minimumLength` characters, so it resists guessing, and without
+/// `CHANGE-ME`, the marker the env templates ship. Refusals say what is wrong
+/// and never repeat the token.
 public enum BearerTokenPolicy {
     /// The fewest characters a token may have (24 random hex digits are 96 bits).
     public static let minimumLength = 24

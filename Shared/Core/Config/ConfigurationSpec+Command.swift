@@ -4,9 +4,10 @@ extension ConfigurationSpec {
         settings.flatMap { s in s.isSecret ? [key(s), key(s) + "_FILE"] : [key(s)] }
     }
 
-    /// The `settings` command every service has: the settings as a Markdown
-    /// table, or with `--keys` every accepted variable name, one a line (for
-    /// checks that documents name only settings the binary knows).
+    /// The `settings` command of every service: a Markdown table, or with `--keys` the variable names.
+    ///
+    /// `--keys` prints every accepted variable name, one a line, for checks
+    /// that documents name only settings the binary knows.
     public func settingsCommand() -> CommandLineTool.Command {
         let spec = self
         return CommandLineTool.Command(CommandSpec(
