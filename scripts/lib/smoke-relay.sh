@@ -44,8 +44,7 @@ ENV
   grep -q '"msg":"accounts unreachable"' "$dir/relay.log" || { echo "smoke: no log line says accounts is unreachable"; cat "$dir/relay.log"; return 1; }
   curl -s -X POST -H 'Content-Type: application/json' -d '{"v":1}' "http://127.0.0.1:$port/v1/envelopes" | grep -q 'urn:mailwake:problem:malformed' \
     || { echo "smoke: no problem document for a malformed envelope"; cat "$dir/relay.log"; return 1; }
-  curl -s "http://127.0.0.1:$admin/metrics" | grep -q 'mailwake_relay_envelopes_refused_total{reason="malformed"} 1' \
-    || { echo "smoke: the refusal is not counted"; return 1; }
+  mw_wait_until 10 "the relay counting the refusal" sh -c "curl -s 'http://127.0.0.1:$admin/metrics' | grep -q -F 'mailwake_relay_envelopes_refused_total{reason=\"malformed\"} 1'"
   [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin/admin")" = 401 ] || { echo "smoke: /admin is open without the token"; return 1; }
   kill -TERM "$pid"
   status=0
