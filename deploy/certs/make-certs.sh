@@ -98,4 +98,5 @@ for f in server.key AuthKey_DEMOKEY001.p8 imap-password storekit-transaction.jws
   chmod 600 "$f"
 done
 rm -f ca.key ca.srl server.csr server.ext
-echo "certs: ${made:+made$made}${made:-complete, nothing due}; server certificate valid until $(openssl x509 -in server.pem -noout -enddate | cut -d= -f2)"
+if [ -n "$made" ]; then made="made$made"; else made="complete, nothing due"; fi
+echo "certs: $made; server certificate valid until $(openssl x509 -in server.pem -noout -enddate | cut -d= -f2)"
