@@ -10,7 +10,8 @@
 #                           file built (every deploy/Dockerfile target), `up -d`, healthy, then
 #                           scripts/compose-demo delivers a notification and the step asserts its
 #                           code; `down -v` and the images it built removed, also on failure.
-#                           MAILWAKE_COMPOSE_KEEP_IMAGES=1 keeps the images (fast re-runs).
+#                           MAILWAKE_COMPOSE_KEEP_IMAGES=1 keeps the images (fast re-runs);
+#                           MAILWAKE_COMPOSE_NO_CACHE=1 builds without the layer cache (timings).
 
 COMPOSE_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=podman.sh
@@ -97,7 +98,7 @@ compose_suite() {
   mw_step "compose: build every image (deploy/Dockerfile: accounts, relay, outpost, apns-simulator, device; certs; dovecot)"
   local tb
   tb="$(date +%s)"
-  "${COMPOSE[@]}" --profile demo build > .build/podman/compose-build.log 2>&1 || { tail -n 40 .build/podman/compose-build.log >&2; mw_fail "compose build"; return 1; }
+  "${COMPOSE[@]}" --profile demo build ${MAILWAKE_COMPOSE_NO_CACHE:+--no-cache} > .build/podman/compose-build.log 2>&1 || { tail -n 40 .build/podman/compose-build.log >&2; mw_fail "compose build"; return 1; }
   grep -E "^Build of product|^Successfully tagged [a-z]" .build/podman/compose-build.log | sed 's/^/   /'
   echo "compose: built in $(( $(date +%s) - tb )) s (log .build/podman/compose-build.log)"
 

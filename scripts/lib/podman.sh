@@ -214,7 +214,8 @@ podman_service_start() {
 podman_health_pump() {
   local filter="$1"
   (
-    trap 'exit 0' TERM
+    set +e
+    trap "exit 0" TERM
     while :; do
       for c in $(podman ps --filter "$filter" --format '{{.ID}}' 2>/dev/null); do
         podman healthcheck run "$c" >/dev/null 2>&1 || true
