@@ -111,6 +111,11 @@ compose_suite() {
   "${COMPOSE[@]}" ps 2>&1 | sed 's/^/   /'
   "${COMPOSE[@]}" logs --no-color certs 2>&1 | grep 'certs:' | sed 's/^/   /'
   echo "compose: healthy $(( $(date +%s) - tb )) s after up"
+  # The published ports answer on the host, with the stack's CA (the relay's status page over HTTPS).
+  "${COMPOSE[@]}" exec -T relay cat /certs/ca.pem > .build/podman/compose-ca.pem
+  curl -fsS --cacert .build/podman/compose-ca.pem -o /dev/null "https://127.0.0.1:$RELAY_ADMIN_PORT/readyz" \
+    || { mw_fail "the relay's admin listener does not answer on the host port $RELAY_ADMIN_PORT"; return 1; }
+  echo "compose: https://127.0.0.1:$RELAY_ADMIN_PORT/readyz (the relay's published admin port) answers with the stack's CA"
 
   mw_step "compose: scripts/compose-demo (a simulated iPhone buys push, pairs; a mail reaches it)"
   code="$(( 100000 + $(od -An -N3 -tu4 /dev/urandom | tr -d ' ') % 900000 ))"
