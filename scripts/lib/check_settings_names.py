@@ -51,6 +51,10 @@ NOT_SETTINGS = {
     # The systemd suite's knobs (units booted in a podman container).
     "MAILWAKE_SYSTEMD_BINARIES": ("scripts/lib/systemd-units.sh", "systemd suite: directory of prebuilt binaries"),
     "MAILWAKE_SYSTEMD_KEEP": ("scripts/lib/systemd-units.sh", "systemd suite: leave the container running"),
+    # The compose suite and its demo (scripts/lib/compose.sh, scripts/compose-demo).
+    "MAILWAKE_COMPOSE_DEMO_CODE": ("scripts/compose-demo", "compose demo: the verification code its mail carries"),
+    "MAILWAKE_COMPOSE_KEEP_IMAGES": ("scripts/lib/compose.sh", "compose suite: keep the images it built"),
+    "MAILWAKE_COMPOSE_NO_CACHE": ("scripts/lib/compose.sh", "compose suite: build without the layer cache (timings)"),
     "MAILWAKE_SYSTEMD_BASE": ("scripts/lib/systemd-units.sh", "systemd suite: base image"),
     "MAILWAKE_SYSTEMD_SYSCALL_LOG": ("scripts/lib/systemd-units.sh", "systemd suite: log refused system calls"),
     # Schemathesis examples per operation against the outpost API.
