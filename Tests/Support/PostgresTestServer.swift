@@ -75,20 +75,13 @@ public final class PostgresTestServer: @unchecked Sendable {
         try await Self.offload { try self.restartBlocking() }
     }
 
-    /// Runs blocking harness work (process spawns, waits) on a Dispatch thread.
+    /// Runs blocking harness work (process spawns, waits) on a thread of its own.
     private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
+        try await Blocking.run(work)
     }
 
     private static func offload(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                work()
-                continuation.resume()
-            }
-        }
+        await Blocking.run(work)
     }
 
     private init(externalURL: String) {
@@ -141,6 +134,7 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     /// Creates and starts a new cluster (blocks the calling thread).
     public static func startBlocking() throws -> PostgresTestServer {
+        Blocking.requireOffPool("PostgresTestServer.startBlocking")
         let bin = try findBinaries()
         cleanUpAbandonedClusters()
         let base = FileManager.default.fileExists(atPath: "/tmp") ? URL(fileURLWithPath: "/tmp") : FileManager.default.temporaryDirectory

@@ -197,7 +197,9 @@ public final class HTTPServer: Service {
             defer { s.retainedSelf = nil }
             return s.retainedSelf
         }
-        if mw_http_server_stop(daemon, 5000) == 1 {
+        // Stopping waits for MHD to pick up resumed connections and joins its threads: not on a pool thread.
+        let raw = Daemon(raw: daemon)
+        if await OwnThread.run(name: "mw-http-stop", { mw_http_server_stop(raw.raw, 5000) }) == 1 {
             retained?.release()
             logger.info("stopped")
         } else {
