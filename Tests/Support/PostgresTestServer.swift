@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -194,8 +195,17 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Stops the server (fast shutdown) and deletes its directory. Idempotent.
+    ///
+    /// On a cooperative-pool thread (a `defer` in an async test) it does not
+    /// wait: SIGINT goes out at once, the wait and the clean-up happen on a
+    /// thread of its own.
     public func stop() {
         guard !isExternal else { return }
+        if Blocking.onPoolThread {
+            lock.withLock { self.process }?.signal(SIGINT)
+            OwnThread.start(name: "mw-test-pgstop") { self.stop() }
+            return
+        }
         if let process = lock.withLock({ self.process }) {
             if process.isRunning {
                 process.signal(SIGINT)

@@ -80,12 +80,25 @@ public final class TestServerProcess: Sendable {
     /// False once the process has exited (it is reaped then).
     public var isRunning: Bool { process.isRunning }
 
-    /// Stops the process and removes the log unless `keepLog`. Idempotent. Blocks (up to 2 s).
+    /// Stops the process and removes the log unless `keepLog`. Idempotent.
+    ///
+    /// On a thread of its own it returns once the process has exited (SIGTERM,
+    /// SIGKILL after 2 s). On a cooperative-pool thread (a `defer` in an async
+    /// test) it never blocks: SIGTERM is sent at once and the rest happens on
+    /// a thread of its own.
     public func stop(keepLog: Bool = false) {
         guard !state.withLock({ s in defer { s.stopped = true }; return s.stopped }) else { return }
-        Blocking.requireOffPool("TestServerProcess.stop")
-        Self.terminate(process)
-        if !keepLog { try? FileManager.default.removeItem(at: logFile) }
+        let process = self.process, logFile = self.logFile
+        let finish: @Sendable () -> Void = {
+            Self.terminate(process)
+            if !keepLog { try? FileManager.default.removeItem(at: logFile) }
+        }
+        if Blocking.onPoolThread {
+            process.signal(SIGTERM)
+            OwnThread.start(name: "mw-test-stop", finish)
+        } else {
+            finish()
+        }
     }
 
     /// SIGTERM, SIGKILL after 2 s, then reaps.
