@@ -59,10 +59,11 @@ import Glibc
     @Test func theCheckSeesADescriptorABareSpawnLeaks() async throws {
         let leaky = Self.leakyDescriptors()
         defer { for fd in leaky { close(fd) } }
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sleep", "30"].map { strdup($0) } + [nil]
+        var spawned: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sleep", "30"].map { (s: String) in strdup(s) } + [nil]
         defer { for p in argv { free(p) } }
-        try #require(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
+        try #require(posix_spawn(&spawned, "/bin/sleep", nil, nil, argv, environ) == 0)
+        let pid = spawned
         let seen = await Self.descriptors(of: pid)
         kill(pid, SIGKILL)
         _ = await Blocking.run { () -> Int32 in
