@@ -19,8 +19,10 @@ import Glibc
             var last: [Int] = []
             for _ in 0..<100 {
                 let comm = ChildProcess.readTextFile("/proc/\(pid)/comm") ?? ""
-                last = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).compactMap { Int($0) }.sorted()
-                if comm.hasPrefix("sleep"), last == [0, 1, 2] { return last }
+                let now = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).compactMap { Int($0) }.sorted()
+                // Settled: the same list twice in a row once `sleep` runs.
+                if comm.hasPrefix("sleep"), now == [0, 1, 2] || now == last { return now }
+                last = now
                 usleep(20_000)
             }
             return last

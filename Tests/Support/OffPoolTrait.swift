@@ -1,11 +1,11 @@
 public import Testing
 
-/// The trait that runs each test case of a suite on threads of its own, off the cooperative pool.
+/// The trait that runs each test case of a suite on the off-pool lane, not the cooperative pool.
 ///
-/// For suites whose tests compute for seconds (pathological documents) or
-/// call blocking harness code synchronously (making certificates with
-/// `openssl`): with two cores the pool has two threads, and two such tests
-/// at once would stall every other async test of the process.
+/// For suites whose tests compute for seconds (pathological documents, the
+/// XSS corpus) or call blocking harness code synchronously (making
+/// certificates with `openssl`): with two cores the pool has two threads, and
+/// such tests at once would stall every other async test of the process.
 public struct OffPoolTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
@@ -23,6 +23,6 @@ public struct OffPoolTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == OffPoolTrait {
-    /// Runs the test (or every test of the suite) on threads of its own.
+    /// Runs the test (or every test of the suite) on the off-pool lane (`OwnThreadExecutor`).
     public static var offPool: Self { OffPoolTrait() }
 }
