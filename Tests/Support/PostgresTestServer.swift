@@ -149,19 +149,27 @@ public final class PostgresTestServer: @unchecked Sendable {
         if let owner = try serviceUser() {
             for path in [dir.path, sock.path, pwfile.path] { chown(path, owner.uid, owner.gid) }
         }
-        let server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
+        var server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
         try server.run(tool: "initdb", [
             "-D", server.dataDirectory, "-U", "mailwake", "--pwfile=\(pwfile.path)", "-A", "scram-sha-256",
             "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions",
         ])
         try? FileManager.default.removeItem(at: pwfile)
-        do {
-            try server.launch()
-        } catch {
-            server.stop()
-            throw error
+        // A port free a moment ago may be taken before the postmaster binds it (by another
+        // server, or as the source port of any outgoing connection): try again with a new one.
+        for attempt in 1... {
+            do {
+                try server.launch()
+                return server
+            } catch {
+                guard attempt < 5, "\(error)".contains("Address already in use") else {
+                    server.stop()
+                    throw error
+                }
+                server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
+            }
         }
-        return server
+        preconditionFailure("unreachable")
     }
 
     private var dataDirectory: String { directory!.appendingPathComponent("data").path }
