@@ -68,6 +68,11 @@ let package = Package(
         ),
 
         .target(
+            name: "CSpawnShims",
+            path: "Shared/CBridges/CSpawnShims",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
+        .target(
             name: "CTLSStreamShims",
             dependencies: ["CLibSSL"],
             path: "Shared/CBridges/CTLSStreamShims",
@@ -138,6 +143,7 @@ let package = Package(
         ),
         .target(
             name: "MailwakeCore",
+            dependencies: ["CSpawnShims"],
             path: "Shared/Core",
             swiftSettings: strict
         ),

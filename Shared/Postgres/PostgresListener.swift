@@ -81,14 +81,11 @@ final class ListenerCore: @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         self.health = ConnectionHealth(initialBackoff: configuration.reconnectBackoffInitial, maxBackoff: configuration.reconnectBackoffMax)
-        var fds: [Int32] = [0, 0]
-        precondition(pipe(&fds) == 0, "pipe() failed")
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        // Close-on-exec from creation: no child spawned meanwhile inherits an end.
+        guard let fds = FileDescriptorIO.makePipe() else { preconditionFailure("pipe2() failed") }
+        for fd in [fds.read, fds.write] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        wakeRead = fds.read
+        wakeWrite = fds.write
     }
 
     deinit {

@@ -91,7 +91,8 @@ final class StatementCanceller: @unchecked Sendable {
     /// lock is held across `PQcancel`, which returns once the server has
     /// signalled the backend, so a request never outlives its job.
     func cancel(ifRunning token: JobToken) {
-        DispatchQueue.global().async {
+        // PQcancel and the pauses block: a thread of its own, not a Dispatch worker (the pool's on Linux).
+        OwnThread.start(name: "mw-pg-cancel") {
             for _ in 0..<100 {
                 self.lock.lock()
                 guard self.running === token, let handle = self.handle else {

@@ -41,7 +41,7 @@ struct AdminListenerTests {
     }
 
     @Test func aNonLoopbackAdminAddressServesHTTPSWithTheServiceCertificate() async throws {
-        let certificates = try TestCertificates.make()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         let configuration = try AccountsConfiguration(try AccountsSettings.spec.load(environment: Self.environment(admin: "0.0.0.0:0", certificates: certificates)))
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: .disabled)

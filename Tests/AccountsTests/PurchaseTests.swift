@@ -14,7 +14,7 @@ struct PurchaseTests {
 
     /// An accounts instance trusting a fresh StoreKit chain, and a registered device.
     static func storeWithDevice() async throws -> (StoreKitSigner, AccountsFixture, AccountsFixture.Device) {
-        let signer = try StoreKitSigner.make()
+        let signer = try await Blocking.run { try StoreKitSigner.make() }
         AwaitedCleanup.register { signer.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
         let device = try AccountsFixture.Device.make()
@@ -69,7 +69,7 @@ struct PurchaseTests {
 
     @Test func aTransactionFromAnotherChainIsRefusedWithItsProblemType() async throws {
         let (_, f, device) = try await Self.storeWithDevice()
-        let stranger = try StoreKitSigner.make()
+        let stranger = try await Blocking.run { try StoreKitSigner.make() }
         defer { stranger.chain.remove() }
         let forged = try stranger.transaction(original: "3000000003", expires: Date().addingTimeInterval(86400))
         let response = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(forged)"}"#, signer: device.signing)

@@ -3,7 +3,7 @@ import MailwakeAppStore
 import Testing
 import TestSupport
 
-@Suite struct AcceptanceTests {
+@Suite(.offPool) struct AcceptanceTests {  // chains are made with openssl, synchronously
     @Test func validTransactionVerifiesAndDecodes() throws {
         let seconds = Int64(Date().timeIntervalSince1970) - 3600
         let signed = Date(timeIntervalSince1970: Double(seconds) + 0.123)

@@ -4,7 +4,7 @@ import MailwakeCrypto
 import Testing
 import TestSupport
 
-@Suite struct AppleRootTests {
+@Suite(.offPool) struct AppleRootTests {  // chains are made with openssl, synchronously
     @Test func bundledAppleRootHasThePublishedFingerprint() {
         let der = AppleRootCertificates.appleRootCAG3
         #expect(der.count == 583)

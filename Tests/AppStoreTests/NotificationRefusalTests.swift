@@ -3,7 +3,7 @@ import MailwakeAppStore
 import Testing
 import TestSupport
 
-@Suite struct NotificationRefusalTests {
+@Suite(.offPool) struct NotificationRefusalTests {  // chains are made with openssl, synchronously
     func refuse(_ code: AppStoreVerificationError.Code, _ jws: String, verifier v: AppStoreJWSVerifier? = nil,
                 sourceLocation: SourceLocation = #_sourceLocation) throws {
         let v = try v ?? verifier()

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Every JWS failure mode maps to its exact problem code.
-@Suite struct RefusalTests {
+@Suite(.offPool) struct RefusalTests {  // chains are made with openssl, synchronously
     func transactionJWS() throws -> String { try Chains.good().jws(transactionPayload()) }
 
     func refuse(_ code: AppStoreVerificationError.Code, _ jws: String, verifier v: AppStoreJWSVerifier? = nil,

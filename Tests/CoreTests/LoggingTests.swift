@@ -79,13 +79,12 @@ import Testing
     }
 
     @Test func jsonLinesSinkWritesWholeLinesFromManyThreads() async throws {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        let sink = JSONLinesLogSink(fileDescriptor: fds[1])
-        let readEnd = fds[0]
-        let reader = Task.detached { @Sendable () -> Data in
-            FileHandle(fileDescriptor: readEnd, closeOnDealloc: true).readDataToEndOfFile()
-        }
+        // Close-on-exec, so no child another test spawns meanwhile holds the write end (the read
+        // would then never see EOF); read to the end on a thread of its own, never the pool's.
+        let fds = try #require(FileDescriptorIO.makePipe())
+        let sink = JSONLinesLogSink(fileDescriptor: fds.write)
+        let readEnd = fds.read
+        let reader = Task { await Blocking.run { FileHandle(fileDescriptor: readEnd, closeOnDealloc: true).readDataToEndOfFile() } }
         let logger = Logger(service: "sink", sink: sink)
         await withTaskGroup(of: Void.self) { group in
             for t in 0..<8 {
@@ -94,7 +93,7 @@ import Testing
                 }
             }
         }
-        close(fds[1])
+        close(fds.write)
         let text = String(decoding: await reader.value, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.last == "")

@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@Test func testCertificatesAreMadeWithAPin() throws {
-    let certs = try TestCertificates.make()
+@Test func testCertificatesAreMadeWithAPin() async throws {
+    let certs = try await TestCertificates.generate()
     defer { certs.remove() }
     #expect(certs.serverPin.hasPrefix("sha256//"))
     #expect(certs.serverSPKISHA256.count == 32)

@@ -8,7 +8,7 @@ import Testing
 @Suite("HTTP server: TLS, admin listener and graceful shutdown", .awaitedCleanup)
 struct LifecycleTests {
     @Test func servesHTTPSWithTheConfiguredCertificate() async throws {
-        let certs = try TestCertificates.make()
+        let certs = try await TestCertificates.generate()
         defer { certs.remove() }
         let f = try ServerFixture.start(LimitsTests.router(), tls: certs)
         let ok = try await Command.run("/usr/bin/curl", ["-sS", "--cacert", certs.caCertificate.path, "-w", " %{http_version}", "https://localhost:\(f.port)/ok"])

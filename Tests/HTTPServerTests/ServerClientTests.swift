@@ -11,7 +11,7 @@ import Testing
 @Suite("HTTP server and client over TLS", .awaitedCleanup)
 struct ServerClientTests {
     @Test func theClientTalksToTheServerOverPinnedTLS() async throws {
-        let certs = try TestCertificates.make()
+        let certs = try await TestCertificates.generate()
         defer { certs.remove() }
         let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
         var c = HTTPClient.Configuration()
@@ -27,8 +27,8 @@ struct ServerClientTests {
     }
 
     @Test func aWrongPinIsRefusedBeforeAnyRequestIsSent() async throws {
-        let certs = try TestCertificates.make()
-        let other = try TestCertificates.make()
+        let certs = try await TestCertificates.generate()
+        let other = try await TestCertificates.generate()
         defer { certs.remove(); other.remove() }
         let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
         var c = HTTPClient.Configuration()
@@ -43,7 +43,7 @@ struct ServerClientTests {
     }
 
     @Test func manyConcurrentClientRequestsAreAllAnsweredOverKeepAlive() async throws {
-        let certs = try TestCertificates.make()
+        let certs = try await TestCertificates.generate()
         defer { certs.remove() }
         let f = try ServerFixture.start(RoutingTests.router(), tls: certs)
         var c = HTTPClient.Configuration()

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MailwakeMail
 
 struct HTMLSanitizerTests {
@@ -93,7 +94,8 @@ struct HTMLSanitizerTests {
         #expect(r.html!.utf8.count <= 64 * 1024)
     }
 
-    @Test(arguments: [
+    // Seconds of CPU each (nine cases in parallel): on threads of their own, not the two of the cooperative pool.
+    @Test(.offPool, arguments: [
         String(repeating: "<b>", count: 200_000),
         String(repeating: "<a href='https://x.example/'>", count: 100_000),
         String(repeating: "<table><tr><td>", count: 50_000),

@@ -4,7 +4,8 @@ import TestSupport
 @testable import MailwakeMail
 
 /// The XSS and mXSS corpus (`Tests/Fixtures/xss/`) comes out inert.
-struct XSSCorpusTests {
+/// Hundreds of synchronous sanitizer runs: on the off-pool lane, not the cooperative pool.
+@Suite(.offPool) struct XSSCorpusTests {
     struct Vector: CustomTestStringConvertible, Sendable {
         var file: String
         var line: Int

@@ -32,7 +32,7 @@ struct BodyReadBenchmark {
         let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=https://127.0.0.1:\(port)\nMAILWAKE_OUTPOST_LOG_LEVEL=warning\n")
         let serve = try TestServerProcess(executable: binary, arguments: ["serve", "--data-dir", dir, "--config", config], logName: "outpost-body-bench")
         defer { serve.stop() }
-        guard serve.waitForListener(port: port) else { throw TestHarnessError(serve.logText()) }
+        guard await Blocking.run({ serve.waitForListener(port: port) }) else { throw TestHarnessError(serve.logText()) }
 
         // The device redeems an invitation for content.
         let invite = try TestServerProcess(executable: binary, arguments: ["invite", "--data-dir", dir, "--config", config, "--scope", "content", "--no-qr"],

@@ -61,7 +61,7 @@ struct DeviceSimulatorTests {
     }
 
     @Test func aPurchaseEntitlesTheDevice() async throws {
-        let signer = try StoreKitSigner.make()
+        let signer = try await Blocking.run { try StoreKitSigner.make() }
         let stack = try await RelayStack.start(trialDays: 0, appStore: signer.configuration)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-device-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -75,7 +75,7 @@ struct DeviceSimulatorTests {
         _ = try await Self.run("mailwake-device", ["purchase", "--transaction", jws] + account)
         #expect(try await entitled(stack, deviceID) == true)
         await #expect(throws: (any Error).self) {
-            _ = try await Self.run("mailwake-device", ["purchase", "--transaction", try StoreKitSigner.make().transaction(original: "4000000002", expires: Date().addingTimeInterval(86400))] + account)
+            _ = try await Self.run("mailwake-device", ["purchase", "--transaction", try await Blocking.run { try StoreKitSigner.make() }.transaction(original: "4000000002", expires: Date().addingTimeInterval(86400))] + account)
         }
     }
 

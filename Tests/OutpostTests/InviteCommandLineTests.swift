@@ -29,7 +29,7 @@ struct InviteCommandLineTests {
         let serve = try TestServerProcess(executable: OutpostCommandLineTests.executable, arguments: ["serve", "--data-dir", dir, "--config", config],
                                           logName: "outpost-serve")
         defer { serve.stop() }
-        #expect(serve.waitForListener(port: port), "\(serve.logText())")
+        #expect(await Blocking.run { serve.waitForListener(port: port) }, "\(serve.logText())")
 
         let invite = try TestServerProcess(executable: OutpostCommandLineTests.executable,
                                            arguments: ["invite", "--data-dir", dir, "--config", config, "--scope", "manage,content,push", "--no-qr"],

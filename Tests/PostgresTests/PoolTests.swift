@@ -79,8 +79,9 @@ struct PoolTests {
         let client = try await PG.client(poolSize: 1)
         let observer = try await PG.observer()
         defer { Task { await observer.close() } }
-        let holder = Task { try await client.query("SELECT pg_sleep(3)") }
-        try await PG.waitUntilRunning("pg_sleep(3)", observer: observer)
+        // Long enough that the holder is still busy when the pool closes, even on a loaded machine (close waits for it).
+        let holder = Task { try await client.query("SELECT pg_sleep(8)") }
+        try await PG.waitUntilRunning("pg_sleep(8)", observer: observer)
         let waiter = Task { try await client.query("SELECT 1") }
         try await Task.sleep(for: .milliseconds(200))
         await client.close()

@@ -22,7 +22,7 @@ struct AdminListenerTests {
     }
 
     @Test func aNonLoopbackAdminAddressServesHTTPSWithTheServiceCertificate() async throws {
-        let certificates = try TestCertificates.make()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         // The server key doubles as a P-256 APNs key: the relay only signs provider tokens with it here.
         chmod(certificates.serverKey.path, 0o600)

@@ -44,8 +44,21 @@ struct AdminTests {
             .flatMap { Int($0.dropFirst("mailwake_relay_accounts_check_failures_total ".count)) } ?? 0
         #expect(failures >= 1)
         // Several failed checks, one line: on the change only.
-        try await Self.waitForMetric("mailwake_relay_accounts_check_failures_total \(failures + 2)", p)
+        // At least two more: the counter moves on every 200 ms, and a slow scrape can miss the exact value.
+        try await Self.waitForCounter("mailwake_relay_accounts_check_failures_total", atLeast: failures + 2, p)
         #expect(p.stack.relay.logs.all.filter { $0.message == "accounts unreachable" }.count == 1)
+    }
+
+    /// Scrapes `/metrics` until the unlabelled counter `name` is at least `value`.
+    static func waitForCounter(_ name: String, atLeast value: Int, _ p: Paired, timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let text = try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text
+            let current = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }.flatMap { Int($0.dropFirst(name.count + 1)) } ?? 0
+            if current >= value { return }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(name) is \(current), not yet \(value)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// Scrapes `/metrics` until it holds `line`.

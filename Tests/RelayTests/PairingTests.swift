@@ -89,9 +89,11 @@ struct PairingTests {
         let stack = try await RelayStack.start()
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
-        let (registration, link) = try outpost.pairingOffer(lifetime: 1)
-        _ = try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
-        try await Task.sleep(for: .milliseconds(2100))
+        // Expiry is in whole seconds: lifetime 1 can leave the registration itself a few milliseconds, and a busy machine
+        // then registers too late. Three seconds to register, then wait until the offer has expired.
+        let (registration, link) = try outpost.pairingOffer(lifetime: 3)
+        try #require(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity).status == .created)
+        try await Task.sleep(for: .seconds(Double(link.expiresAt) + 1.1 - Date().timeIntervalSince1970))
         let late = try await stack.send(.post, "/v1/pairings/\(link.pairingID)/consent", body: try device.consent(to: link).jsonBytes)
         expectProblem(late, .gone, "expired")
     }

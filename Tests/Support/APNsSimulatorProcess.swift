@@ -79,7 +79,7 @@ public final class APNsSimulatorProcess: Sendable {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TestHarnessError("\(executable) is missing: build it with `swift build` (or set MAILWAKE_APNS_SIMULATOR)")
         }
-        let certificates = try await runOffPool { try TestCertificates.make() }
+        let certificates = try await TestCertificates.generate()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-apns-sim-\(UUID().uuidString)", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -107,7 +107,7 @@ public final class APNsSimulatorProcess: Sendable {
             let line = await Blocking.run { process.readStdoutLine() }
             watchdog.cancel()
             guard let port = Self.listeningPort(line) else {
-                process.stop(keepLog: true)
+                await Blocking.run { process.stop(keepLog: true) }
                 let log = process.logText()
                 try? FileManager.default.removeItem(at: process.logFile)
                 throw TestHarnessError("mailwake-apns-simulator did not report a port (stdout: \(line)): \(log.suffix(2000))")

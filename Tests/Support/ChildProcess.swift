@@ -1,50 +1,41 @@
 import Foundation
+import MailwakeCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn` (Foundation's `Process` keeps
-/// objects alive that LeakSanitizer reports), output appended to a file.
-// Safe to share: `pid` is immutable and the exit state is guarded by `lock`.
-public final class ChildProcess: @unchecked Sendable {
-    public let pid: Int32
-    private let lock = NSLock()
-    private var exitStatus: Int32?
+/// A child process of a test (`SpawnedProcess`: descriptors 0-2 only), output appended to a file.
+///
+/// The waiting calls block: use them on a thread of your own (`Blocking.run`,
+/// or a suite marked `.offPool`); on a cooperative-pool thread they record an issue.
+// Safe to share: `process` is immutable and `SpawnedProcess` is Sendable.
+public final class ChildProcess: Sendable {
+    private let process: SpawnedProcess
+    public var pid: Int32 { process.pid }
 
-    private init(pid: Int32) { self.pid = pid }
+    private init(_ process: SpawnedProcess) { self.process = process }
 
-    /// Starts `executable` with `arguments` in `directory`, stdin from
-    /// /dev/null, stdout and stderr appended to `outputPath`.
+    /// Starts `executable` (a path, or a name looked up in PATH) with
+    /// `arguments` in `directory`, stdin from /dev/null, stdout and stderr
+    /// appended to `outputPath`.
     public static func spawn(_ executable: String, _ arguments: [String], directory: String?, outputPath: String) throws -> ChildProcess {
-        // `cd` through the shell, which then execs the program (same pid).
-        let argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory ?? "/", executable] + arguments
-        let cArgs = argv.map { strdup($0) }
-        let cEnv = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") }
-        defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
+        let path = try resolve(executable)
+        do {
+            return ChildProcess(try SpawnedProcess.spawn(path, arguments, directory: directory, stdin: .null,
+                                                         stdout: .file(path: outputPath, append: true), stderr: .sameAsStdout))
+        } catch {
+            throw TestHarnessError(error.description)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var pid: pid_t = 0
-        var argvPointers = cArgs + [nil]
-        var envPointers = cEnv + [nil]
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, nil, &argvPointers, &envPointers)
-        guard rc == 0 else { throw TestHarnessError("posix_spawn \(executable) failed: \(String(cString: strerror(rc)))") }
-        return ChildProcess(pid: pid)
     }
 
-    /// Runs a program to completion; throws with its output when it fails.
+    /// Runs a program to completion; throws with its output when it fails. Blocks.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], directory: String?) throws -> String {
+        Blocking.requireOffPool("ChildProcess.run(\((executable as NSString).lastPathComponent))")
         let output = NSTemporaryDirectory() + "/mailwake-run-\(UUID().uuidString).log"
         defer { unlink(output) }
         let child = try spawn(executable, arguments, directory: directory, outputPath: output)
-        let status = child.waitForExit()
+        let status = child.process.waitForExit()
         let text = ChildProcess.readTextFile(output) ?? ""
         guard status == 0 else {
             throw TestHarnessError("\((executable as NSString).lastPathComponent) failed (\(status)): \(text.suffix(2000))")
@@ -53,34 +44,21 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Reaps the child if it has exited; true while it runs.
-    public var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if exitStatus != nil { return false }
-        var status: Int32 = 0
-        let r = waitpid(pid, &status, WNOHANG)
-        if r == pid || (r < 0 && errno == ECHILD) {
-            exitStatus = Self.decode(status)
-            return false
-        }
-        return true
-    }
+    public var isRunning: Bool { process.isRunning }
 
     /// Blocks until the child exits; returns its exit code (128 + signal when killed).
     @discardableResult
     public func waitForExit() -> Int32 {
-        lock.lock()
-        defer { lock.unlock() }
-        if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = Self.decode(status)
-        exitStatus = code
-        return code
+        Blocking.requireOffPool("ChildProcess.waitForExit")
+        return process.waitForExit()
     }
 
-    /// Waits up to `seconds` for the child to exit.
+    /// Waits for the exit without blocking a pool thread.
+    public func exitStatus() async -> Int32 { await process.exitStatus() }
+
+    /// Waits up to `seconds` for the child to exit. Blocks.
     public func waitForExit(seconds: Double) -> Bool {
+        Blocking.requireOffPool("ChildProcess.waitForExit(seconds:)")
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if !isRunning { return true }
@@ -89,12 +67,15 @@ public final class ChildProcess: @unchecked Sendable {
         return !isRunning
     }
 
-    /// Sends a signal.
-    public func signal(_ sig: Int32) { Glibc.kill(pid, sig) }
+    /// Sends a signal (unless the child has been reaped).
+    public func signal(_ sig: Int32) { process.signal(sig) }
 
-    private static func decode(_ status: Int32) -> Int32 {
-        let sig = status & 0x7F
-        return sig == 0 ? (status >> 8) & 0xFF : 128 + sig
+    /// `executable` if it names a path, else the first match in PATH.
+    static func resolve(_ executable: String) throws -> String {
+        guard !executable.contains("/") else { return executable }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":") where access("\(dir)/\(executable)", X_OK) == 0 { return "\(dir)/\(executable)" }
+        throw TestHarnessError("\(executable) not found in PATH")
     }
 
     /// Reads a whole file with POSIX calls (works for /proc files, which report

@@ -28,7 +28,7 @@ public final class DovecotServer: Sendable {
     ///
     /// - Parameter advertisesIdle: false gives a server whose capabilities lack IDLE.
     public static func start(users: [(String, String)], advertisesIdle: Bool = true) async throws -> DovecotServer {
-        let server = try await runOffPool {
+        let server = try await Blocking.run {
             // A port free a moment ago may be taken by another test's server before Dovecot
             // binds it: try again with new ports.
             var attempt = 0
@@ -45,7 +45,7 @@ public final class DovecotServer: Sendable {
                 }
             }
         }
-        AwaitedCleanup.register { _ = try? await runOffPool { server.stop(removeFiles: true) } }
+        AwaitedCleanup.register { await Blocking.run { server.stop(removeFiles: true) } }
         return server
     }
 
@@ -148,7 +148,7 @@ public final class DovecotServer: Sendable {
 
     /// Stops and starts Dovecot again on the same ports and mail.
     public func restart() async throws {
-        try await runOffPool {
+        try await Blocking.run {
             self.stopProcess()
             var attempt = 0
             while true {
@@ -164,7 +164,7 @@ public final class DovecotServer: Sendable {
 
     /// Stops the server off the cooperative pool (it waits for the processes to exit).
     public func stopProcessAsync() async {
-        _ = try? await runOffPool { self.stopProcess() }
+        await Blocking.run { self.stopProcess() }
     }
 
     /// Stops the server (its IMAP connections drop); `restart()` brings it back.
@@ -201,7 +201,7 @@ public final class DovecotServer: Sendable {
     @discardableResult
     public func doveadm(_ arguments: [String]) async throws -> String {
         let config = configFile
-        return try await runOffPool { try ChildProcess.run("/usr/bin/doveadm", ["-c", config] + arguments, directory: nil) }
+        return try await Blocking.run { try ChildProcess.run("/usr/bin/doveadm", ["-c", config] + arguments, directory: nil) }
     }
 
     /// Delivers `message` to `user`'s INBOX the way an MTA writing Maildir

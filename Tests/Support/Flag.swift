@@ -9,11 +9,11 @@ public final class Flag: Sendable {
     public func set() { value.store(true, ordering: .releasing) }
     public var isSet: Bool { value.load(ordering: .acquiring) }
 
-    /// Waits (without blocking a thread) until set, at most `timeout`.
+    /// Waits (without blocking a thread) until set, at most `timeout`; throws a `TestHarnessError` saying so after it.
     public func wait(timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !isSet {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("the flag was not set within \(timeout)") }
             try await Task.sleep(for: .milliseconds(2))
         }
     }

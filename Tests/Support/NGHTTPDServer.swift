@@ -52,12 +52,13 @@ public final class NGHTTPDServer: Sendable {
         throw lastError ?? TestHarnessError("nghttpd did not start")
     }
 
-    deinit { stop() }
+    // The process ends from a thread of its own (TestServerProcess's deinit): never block the releasing thread.
+    deinit { if ownsDocroot { try? FileManager.default.removeItem(at: docroot) } }
 
-    /// `init` run off the cooperative thread pool (see `runOffPool`).
+    /// `init` run off the cooperative thread pool (`Blocking.run`).
     public static func start(certificates: TestCertificates, echoUpload: Bool = false, verbose: Bool = false,
                              maxConcurrentStreams: Int = 100) async throws -> NGHTTPDServer {
-        try await runOffPool {
+        try await Blocking.run {
             try NGHTTPDServer(certificates: certificates, echoUpload: echoUpload, verbose: verbose, maxConcurrentStreams: maxConcurrentStreams)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -75,20 +76,13 @@ public final class PostgresTestServer: @unchecked Sendable {
         try await Self.offload { try self.restartBlocking() }
     }
 
-    /// Runs blocking harness work (process spawns, waits) on a Dispatch thread.
+    /// Runs blocking harness work (process spawns, waits) on a thread of its own.
     private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
+        try await Blocking.run(work)
     }
 
     private static func offload(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                work()
-                continuation.resume()
-            }
-        }
+        await Blocking.run(work)
     }
 
     private init(externalURL: String) {
@@ -141,6 +135,7 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     /// Creates and starts a new cluster (blocks the calling thread).
     public static func startBlocking() throws -> PostgresTestServer {
+        Blocking.requireOffPool("PostgresTestServer.startBlocking")
         let bin = try findBinaries()
         cleanUpAbandonedClusters()
         let base = FileManager.default.fileExists(atPath: "/tmp") ? URL(fileURLWithPath: "/tmp") : FileManager.default.temporaryDirectory
@@ -154,19 +149,27 @@ public final class PostgresTestServer: @unchecked Sendable {
         if let owner = try serviceUser() {
             for path in [dir.path, sock.path, pwfile.path] { chown(path, owner.uid, owner.gid) }
         }
-        let server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
+        var server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
         try server.run(tool: "initdb", [
             "-D", server.dataDirectory, "-U", "mailwake", "--pwfile=\(pwfile.path)", "-A", "scram-sha-256",
             "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions",
         ])
         try? FileManager.default.removeItem(at: pwfile)
-        do {
-            try server.launch()
-        } catch {
-            server.stop()
-            throw error
+        // A port free a moment ago may be taken before the postmaster binds it (by another
+        // server, or as the source port of any outgoing connection): try again with a new one.
+        for attempt in 1... {
+            do {
+                try server.launch()
+                return server
+            } catch {
+                guard attempt < 5, "\(error)".contains("Address already in use") else {
+                    server.stop()
+                    throw error
+                }
+                server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
+            }
         }
-        return server
+        preconditionFailure("unreachable")
     }
 
     private var dataDirectory: String { directory!.appendingPathComponent("data").path }
@@ -200,8 +203,17 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Stops the server (fast shutdown) and deletes its directory. Idempotent.
+    ///
+    /// On a cooperative-pool thread (a `defer` in an async test) it does not
+    /// wait: SIGINT goes out at once, the wait and the clean-up happen on a
+    /// thread of its own.
     public func stop() {
         guard !isExternal else { return }
+        if Blocking.onPoolThread {
+            lock.withLock { self.process }?.signal(SIGINT)
+            OwnThread.start(name: "mw-test-pgstop") { self.stop() }
+            return
+        }
         if let process = lock.withLock({ self.process }) {
             if process.isRunning {
                 process.signal(SIGINT)

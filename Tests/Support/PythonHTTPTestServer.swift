@@ -43,11 +43,12 @@ public final class PythonHTTPTestServer: Sendable {
         self.port = port
     }
 
-    deinit { stop() }
+    // The process ends from a thread of its own (TestServerProcess's deinit): never block the releasing thread.
+    deinit { try? FileManager.default.removeItem(at: scriptFile) }
 
-    /// `init` run off the cooperative thread pool (see `runOffPool`).
+    /// `init` run off the cooperative thread pool (`Blocking.run`).
     public static func start(certificates: TestCertificates?, alpn: [String] = ["h2", "http/1.1"], maxConcurrentStreams: Int = 100) async throws -> PythonHTTPTestServer {
-        try await runOffPool { try PythonHTTPTestServer(certificates: certificates, alpn: alpn, maxConcurrentStreams: maxConcurrentStreams) }
+        try await Blocking.run { try PythonHTTPTestServer(certificates: certificates, alpn: alpn, maxConcurrentStreams: maxConcurrentStreams) }
     }
 
     /// One line per connection and request, in order.
@@ -58,6 +59,7 @@ public final class PythonHTTPTestServer: Sendable {
         logText().split(separator: "\n").filter { $0.hasPrefix("connection ") }.count
     }
 
+    /// Stops the server (blocks up to 2 s; from async code use `Blocking.run`).
     public func stop() {
         process.stop()
         try? FileManager.default.removeItem(at: scriptFile)

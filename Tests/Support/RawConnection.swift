@@ -16,7 +16,7 @@ public final class RawConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`.
     public init(port: UInt16, receiveTimeoutSeconds: Int = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestHarnessError("socket() failed") }
         var tv = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -129,9 +129,9 @@ public struct RawResponse: Sendable {
     }
 }
 
-/// Runs a command on its own thread (posix_spawn + waitpid, never Foundation's
-/// `Process`, which waits through libdispatch) and returns its exit status and
-/// combined output (stdout and stderr in one stream; `stderr` is empty).
+/// Runs a command on a thread of its own (a `ChildProcess` waited for with
+/// waitpid) and returns its exit status and combined output (stdout and
+/// stderr in one stream; `stderr` is empty).
 public enum Command {
     public static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: [UInt8], stderr: [UInt8]) {
         try await Blocking.run {

@@ -19,7 +19,12 @@ public struct TestCertificates: Sendable {
     /// SHA-256 of the server SubjectPublicKeyInfo, raw bytes.
     public let serverSPKISHA256: [UInt8]
 
-    /// Creates a fresh CA and server certificate.
+    /// `make(commonName:)` on a thread of its own (it runs `openssl` seven times).
+    public static func generate(commonName: String = "localhost") async throws -> TestCertificates {
+        try await Blocking.run { try make(commonName: commonName) }
+    }
+
+    /// Creates a fresh CA and server certificate. Blocks: use `generate` from async code.
     ///
     /// - Parameter commonName: the server certificate's CN.
     public static func make(commonName: String = "localhost") throws -> TestCertificates {
@@ -48,10 +53,8 @@ public struct TestCertificates: Sendable {
     /// Deletes the files.
     public func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs `openssl` with posix_spawn and waitpid. Foundation's `Process`
-    /// waits through libdispatch, whose worker threads Swift's cooperative pool
-    /// shares on Linux: two tests waiting for a `Process` at once could starve
-    /// the very threads that deliver its exit (seen as a hang in CI-like runs).
+    /// Runs `openssl` (a `ChildProcess`, waited for with waitpid). Blocks the
+    /// calling thread, which must not be a cooperative-pool thread.
     static func openssl(_ arguments: [String]) throws {
         try ChildProcess.run("/usr/bin/openssl", arguments, directory: nil)
     }

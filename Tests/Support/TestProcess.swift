@@ -2,23 +2,23 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import MailwakeCore
 import Synchronization
 
 /// A child process for a test server: stderr (and stdout unless piped) go to
 /// a log file; `stop()` ends it (SIGTERM, SIGKILL after 2 s) and reaps it.
 ///
-/// Spawned with `posix_spawn` rather than Foundation's `Process`: a child
-/// started from a Dispatch worker thread would inherit its blocked signal
-/// mask (SIGTERM then never arrives), and `Process` leaks under
-/// LeakSanitizer. Here the child gets an empty signal mask, default signal
-/// handlers, and no file descriptors but 0, 1 and 2.
+/// Started as a `SpawnedProcess`: descriptors 0, 1 and 2 only, an empty
+/// signal mask and default signal handlers (Foundation's `Process` leaks
+/// under LeakSanitizer). The waiting calls (`waitForListener`,
+/// `readStdoutLine`, `stop`) block: call them from a thread of your own
+/// (`Blocking.run`); on a cooperative-pool thread they record an issue.
 public final class TestServerProcess: Sendable {
-    public let pid: pid_t
+    public let pid: Int32
     /// Where the process's stderr goes (and stdout unless piped).
     public let logFile: URL
-    /// Read end of the stdout pipe, or -1.
-    private let stdoutFD: Int32
-    private let state = Mutex<(stopped: Bool, exited: Bool)>((false, false))
+    private let process: SpawnedProcess
+    private let state = Mutex<(stopped: Bool, stdoutClosed: Bool)>((false, false))
 
     /// Starts `executable` with `arguments`. When `pipeStdout` is true the
     /// caller reads stdout with `readStdoutLine()`.
@@ -29,59 +29,33 @@ public final class TestServerProcess: Sendable {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-test-logs", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         logFile = dir.appendingPathComponent("\(logName)-\(UUID().uuidString).log")
-        let logFD = open(logFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard logFD >= 0 else { throw TestHarnessError("cannot create \(logFile.path)") }
-        defer { close(logFD) }
-        var pipeFDs: [Int32] = [-1, -1]
-        if pipeStdout {
-            guard pipe(&pipeFDs) == 0 else { throw TestHarnessError("pipe failed") }
-            for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        do {
+            process = try SpawnedProcess.spawn(executable, arguments, stdin: .null,
+                                               stdout: pipeStdout ? .pipe : .file(path: logFile.path, append: false),
+                                               stderr: pipeStdout ? .file(path: logFile.path, append: false) : .sameAsStdout)
+        } catch {
+            throw TestHarnessError(error.description)
         }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeStdout ? pipeFDs[1] : logFD, 1)
-        posix_spawn_file_actions_adddup2(&actions, logFD, 2)
-        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGTERM, SIGINT, SIGPIPE, SIGHUP] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
-        if pipeStdout { close(pipeFDs[1]) }
-        guard rc == 0 else {
-            if pipeStdout { close(pipeFDs[0]) }
-            throw TestHarnessError("posix_spawn \(executable) failed: \(String(cString: strerror(rc)))")
-        }
-        pid = child
-        stdoutFD = pipeFDs[0]
+        pid = process.pid
     }
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
-    /// Swift Glibc module hides behind _GNU_SOURCE: without it the child
-    /// would inherit every descriptor opened without O_CLOEXEC (sockets).
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
-
     deinit {
-        stop()
-        if stdoutFD >= 0 { close(stdoutFD) }
+        // Never block the releasing thread (often a pool thread): end the process from a thread of its own.
+        if !state.withLock({ $0.stopped }) {
+            let process = self.process, logFile = self.logFile
+            OwnThread.start(name: "mw-test-stop") {
+                Self.terminate(process)
+                try? FileManager.default.removeItem(at: logFile)
+            }
+        }
+        closeStdout()
+    }
+
+    private func closeStdout() {
+        state.withLock { s in
+            if !s.stdoutClosed, process.stdoutPipe >= 0 { close(process.stdoutPipe) }
+            s.stdoutClosed = true
+        }
     }
 
     /// The log so far.
@@ -91,10 +65,12 @@ public final class TestServerProcess: Sendable {
 
     /// Reads one line from the piped stdout (blocking; empty at EOF).
     public func readStdoutLine() -> String {
-        guard stdoutFD >= 0 else { return "" }
+        Blocking.requireOffPool("TestServerProcess.readStdoutLine")
+        let fd = process.stdoutPipe
+        guard fd >= 0, !state.withLock({ $0.stdoutClosed }) else { return "" }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while read(stdoutFD, &byte, 1) == 1 {
+        while read(fd, &byte, 1) == 1 {
             if byte == 0x0A { break }
             bytes.append(byte)
         }
@@ -102,37 +78,45 @@ public final class TestServerProcess: Sendable {
     }
 
     /// False once the process has exited (it is reaped then).
-    public var isRunning: Bool {
-        state.withLock { s in
-            guard !s.exited else { return false }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { s.exited = true }
-            return !s.exited
+    public var isRunning: Bool { process.isRunning }
+
+    /// Stops the process and removes the log unless `keepLog`. Idempotent.
+    ///
+    /// On a thread of its own it returns once the process has exited (SIGTERM,
+    /// SIGKILL after 2 s). On a cooperative-pool thread (a `defer` in an async
+    /// test) it never blocks: SIGTERM is sent at once and the rest happens on
+    /// a thread of its own.
+    public func stop(keepLog: Bool = false) {
+        guard !state.withLock({ s in defer { s.stopped = true }; return s.stopped }) else { return }
+        let process = self.process, logFile = self.logFile
+        let finish: @Sendable () -> Void = {
+            Self.terminate(process)
+            if !keepLog { try? FileManager.default.removeItem(at: logFile) }
+        }
+        if Blocking.onPoolThread {
+            process.signal(SIGTERM)
+            OwnThread.start(name: "mw-test-stop", finish)
+        } else {
+            finish()
         }
     }
 
-    /// Stops the process and removes the log unless `keepLog`. Idempotent.
-    public func stop(keepLog: Bool = false) {
-        guard !state.withLock({ s in defer { s.stopped = true }; return s.stopped }) else { return }
-        if isRunning {
-            kill(pid, SIGTERM)
-            let deadline = Date().addingTimeInterval(2)
-            while isRunning, Date() < deadline { usleep(2_000) }
-            if isRunning {
-                kill(pid, SIGKILL)
-                state.withLock { s in
-                    var status: Int32 = 0
-                    _ = waitpid(pid, &status, 0)
-                    s.exited = true
-                }
-            }
+    /// SIGTERM, SIGKILL after 2 s, then reaps.
+    private static func terminate(_ process: SpawnedProcess) {
+        guard process.isRunning else { return }
+        process.signal(SIGTERM)
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(2_000) }
+        if process.isRunning {
+            process.signal(SIGKILL)
+            process.waitForExit()
         }
-        if !keepLog { try? FileManager.default.removeItem(at: logFile) }
     }
 
     /// Waits until a TCP connection to 127.0.0.1:`port` succeeds; false when
     /// the process exits first or `timeout` passes.
     public func waitForListener(port: UInt16, timeout: TimeInterval = 10) -> Bool {
+        Blocking.requireOffPool("TestServerProcess.waitForListener")
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             guard isRunning else { return false }
@@ -160,15 +144,5 @@ public final class TestServerProcess: Sendable {
         return withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         } == 0
-    }
-}
-
-/// Runs blocking work (starting processes, waiting for them, file I/O) on a
-/// thread of its own, so that async tests running in parallel do not starve
-/// Swift's cooperative thread pool (two threads on a two-core machine) and
-/// skew each other's timings.
-public func runOffPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

@@ -53,8 +53,10 @@ final class RelayBench: @unchecked Sendable {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-relay-bench-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let path = { (name: String) in work.appendingPathComponent(name).path }
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("tls.key"), "-out", path("tls.pem"),
-                     "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        // Blocking waits (openssl, the simulator's first line, stopping) go to threads of their own, never the pool's.
+        let certificateArguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("tls.key"), "-out", path("tls.pem"),
+                                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
+        try await OwnThread.run { try openssl(certificateArguments) }
         let apnsKey = try P256.Signing.PrivateKey()
         _ = FileManager.default.createFile(atPath: path("AuthKey.p8"), contents: Data(apnsKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
 
@@ -74,7 +76,7 @@ final class RelayBench: @unchecked Sendable {
             "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--topic", bundleID, "--keep-deliveries", String(max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds) + options.saturation))),
             "--log-level", "warning",
         ], logPath: path("simulator.log"))
-        let line = simulator.firstLine()
+        let line = await OwnThread.run { simulator.firstLine() }
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let simPort = object["port"] as? Int else {
             throw BenchError("the simulator did not start: \(line)")
         }
@@ -312,8 +314,11 @@ final class RelayBench: @unchecked Sendable {
     }
 
     func tearDown() async {
-        relay.stop()
-        simulator.stop()
+        let relay = self.relay, simulator = self.simulator
+        await OwnThread.run {
+            relay.stop()
+            simulator.stop()
+        }
         client.shutdown()
         simulatorClient.shutdown()
         await accountsServer.shutdown()

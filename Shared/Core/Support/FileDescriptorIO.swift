@@ -1,3 +1,4 @@
+import CSpawnShims
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,5 +20,13 @@ public enum FileDescriptorIO {
             offset += n
         }
         return true
+    }
+
+    /// A new pipe whose both ends are close-on-exec from creation (`pipe2(O_CLOEXEC)`),
+    /// so no child process spawned meanwhile inherits an end; nil when the process is out of descriptors.
+    public static func makePipe() -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard mw_pipe_cloexec(&fds) == 0 else { return nil }
+        return (fds[0], fds[1])
     }
 }

@@ -35,6 +35,8 @@ public final class HTTPServer: Service {
         var stopped = false
         var inFlight: [ObjectIdentifier: PendingRequest] = [:]
         var retainedSelf: Unmanaged<HTTPServer>?
+        /// The deadline sweeper, awaited at shutdown so no task of the server outlives it.
+        var sweeper: Task<Void, Never>?
     }
 
     final class Metrics: Sendable {
@@ -145,12 +147,13 @@ public final class HTTPServer: Service {
             $0.retainedSelf = unmanaged
         }
         logger.info("listening", ["host": .string(c.host), "port": .int(port), "tls": .bool(c.tls != nil)])
-        Task.detached { [weak self] in
+        let sweeper = Task.detached { [weak self] in
             while let server = self, !server.state.withLock({ $0.stopped }) {
                 server.sweepDeadlines()
                 await sleepIgnoringCancellation(nanoseconds: 50_000_000)
             }
         }
+        state.withLock { $0.sweeper = sweeper }
         return port
     }
 
@@ -191,13 +194,19 @@ public final class HTTPServer: Service {
             // Let the epoll threads pick up the resumed connections and send.
             await sleepIgnoringCancellation(nanoseconds: 100_000_000)
         }
-        let retained = state.withLock { s -> Unmanaged<HTTPServer>? in
+        let (retained, sweeper) = state.withLock { s -> (Unmanaged<HTTPServer>?, Task<Void, Never>?) in
             s.stopped = true
             s.daemon = nil
-            defer { s.retainedSelf = nil }
-            return s.retainedSelf
+            defer {
+                s.retainedSelf = nil
+                s.sweeper = nil
+            }
+            return (s.retainedSelf, s.sweeper)
         }
-        if mw_http_server_stop(daemon, 5000) == 1 {
+        await sweeper?.value
+        // Stopping waits for MHD to pick up resumed connections and joins its threads: not on a pool thread.
+        let raw = Daemon(raw: daemon)
+        if await OwnThread.run(name: "mw-http-stop", { mw_http_server_stop(raw.raw, 5000) }) == 1 {
             retained?.release()
             logger.info("stopped")
         } else {
