@@ -6,6 +6,9 @@
 #                              cleanup does not stop the others.
 #   mw_free_port               a free TCP port on 127.0.0.1
 #   mw_db_url URL DB           URL (postgres://…) with its database replaced by DB
+#   mw_cleanup_mark            prints how many cleanups are registered (a mark for mw_cleanup_since)
+#   mw_cleanup_since MARK      runs now, last first, the cleanups registered after MARK, and forgets them
+#                              (a step that is done frees what it started; on failure the EXIT trap does)
 #   mw_step TITLE              prints a step heading with the time
 #   mw_fail MESSAGE            prints "<script>: FAILED: MESSAGE" on stderr and returns 1
 #   mw_wait_until SECONDS DESCRIPTION COMMAND...
@@ -40,6 +43,17 @@ mw_run_cleanups() {
 trap mw_run_cleanups EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+mw_cleanup_mark() { echo "${#MW_CLEANUPS[@]}"; }
+
+mw_cleanup_since() {
+  local mark="$1" i
+  for (( i=${#MW_CLEANUPS[@]}-1; i>=mark; i-- )); do
+    eval "${MW_CLEANUPS[$i]}" || echo "$MW_SCRIPT_NAME: cleanup failed: ${MW_CLEANUPS[$i]}" >&2
+    unset 'MW_CLEANUPS[i]'
+  done
+  MW_CLEANUPS=("${MW_CLEANUPS[@]}")
+}
 
 mw_free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
