@@ -64,6 +64,7 @@ import Glibc
         var spawned: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sleep", "30"].map { (s: String) in strdup(s) } + [nil]
         defer { for p in argv { free(p) } }
+        // Deliberately without file actions (no addclosefrom_np): this child must inherit the leaky descriptors.
         try #require(posix_spawn(&spawned, "/bin/sleep", nil, nil, argv, environ) == 0)
         let pid = spawned
         let seen = await Self.descriptors(of: pid)
