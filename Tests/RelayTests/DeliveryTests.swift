@@ -186,17 +186,28 @@ struct DeliveryTests {
         #expect(metrics.contains("mailwake_relay_apns_token_refreshes_total 2"))
     }
 
-    // The deadline is 10 s away: long enough for the first attempt on a busy
-    // machine, short enough that the backoff passes it within a few retries.
+    // Event-driven rather than timed: the first 503 is awaited at APNs and its
+    // retry in the queue, then the relay's clock moves past the deadline.
     @Test func aDeliveryThatKeepsFailingExpiresAtItsDeadline() async throws {
-        let p = try await Paired.start { $0.maxEnvelopeAge = 60 }
+        let clock = MovableClock()
+        let p = try await Paired.start(clock: clock) { $0.maxEnvelopeAge = 60 }
         try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: nil, latencyMS: nil)
-        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(),
-                                              iat: Int64(Date().timeIntervalSince1970) - 50)
-        _ = try await p.stack.submit(envelope)
+        let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        #expect(try await p.stack.submit(envelope).status == .accepted)
+        let first = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 30)
+        #expect(first.first?.status == 503)
+        let database = p.stack.relay.app.database
+        let waitUntil = ContinuousClock.now + .seconds(30)
+        while try await database.query("""
+            SELECT 1 FROM deliveries WHERE event_id = \(envelope.context.eventID) AND status = 'queued' AND attempts >= 1
+            """).isEmpty {
+            guard ContinuousClock.now < waitUntil else { Issue.record("the 503 was not scheduled for a retry"); return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        clock.advance(by: .seconds(61))
         let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
         #expect(final["status"] as? String == "expired")
-        #expect(final["apns_status"] as? Int == 503)
+        #expect(final["apns_status"] as? Int == 503, "an expired delivery shows the last answer APNs gave")
     }
 
     @Test func streamsRefusedByGOAWAYAreRetriedOnANewConnection() async throws {

@@ -18,8 +18,9 @@ struct IntakeTests {
         let device: SimulatedDevice
         let pairingID: String
 
-        static func start(trialDays: Int = 7, adjust: @escaping @Sendable (inout RelayConfiguration) -> Void = { _ in }) async throws -> Paired {
-            let stack = try await RelayStack.start(trialDays: trialDays, adjust: adjust)
+        static func start(trialDays: Int = 7, clock: MovableClock? = nil,
+                          adjust: @escaping @Sendable (inout RelayConfiguration) -> Void = { _ in }) async throws -> Paired {
+            let stack = try await RelayStack.start(trialDays: trialDays, adjust: adjust, clockMS: clock?.closure)
             let outpost = try SimulatedOutpost()
             let device = try await stack.registeredDevice()
             return Paired(stack: stack, outpost: outpost, device: device, pairingID: try await stack.pair(outpost, device))

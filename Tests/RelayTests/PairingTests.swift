@@ -86,14 +86,13 @@ struct PairingTests {
     }
 
     @Test func anExpiredCredentialIsRefused() async throws {
-        let stack = try await RelayStack.start()
+        let clock = MovableClock()
+        let stack = try await RelayStack.start(clockMS: clock.closure)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
-        // Expiry is in whole seconds: lifetime 1 can leave the registration itself a few milliseconds, and a busy machine
-        // then registers too late. Three seconds to register, then wait until the offer has expired.
-        let (registration, link) = try outpost.pairingOffer(lifetime: 3)
+        let (registration, link) = try outpost.pairingOffer(lifetime: 60)
         try #require(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity).status == .created)
-        try await Task.sleep(for: .seconds(Double(link.expiresAt) + 1.1 - Date().timeIntervalSince1970))
+        clock.advance(by: .seconds(61))
         let late = try await stack.send(.post, "/v1/pairings/\(link.pairingID)/consent", body: try device.consent(to: link).jsonBytes)
         expectProblem(late, .gone, "expired")
     }

@@ -157,10 +157,12 @@ final class DeliveryQueue: Sendable {
         // lease ran out and finished first) keeps its first outcome. A
         // finished delivery drops its payload: nothing sends it again, and the
         // row version this update writes (and its WAL) shrinks by the payload.
+        // An outcome APNs did not answer (the deadline passed before the
+        // retry, the transport failed) keeps the last answer APNs gave.
         try await database.execute(PostgresQuery(unsafeSQL: """
             WITH updated AS (
                 UPDATE deliveries d
-                SET status = u.status, next_attempt_ms = u.next_ms, apns_status = u.apns_status, apns_reason = u.reason,
+                SET status = u.status, next_attempt_ms = u.next_ms, apns_status = COALESCE(u.apns_status, d.apns_status), apns_reason = u.reason,
                     updated_ms = u.at_ms, claimed_by = NULL,
                     payload = CASE WHEN u.status IN ('sent', 'failed', 'expired') THEN ''::bytea ELSE d.payload END
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
