@@ -28,11 +28,14 @@ struct OutpostFixture: Sendable {
     var notifier: OutpostNotifier { OutpostNotifier(store: store, identity: identity, relay: relay, liveActivityLifetime: 0) }
     var pass: DeliveryPass { DeliveryPass(store: store, client: client) }
 
-    /// Pairs `device` the way a person does: the outpost offers, the App scans the link and consents.
+    /// The owner at `pair` who compares the fingerprint and confirms.
+    static let confirmingOwner = ConsentApproval.owner { _ in true }
+
+    /// Pairs `device` the way a person does: the outpost offers, the App scans the link and consents, the owner confirms.
     func pair(_ device: SimulatedDevice, through stack: RelayStack) async throws -> PairedDevice {
         let offer = try await pairing.offer()
         let scanned = try PairingLink.parse(offer.link.link)
-        let completing = Task { try await pairing.complete(offer) }
+        let completing = Task { try await pairing.complete(offer, approval: Self.confirmingOwner) }
         let consent = try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent", body: try device.consent(to: scanned).jsonBytes)
         guard consent.status == .accepted else { throw TestHarnessError("consent answered \(consent.status.code): \(consent.text)") }
         return try await completing.value

@@ -34,7 +34,7 @@ struct PairingAndDeliveryTests {
         let stack = try await RelayStack.start()
         let outpost = try await OutpostFixture.start(relayURL: stack.relay.url)
         let offer = try await outpost.pairing.offer(lifetime: 2)
-        await #expect { _ = try await outpost.pairing.complete(offer) } throws: { ($0 as? OutpostError)?.code == .pairing }
+        await #expect { _ = try await outpost.pairing.complete(offer, approval: OutpostFixture.confirmingOwner) } throws: { ($0 as? OutpostError)?.code == .pairing }
         #expect(try await outpost.store.pairings().isEmpty)
     }
 

@@ -21,7 +21,7 @@ struct PairingTests {
 
     @Test func aPairingLinkRoundTripsWithTheRelayPercentEncoded() throws {
         #expect(link.link.contains("relay=https%3A%2F%2Fpush.example.net%3A8443&"))
-        #expect(link.link.hasPrefix("mailwake://pair?v=1&ok="))
+        #expect(link.link.hasPrefix("mailwake://pair?v=2&ok="))
         #expect(try PairingLink.parse(link.link) == link)
     }
 
@@ -41,23 +41,78 @@ struct PairingTests {
         #expect(try PairingLink.parse(l.link).relay == relay)
     }
 
-    @Test func aConsentVerifiesAtTheOutpostAndAtTheRelay() throws {
+    var secrets: PairingSecrets { get throws { try PairingSecrets(credential: credential) } }
+
+    @Test func aConsentVerifiesAtTheOutpostWithItsMACAndAtTheRelayWithoutIt() throws {
         let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
         let decoded = try PairingConsent.decode(consent.jsonBytes)
-        let keys = try decoded.verify(outpostKey: link.outpostKey, credential: credential, pairingID: f.pairingID, expectedExpiry: link.expiresAt, now: now)
+        let keys = try decoded.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID,
+                                      expectedExpiry: link.expiresAt, now: now)
         #expect(keys.agreement == f.deviceAgreement.publicKey)
-        // The relay holds only the credential hash.
-        #expect(protocolErrorCode { try decoded.verify(outpostKey: link.outpostKey, credentialHash: SHA256.hash(credential).bytes, pairingID: f.pairingID, now: now) } == nil)
+        #expect(protocolErrorCode { try decoded.verifySignature(outpostKey: link.outpostKey, audience: link.relay, pairingID: f.pairingID, now: now) } == nil)
+    }
+
+    @Test func theRelayTokenAndTheMACKeyAreDistinctAndNeitherIsTheCredential() throws {
+        let s = try secrets
+        #expect(s.relayToken.count == 32)
+        #expect(s.macKey.rawBytes.count == 32)
+        #expect(s.relayToken != s.macKey.rawBytes)
+        #expect(s.relayToken != credential && s.macKey.rawBytes != credential)
+        #expect(s.relayTokenHash == SHA256.hash(s.relayToken).bytes)
+    }
+
+    @Test func aConsentMACedWithTheRelayTokenIsRefusedAsForged() throws {
+        // What a relay can do: it knows relay_token and everything in the consent, not mac_key.
+        var forged = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        forged.mac = HMACSHA256.authenticationCode(for: forged.consentInput(outpostKey: link.outpostKey, audience: link.relay), key: try secrets.relayToken)
+        #expect(protocolErrorCode { try forged.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID, now: now) } == "bad_mac")
+        #expect(protocolErrorCode { try forged.verifySignature(outpostKey: link.outpostKey, audience: link.relay, pairingID: f.pairingID, now: now) } == nil,
+                "the relay's own checks cannot tell")
+    }
+
+    @Test(arguments: 0..<32)
+    func aConsentWithAFlippedMACBitIsRefused(bit: Int) throws {
+        var consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        consent.mac[bit] ^= UInt8(1 << (bit % 8))
+        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID, now: now) } == "bad_mac")
+    }
+
+    @Test func aConsentForAnotherRelayIsRefusedByTheMACAndTheSignature() throws {
+        let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: "https://push.example.org", pairingID: f.pairingID, now: now) } == "bad_mac")
+        #expect(protocolErrorCode { try consent.verifySignature(outpostKey: link.outpostKey, audience: "https://push.example.org", pairingID: f.pairingID, now: now) } == "bad_signature")
+    }
+
+    @Test func aRevision1ConsentAndLinkAreRefusedNamingTheUpgrade() throws {
+        let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        let old = String(decoding: consent.jsonBytes, as: UTF8.self).replacingOccurrences(of: #""v":2,"#, with: #""v":1,"#)
+            .replacingOccurrences(of: #","mac":"\#(Base64URL.encode(consent.mac))""#, with: "")
+        do {
+            _ = try PairingConsent.decode(Array(old.utf8))
+            Issue.record("a revision 1 consent decoded")
+        } catch {
+            #expect(error.code == .upgradeRequired)
+            #expect(error.message.contains("update the App"))
+        }
+        do {
+            _ = try PairingLink.parse(link.link.replacingOccurrences(of: "pair?v=2&", with: "pair?v=1&"))
+            Issue.record("a revision 1 link parsed")
+        } catch {
+            #expect(error.code == .upgradeRequired)
+            #expect(error.message.contains("upgrade the outpost"))
+        }
     }
 
     @Test func aConsentWithAnotherExpiryThanThePairingIsRefused() throws {
         let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
-        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, credential: credential, pairingID: f.pairingID, expectedExpiry: link.expiresAt - 1, now: now) } == "expired")
+        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID,
+                                                       expectedExpiry: link.expiresAt - 1, now: now) } == "expired")
     }
 
-    @Test func aConsentSubmissionRoundTrips() throws {
-        let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
-        let submission = ConsentSubmission(credential: credential, consent: consent)
+    @Test func aConsentSubmissionCarriesTheRelayTokenAndRoundTrips() throws {
+        let submission = try ConsentSubmission.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        #expect(submission.relayToken == (try secrets).relayToken)
+        #expect(!String(decoding: submission.jsonBytes, as: UTF8.self).contains(Base64URL.encode(credential)), "the credential never goes to the relay")
         #expect(try StrictJSON.decode(ConsentSubmission.self, from: submission.jsonBytes) == submission)
     }
 

@@ -62,8 +62,8 @@ enum VectorOperations {
             try EnvelopeVerifier.verify(envelope, outpostKey: try P256.Signing.PublicKey(x963Representation: b64(input, "outpost_public")))
         case "verify_consent":
             let consent = try PairingConsent.decode(try jsonBytes(input["consent"] as Any))
-            try consent.verify(outpostKey: try b64(input, "outpost_public"), credential: try b64(input, "credential"),
-                               pairingID: try string(input, "pairing_id"), now: try int(input, "now"))
+            try consent.verify(outpostKey: try b64(input, "outpost_public"), secrets: try PairingSecrets(credential: try b64(input, "credential")),
+                               audience: try string(input, "aud"), pairingID: try string(input, "pairing_id"), now: try int(input, "now"))
         case "verify_manage_consent":
             let body = try ManagementConsent.decode(try jsonBytes(input["body"] as Any))
             let offered = (input["offered_scopes"] as? [String] ?? []).compactMap(ManagementScope.init(rawValue:))

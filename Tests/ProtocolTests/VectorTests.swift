@@ -74,15 +74,22 @@ struct VectorTests {
         }
     }
 
-    @Test func consentsReproduceTheirSigningInputAndVerify() throws {
+    @Test func consentsReproduceTheirKeysInputAndMACAndVerify() throws {
         for v in list("consent") {
             let consent = try PairingConsent.decode(try VectorOperations.jsonBytes(v["consent"] as Any))
-            let input = PairingConsent.signingInput(pairingID: consent.pairingID, outpostKey: try b64(v, "outpost_public"), deviceID: consent.deviceID,
-                                                    deviceSigningKey: consent.deviceSigningKey, deviceAgreementKey: consent.deviceAgreementKey,
-                                                    credentialHash: SHA256.hash(try b64(v, "credential")).bytes, expiresAt: consent.expiresAt)
-            #expect(input == (try b64(v, "signing_input")))
+            let secrets = try PairingSecrets(credential: try b64(v, "credential"))
+            #expect(secrets.relayToken == (try b64(v, "relay_token")))
+            #expect(secrets.relayTokenHash == (try b64(v, "relay_token_hash")))
+            #expect(secrets.macKey.rawBytes == (try b64(v, "mac_key")))
+            let input = consent.consentInput(outpostKey: try b64(v, "outpost_public"), audience: v["aud"] as! String)
+            #expect(input == (try b64(v, "consent_input")))
+            #expect(secrets.mac(input) == consent.mac)
+            #expect(consent.mac == (try b64(v, "mac")))
             #expect(consent.deviceID == v["device_id"] as? String)
-            try consent.verify(outpostKey: try b64(v, "outpost_public"), credential: try b64(v, "credential"), pairingID: v["pairing_id"] as! String,
+            let submission = try StrictJSON.decode(ConsentSubmission.self, from: try VectorOperations.jsonBytes(v["submission"] as Any))
+            #expect(submission.relayToken == secrets.relayToken)
+            #expect(submission.consent == consent)
+            try consent.verify(outpostKey: try b64(v, "outpost_public"), secrets: secrets, audience: v["aud"] as! String, pairingID: v["pairing_id"] as! String,
                                expectedExpiry: (v["exp"] as! NSNumber).int64Value, now: (v["exp"] as! NSNumber).int64Value)
         }
     }

@@ -88,8 +88,8 @@ public final class RelayStack: Sendable {
         let fetched = try await send(.get, "/v1/pairings/\(link.pairingID)/consent?wait=5", signer: outpost.identity)
         guard fetched.status == .ok, let consent = json(fetched)["consent"] else { throw TestHarnessError("consent fetch answered \(fetched.status.code)") }
         let decoded = try PairingConsent.decode(Array(try JSONSerialization.data(withJSONObject: consent)))
-        try decoded.verify(outpostKey: outpost.publicKey.x963Representation, credential: link.credential, pairingID: link.pairingID,
-                           expectedExpiry: link.expiresAt, now: Int64(Date().timeIntervalSince1970))
+        try decoded.verify(outpostKey: outpost.publicKey.x963Representation, secrets: try PairingSecrets(credential: link.credential),
+                           audience: link.relay, pairingID: link.pairingID, expectedExpiry: link.expiresAt, now: Int64(Date().timeIntervalSince1970))
         let confirmed = try await send(.post, "/v1/pairings/\(link.pairingID)/confirm", signer: outpost.identity)
         guard confirmed.status == .ok else { throw TestHarnessError("confirm answered \(confirmed.status.code)") }
         return link.pairingID

@@ -44,7 +44,7 @@ public struct SimulatedDevice: Sendable {
 
     /// The consent the App posts after the user confirms the pairing link.
     public func consent(to link: PairingLink) throws -> ConsentSubmission {
-        ConsentSubmission(credential: link.credential, consent: try PairingConsent.create(for: link, signingKey: signing, agreementKey: agreement.publicKey))
+        try ConsentSubmission.create(for: link, signingKey: signing, agreementKey: agreement.publicKey)
     }
 
     /// Opens the `mw` envelope of an APNs payload (top level for alerts,

@@ -20,7 +20,7 @@ public struct SimulatedOutpost: Sendable {
         let expires = Int64(Date().timeIntervalSince1970) + lifetime
         let pairingID = try PairingID.generate()
         let registration = PairingRegistration(pairingID: pairingID, outpostKey: identity.publicKey.x963Representation,
-                                               credentialHash: SHA256.hash(credential).bytes, expiresAt: expires)
+                                               relayTokenHash: try PairingSecrets(credential: credential).relayTokenHash, expiresAt: expires)
         let link = PairingLink(outpostKey: identity.publicKey.x963Representation, relay: relay, environment: .sandbox, pairingID: pairingID,
                                credential: credential, expiresAt: expires)
         return (registration, link)

@@ -37,12 +37,15 @@ func say(_ text: String) { StandardStreams.write(text + "\n") }
 /// Posts the device's consent to a push pairing at the relay (`--relay-url`,
 /// `--ca-file`) and remembers the pairing.
 func consentToPairing(_ link: PairingLink, _ state: inout DeviceState, _ args: ParsedArguments) async throws {
-    let consent = ConsentSubmission(credential: link.credential,
-                                    consent: try PairingConsent.create(for: link, signingKey: try state.signing, agreementKey: try state.agreement.publicKey))
+    // PROTOCOL.md §9: the relay gets relay_token, never the credential; the consent carries the MAC only the outpost can check.
+    let consent = try ConsentSubmission.create(for: link, signingKey: try state.signing, agreementKey: try state.agreement.publicKey)
     let http = try client(args)
     defer { http.shutdown() }
     let r = try await http.execute(.init(method: .post, url: (args.value("relay-url") ?? link.relay) + "/v1/pairings/\(link.pairingID)/consent",
                                          headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
+    if r.status == .conflict {
+        throw DeviceError("this pairing code was already used by another device: ask for a new code on the outpost (`mailwake-outpost pair`) and scan it again")
+    }
     guard r.status == .accepted else { throw DeviceError("the relay refused the consent (\(r.status.code)): \(r.text)") }
     state.pairings.append(.init(pairingID: link.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: link.relay))
 }
@@ -103,6 +106,7 @@ let tool = CommandLineTool(
             var state = try DeviceState.load(dir)
             let link = try PairingLink.parse(args.positionals[0])
             say("outpost fingerprint: \(link.outpostFingerprint)")
+            say("device fingerprint:  \(KeyIdentity.fingerprint(of: try state.signing.publicKey.x963Representation))")
             try await consentToPairing(link, &state, args)
             try state.save(dir)
             say("consented to pairing \(link.pairingID); the outpost confirms it")

@@ -83,6 +83,11 @@ extension Commands {
                 w.string("pairing_id", link.pairingID)
                 w.base64URL("credential", link.credential)
                 w.int("exp", link.expiresAt)
+                // What the App sends the relay, and what the relay stores (PROTOCOL §9).
+                if let secrets = try? PairingSecrets(credential: link.credential) {
+                    w.base64URL("relay_token", secrets.relayToken)
+                    w.base64URL("relay_token_hash", secrets.relayTokenHash)
+                }
             }
         }
         return .success

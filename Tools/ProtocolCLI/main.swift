@@ -7,6 +7,6 @@ let tool = CommandLineTool(
     version: MailwakeVersion.current,
     commands: [
         Commands.keygen, Commands.seal, Commands.open, Commands.fingerprint,
-        Commands.signRequest, Commands.verifyRequest, Commands.pairLink, Commands.parseLink,
+        Commands.signRequest, Commands.verifyRequest, Commands.pairLink, Commands.parseLink, Commands.consent, Commands.verifyConsent,
     ])
 await tool.main()

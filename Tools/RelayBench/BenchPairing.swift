@@ -24,11 +24,11 @@ struct BenchPairing: Sendable {
         let credential = try SecureRandom.bytes(32)
         let pairingID = try PairingID.generate()
         let registration = PairingRegistration(pairingID: pairingID, outpostKey: outpost.publicKey.x963Representation,
-                                               credentialHash: SHA256.hash(credential).bytes, expiresAt: now + 300)
+                                               relayTokenHash: try PairingSecrets(credential: credential).relayTokenHash, expiresAt: now + 300)
         try await signed(.post, "/v1/pairings", body: registration.jsonBytes, key: outpost, relayURL: relayURL, client: client, expect: 201)
         let link = PairingLink(outpostKey: outpost.publicKey.x963Representation, relay: RelayBench.origin, environment: .production,
                                pairingID: pairingID, credential: credential, expiresAt: now + 300)
-        let consent = ConsentSubmission(credential: credential, consent: try PairingConsent.create(for: link, signingKey: signing, agreementKey: agreement.publicKey))
+        let consent = try ConsentSubmission.create(for: link, signingKey: signing, agreementKey: agreement.publicKey)
         let r = try await client.execute(.init(method: .post, url: relayURL + "/v1/pairings/\(pairingID)/consent",
                                                headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
         guard r.status == .accepted else { throw BenchError("consent answered \(r.status.code): \(r.text)") }

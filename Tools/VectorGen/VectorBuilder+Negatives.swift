@@ -149,28 +149,60 @@ extension VectorBuilder {
 
     func consentCases() -> [JSON] {
         let good = consent()
-        func c(_ name: String, _ error: String, _ consent: PairingConsent, credential: [UInt8]? = nil, pairing: String? = nil, now: Int64? = nil, outpostKey: [UInt8]? = nil) -> JSON {
-            ["name": name, "operation": "verify_consent", "error": error,
-             "input": ["consent": object(consent.jsonBytes), "outpost_public": b64(outpostKey ?? outpost.publicKey.x963Representation),
-                       "credential": b64(credential ?? self.credential), "pairing_id": pairing ?? pairingID, "now": now ?? Int64(iat)] as JSON]
+        let secrets = try! PairingSecrets(credential: credential)
+        let outpostKey = outpost.publicKey.x963Representation
+        func c(_ name: String, _ error: String, _ consent: PairingConsent, credential: [UInt8]? = nil, pairing: String? = nil, aud: String? = nil,
+               now: Int64? = nil, outpostKey: [UInt8]? = nil) -> JSON {
+            c(name, error, json: object(consent.jsonBytes), credential: credential, pairing: pairing, aud: aud, now: now, outpostKey: outpostKey)
         }
-        var flipped = good
-        flipped.signature = flipped.signature.flipping(77)
-        var otherDevice = good
-        otherDevice.deviceID = KeyIdentity.id(of: otherOutpost.publicKey)
-        var badPoint = good
-        badPoint.deviceAgreementKey[64] ^= 1
+        func c(_ name: String, _ error: String, json: Any, credential: [UInt8]? = nil, pairing: String? = nil, aud: String? = nil,
+               now: Int64? = nil, outpostKey: [UInt8]? = nil) -> JSON {
+            ["name": name, "operation": "verify_consent", "error": error,
+             "input": ["consent": json, "outpost_public": b64(outpostKey ?? outpost.publicKey.x963Representation),
+                       "credential": b64(credential ?? self.credential), "pairing_id": pairing ?? pairingID, "aud": aud ?? self.aud,
+                       "now": now ?? Int64(iat)] as JSON]
+        }
+        /// Re-signs and re-MACs an edited consent as a device holding the credential would, so a later check is what fails.
+        func resealed(_ edit: (inout PairingConsent) -> Void) -> PairingConsent {
+            var e = good
+            edit(&e)
+            let input = e.consentInput(outpostKey: outpostKey, audience: aud)
+            e.mac = secrets.mac(input)
+            if let sig = try? deviceSigning.signature(for: input) { e.signature = sig.rawRepresentation }
+            return e
+        }
+        var flippedSig = good
+        flippedSig.signature = flippedSig.signature.flipping(77)
+        var flippedMAC = good
+        flippedMAC.mac = flippedMAC.mac.flipping(5)
+        // The malicious relay: it holds relay_token (and SHA-256 of it), never mac_key.
+        var relayMade = good
+        relayMade.mac = HMACSHA256.authenticationCode(for: good.consentInput(outpostKey: outpostKey, audience: aud), key: secrets.relayToken)
         var laterExp = good
         laterExp.expiresAt += 3600
+        let otherDevice = resealed { $0.deviceID = KeyIdentity.id(of: otherOutpost.publicKey) }
+        let badPoint = resealed { $0.deviceAgreementKey[64] ^= 1 }
+        let otherAudience = "https://push.example.org"
+        let forOtherAudience = try! PairingConsent.create(
+            for: PairingLink(outpostKey: outpostKey, relay: otherAudience, environment: .production, pairingID: pairingID, credential: credential, expiresAt: consentExp),
+            signingKey: deviceSigning, agreementKey: deviceAgreement.publicKey)
+        var revision1 = (object(good.jsonBytes) as! [String: Any])
+        revision1["v"] = 1
+        revision1["mac"] = nil
         return [
-            c("consent: bit flip in sig", "bad_signature", flipped),
-            c("consent: another credential", "bad_signature", good, credential: VectorKeys.bytes("other-credential", count: 32)),
-            c("consent: for another outpost", "bad_signature", good, outpostKey: otherOutpost.publicKey.x963Representation),
-            c("consent: exp extended by the sender", "bad_signature", laterExp),
+            c("consent: right relay token, wrong MAC key (a relay's own consent)", "bad_mac", relayMade),
+            c("consent: bit flip in mac", "bad_mac", flippedMAC),
+            c("consent: for another aud", "bad_mac", forOtherAudience),
+            c("consent: checked against another aud", "bad_mac", good, aud: otherAudience),
+            c("consent: another credential", "bad_mac", good, credential: VectorKeys.bytes("other-credential", count: 32)),
+            c("consent: for another outpost", "bad_mac", good, outpostKey: otherOutpost.publicKey.x963Representation),
+            c("consent: exp extended by the sender", "bad_mac", laterExp),
+            c("consent: bit flip in sig", "bad_signature", flippedSig),
             c("consent: for another pairing", "wrong_pairing", good, pairing: Base64URL.encode(VectorKeys.bytes("other-pairing", count: 16))),
             c("consent: expired", "expired", good, now: consentExp + 1),
             c("consent: device_id of another key", "wrong_key", otherDevice),
             c("consent: agreement key not on the curve", "invalid_key", badPoint),
+            c("consent: revision 1", "upgrade_required", json: revision1),
         ]
     }
 
@@ -261,8 +293,10 @@ extension VectorBuilder {
         pathRelay.relay = "https://push.example.net/v1"
         let manage = manageLink(scopes: [.manage]).link
         return [
-            c("link: v not first", "malformed", good.replacingOccurrences(of: "pair?v=1&ok=", with: "pair?ok=").replacingOccurrences(of: "&relay=", with: "&v=1&relay=")),
-            c("link: v is 2", "malformed", good.replacingOccurrences(of: "v=1", with: "v=2")),
+            c("link: v not first", "malformed", good.replacingOccurrences(of: "pair?v=2&ok=", with: "pair?ok=").replacingOccurrences(of: "&relay=", with: "&v=2&relay=")),
+            c("link: v is 1 (revision 1)", "upgrade_required", good.replacingOccurrences(of: "pair?v=2&", with: "pair?v=1&")),
+            c("link: v is 3", "malformed", good.replacingOccurrences(of: "pair?v=2&", with: "pair?v=3&")),
+            c("manage link: v is 2", "malformed", manage.replacingOccurrences(of: "manage?v=1&", with: "manage?v=2&")),
             c("link: missing cred", "malformed", good.replacingOccurrences(of: "&cred=\(b64(credential))", with: "")),
             c("link: repeated pid", "malformed", good + "&pid=\(pairingID)"),
             c("link: unknown parameter", "malformed", good + "&x=1"),

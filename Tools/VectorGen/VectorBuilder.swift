@@ -100,16 +100,17 @@ struct VectorBuilder {
 
     func consents() -> [JSON] {
         let c = consent()
-        let input = PairingConsent.signingInput(pairingID: c.pairingID, outpostKey: outpost.publicKey.x963Representation, deviceID: c.deviceID,
-                                                deviceSigningKey: c.deviceSigningKey, deviceAgreementKey: c.deviceAgreementKey,
-                                                credentialHash: SHA256.hash(credential).bytes, expiresAt: c.expiresAt)
+        let secrets = try! PairingSecrets(credential: credential)
+        let input = c.consentInput(outpostKey: outpost.publicKey.x963Representation, audience: aud)
+        let submission = ConsentSubmission(relayToken: secrets.relayToken, consent: c)
         return [[
             "name": "pairing consent",
             "outpost_public": b64(outpost.publicKey.x963Representation),
             "device_signing_private": b64(deviceSigning.rawRepresentation), "device_signing_public": b64(deviceSigning.publicKey.x963Representation),
             "device_agreement_public": b64(deviceAgreement.publicKey.x963Representation),
-            "pairing_id": pairingID, "credential": b64(credential), "exp": consentExp, "device_id": c.deviceID,
-            "signing_input": b64(input), "consent": object(c.jsonBytes),
+            "pairing_id": pairingID, "aud": aud, "credential": b64(credential), "exp": consentExp, "device_id": c.deviceID,
+            "relay_token": b64(secrets.relayToken), "relay_token_hash": b64(secrets.relayTokenHash), "mac_key": b64(secrets.macKey.rawBytes),
+            "consent_input": b64(input), "mac": b64(c.mac), "consent": object(c.jsonBytes), "submission": object(submission.jsonBytes),
         ]]
     }
 
@@ -205,7 +206,7 @@ struct VectorBuilder {
         let p = pairingLink
         var out: [JSON] = [[
             "name": "push pairing", "kind": "pair", "link": p.link,
-            "params": ["v": "1", "ok": b64(p.outpostKey), "relay": p.relay, "env": p.environment.rawValue, "pid": p.pairingID,
+            "params": ["v": "2", "ok": b64(p.outpostKey), "relay": p.relay, "env": p.environment.rawValue, "pid": p.pairingID,
                        "cred": b64(p.credential), "exp": String(p.expiresAt)],
         ]]
         for scopes in [[ManagementScope.manage, .content], [.manage, .content, .push]] {

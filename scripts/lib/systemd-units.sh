@@ -239,7 +239,7 @@ ENV
   O=(--data-dir /var/lib/mailwake-outpost)
   as_outpost "$B/mailwake-outpost" init "${O[@]}" >/dev/null
   as_outpost "$B/mailwake-outpost" relay set "${O[@]}" --url https://127.0.0.1:8442 --env sandbox | sed 's/^/   /'
-  as_outpost "$B/mailwake-outpost" pair "${O[@]}" --no-qr > "$T/pair.out" 2>&1 &
+  as_outpost "$B/mailwake-outpost" pair --yes "${O[@]}" --no-qr > "$T/pair.out" 2>&1 &
   local pair_pid=$! link=""
   for _ in $(seq 1 100); do link="$(grep -m1 '^mailwake://pair' "$T/pair.out" || true)"; [ -n "$link" ] && break; sleep 0.1; done
   [ -n "$link" ] || { cat "$T/pair.out" >&2; fail "the outpost printed no pairing link"; }

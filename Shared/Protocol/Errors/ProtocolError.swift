@@ -33,6 +33,10 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let wrongKey = Code("wrong_key")
         /// A pairing credential or management token that does not match.
         public static let badCredential = Code("bad_credential")
+        /// A pairing consent whose `mac` does not verify under the pairing's `mac_key` (PROTOCOL.md §9).
+        public static let badMAC = Code("bad_mac")
+        /// A link or consent of an older protocol revision; the message names what to upgrade.
+        public static let upgradeRequired = Code("upgrade_required")
         /// A management consent asking for a scope that was not offered.
         public static let scopeNotOffered = Code("scope_not_offered")
         /// An input over its size limit.

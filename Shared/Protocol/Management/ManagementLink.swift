@@ -61,7 +61,7 @@ public struct ManagementLink: Sendable, Hashable {
     /// Parses and validates a management link.
     public static func parse(_ link: String) throws(ProtocolError) -> ManagementLink {
         let params = try LinkQuery.parse(link, host: "manage")
-        try PairingLink.checkVersion(params)
+        try PairingLink.checkVersion(params, expected: "1")
         let base: Set<String> = ["v", "ok", "url", "pin", "tok", "scope", "exp"]
         let pushKeys: Set<String> = ["relay", "env", "pid", "cred"]
         let dict = try PairingLink.collect(params, allowed: base.union(pushKeys), required: base)

@@ -1,7 +1,7 @@
 import MailwakeCrypto
 
-/// The push-pairing QR code / link (PROTOCOL.md §9):
-/// `mailwake://pair?v=1&ok=…&relay=…&env=…&pid=…&cred=…&exp=…`
+/// The push-pairing QR code / link (PROTOCOL.md §9, revision 2):
+/// `mailwake://pair?v=2&ok=…&relay=…&env=…&pid=…&cred=…&exp=…`
 public struct PairingLink: Sendable, Hashable {
     /// The outpost identity public key (X9.63).
     public var outpostKey: [UInt8]
@@ -9,7 +9,7 @@ public struct PairingLink: Sendable, Hashable {
     public var relay: String
     public var environment: PushEnvironment
     public var pairingID: String
-    /// The one-time 32-byte credential.
+    /// The one-time 32-byte credential; only values derived from it reach the relay.
     public var credential: [UInt8]
     /// Expiry, Unix seconds.
     public var expiresAt: Int64
@@ -25,17 +25,22 @@ public struct PairingLink: Sendable, Hashable {
 
     /// The link string, parameters in the order of §9.
     public var link: String {
-        "mailwake://pair?v=1&ok=\(Base64URL.encode(outpostKey))&relay=\(LinkQuery.encode(relay))&env=\(environment.rawValue)&pid=\(pairingID)&cred=\(Base64URL.encode(credential))&exp=\(expiresAt)"
+        "mailwake://pair?v=\(Self.version)&ok=\(Base64URL.encode(outpostKey))&relay=\(LinkQuery.encode(relay))&env=\(environment.rawValue)&pid=\(pairingID)&cred=\(Base64URL.encode(credential))&exp=\(expiresAt)"
     }
+
+    /// The link version this code speaks.
+    public static let version = "2"
 
     /// The fingerprint of `ok` the App shows before consent.
     public var outpostFingerprint: String { KeyIdentity.fingerprint(of: outpostKey) }
 
     /// Parses and validates a pairing link: every parameter present once, `v`
-    /// first and equal to 1, `ok` a valid P-256 point, `relay` an origin.
+    /// first and equal to 2, `ok` a valid P-256 point, `relay` an origin.
     public static func parse(_ link: String) throws(ProtocolError) -> PairingLink {
         let params = try LinkQuery.parse(link, host: "pair")
-        try checkVersion(params)
+        try checkVersion(params, expected: version, upgrade: [
+            "1": "this pairing code is revision 1, which any relay could forge: upgrade the outpost (mailwake-outpost) and run `pair` again",
+        ])
         let allowed: Set<String> = ["v", "ok", "relay", "env", "pid", "cred", "exp"]
         let dict = try collect(params, allowed: allowed, required: allowed)
         return try PairingLink(
@@ -51,9 +56,11 @@ public struct PairingLink: Sendable, Hashable {
         return self
     }
 
-    static func checkVersion(_ params: [(String, String)]) throws(ProtocolError) {
+    /// Checks that `v` comes first and is `expected`; a version in `upgrade` is refused with its message.
+    static func checkVersion(_ params: [(String, String)], expected: String, upgrade: [String: String] = [:]) throws(ProtocolError) {
         guard let first = params.first, first.0 == "v" else { throw .malformed("link must start with v") }
-        guard first.1 == "1" else { throw .malformed("unsupported link version \(first.1)") }
+        if let message = upgrade[first.1] { throw ProtocolError(.upgradeRequired, message) }
+        guard first.1 == expected else { throw .malformed("unsupported link version \(first.1)") }
     }
 
     static func collect(_ params: [(String, String)], allowed: Set<String>, required: Set<String>) throws(ProtocolError) -> [String: String] {

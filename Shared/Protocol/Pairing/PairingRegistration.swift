@@ -4,22 +4,22 @@ public struct PairingRegistration: Sendable, Hashable, Codable {
     public var pairingID: String
     /// X9.63 outpost identity key; the request's keyid must be its id.
     public var outpostKey: [UInt8]
-    /// SHA-256 of the one-time credential (32 bytes).
-    public var credentialHash: [UInt8]
+    /// `SHA-256(relay_token)` (32 bytes, §9); the relay never learns the credential.
+    public var relayTokenHash: [UInt8]
     /// Expiry, Unix seconds (at most 5 minutes ahead).
     public var expiresAt: Int64
 
-    public init(pairingID: String, outpostKey: [UInt8], credentialHash: [UInt8], expiresAt: Int64) {
+    public init(pairingID: String, outpostKey: [UInt8], relayTokenHash: [UInt8], expiresAt: Int64) {
         self.pairingID = pairingID
         self.outpostKey = outpostKey
-        self.credentialHash = credentialHash
+        self.relayTokenHash = relayTokenHash
         self.expiresAt = expiresAt
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case pairingID = "pairing_id"
         case outpostKey = "outpost_key"
-        case credentialHash = "credential_hash"
+        case relayTokenHash = "relay_token_hash"
         case expiresAt = "expires_at"
     }
 
@@ -29,7 +29,7 @@ public struct PairingRegistration: Sendable, Hashable, Codable {
         pairingID = try c.decodeString(.pairingID, maxBytes: 22)
         try PairingID.check(pairingID)
         outpostKey = try c.decodeBase64URL(.outpostKey, count: 65)
-        credentialHash = try c.decodeBase64URL(.credentialHash, count: 32)
+        relayTokenHash = try c.decodeBase64URL(.relayTokenHash, count: 32)
         expiresAt = Int64(try c.decodeUnsigned(.expiresAt))
     }
 
@@ -37,7 +37,7 @@ public struct PairingRegistration: Sendable, Hashable, Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(pairingID, forKey: .pairingID)
         try c.encode(Base64URL.encode(outpostKey), forKey: .outpostKey)
-        try c.encode(Base64URL.encode(credentialHash), forKey: .credentialHash)
+        try c.encode(Base64URL.encode(relayTokenHash), forKey: .relayTokenHash)
         try c.encode(expiresAt, forKey: .expiresAt)
     }
 
@@ -47,7 +47,7 @@ public struct PairingRegistration: Sendable, Hashable, Codable {
         w.beginObject()
         w.string("pairing_id", pairingID)
         w.base64URL("outpost_key", outpostKey)
-        w.base64URL("credential_hash", credentialHash)
+        w.base64URL("relay_token_hash", relayTokenHash)
         w.int("expires_at", expiresAt)
         w.endObject()
         return w.bytes

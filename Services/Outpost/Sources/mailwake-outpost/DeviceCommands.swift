@@ -48,7 +48,8 @@ let deviceCommands: [CommandLineTool.Command] = [
         say("")
         try showLink(offer.link.link, args)
         say("Waiting for the App (the outpost's `serve` must be running to answer it)…")
-        async let pushed: PairedDevice? = offer.pairing == nil ? nil : pairing!.complete(offer.pairing!)
+        async let pushed: PairedDevice? = offer.pairing == nil ? nil
+            : pairing!.complete(offer.pairing!, approval: .redeemer(invitationTokenHash: offer.tokenHash))
         let redeemed = try await invitations.waitForRedemption(offer)
         let device = try await pushed
         await store.close()

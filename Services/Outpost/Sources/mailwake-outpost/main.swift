@@ -96,10 +96,12 @@ let tool = CommandLineTool(
             dataDirOption,
             OptionSpec("png", value: "FILE", help: "Also write the QR code to FILE (PNG, mode 0600)"),
             OptionSpec("no-qr", help: "Print the link only"),
+            OptionSpec("yes", help: "Confirm the device without asking (scripts); the fingerprint is still shown"),
         ])) { args in
             let (store, identity, client) = try await openOutpost(args)
             defer { client?.shutdown() }
             let pairing = OutpostPairing(store: store, client: client!, identity: identity)
+            let ask = !args.flag("yes") && isatty(STDIN_FILENO) == 1
             let offer = try await pairing.offer()
             say("Pair an iPhone with this outpost")
             say("  outpost fingerprint: \(identity.fingerprint)")
@@ -107,7 +109,13 @@ let tool = CommandLineTool(
             say("")
             try showLink(offer.link.link, args)
             say("Waiting for the App's consent…")
-            let device = try await pairing.complete(offer)
+            let device = try await pairing.complete(offer, approval: .owner({ consent in
+                say("A device consented: \(consent.deviceID)")
+                say("  device fingerprint: \(KeyIdentity.fingerprint(of: consent.deviceSigningKey))")
+                say("  compare it with the fingerprint the App shows under Settings › This iPhone")
+                guard ask else { return true }
+                return await confirmOnTerminal("Confirm this device? [y/N] ")
+            }))
             await store.close()
             say("Paired with device \(device.deviceID)")
             say("  device fingerprint: \(device.fingerprint)")

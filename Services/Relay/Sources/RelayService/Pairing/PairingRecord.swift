@@ -8,7 +8,8 @@ struct PairingRecord: Sendable {
     var outpostID: String
     /// X9.63 outpost identity key pinned at registration.
     var outpostKey: [UInt8]
-    var credentialHash: [UInt8]
+    /// `SHA-256(relay_token)` registered by the outpost (PROTOCOL.md §9).
+    var relayTokenHash: [UInt8]
     var expiresAt: Int64
     var state: PairingState
     var deviceID: String?
@@ -17,14 +18,14 @@ struct PairingRecord: Sendable {
     /// `outpostKey` parsed once (intake verifies every envelope with it).
     private let parsedOutpostKey: P256.Signing.PublicKey?
 
-    static let columns = "pairing_id, outpost_id, outpost_key, credential_hash, expires_at, state, device_id, consent"
+    static let columns = "pairing_id, outpost_id, outpost_key, relay_token_hash, expires_at, state, device_id, consent"
 
-    init(pairingID: String, outpostID: String, outpostKey: [UInt8], credentialHash: [UInt8], expiresAt: Int64, state: PairingState,
+    init(pairingID: String, outpostID: String, outpostKey: [UInt8], relayTokenHash: [UInt8], expiresAt: Int64, state: PairingState,
          deviceID: String? = nil, consent: [UInt8]? = nil) {
         self.pairingID = pairingID
         self.outpostID = outpostID
         self.outpostKey = outpostKey
-        self.credentialHash = credentialHash
+        self.relayTokenHash = relayTokenHash
         self.expiresAt = expiresAt
         self.state = state
         self.deviceID = deviceID
@@ -34,7 +35,7 @@ struct PairingRecord: Sendable {
 
     init(row: PostgresRow) throws {
         let state: String
-        (pairingID, outpostID, outpostKey, credentialHash, expiresAt, state, deviceID, consent) =
+        (pairingID, outpostID, outpostKey, relayTokenHash, expiresAt, state, deviceID, consent) =
             try row.decode((String, String, [UInt8], [UInt8], Int64, String, String?, [UInt8]?).self)
         guard let s = PairingState(rawValue: state) else { throw PostgresError(.decoding, "unknown pairing state") }
         self.state = s

@@ -21,21 +21,21 @@ extension RelayApp {
             }
             try await requireStanding(outpostID: outpostID, key: body.outpostKey, register: true)
             let inserted = try await database.execute("""
-                INSERT INTO pairings (pairing_id, outpost_id, outpost_key, credential_hash, expires_at, state, created_at)
-                VALUES (\(body.pairingID), \(outpostID), \(body.outpostKey), \(body.credentialHash), \(body.expiresAt), 'pending', \(now))
+                INSERT INTO pairings (pairing_id, outpost_id, outpost_key, relay_token_hash, expires_at, state, created_at)
+                VALUES (\(body.pairingID), \(outpostID), \(body.outpostKey), \(body.relayTokenHash), \(body.expiresAt), 'pending', \(now))
                 ON CONFLICT (pairing_id) DO NOTHING
                 """)
             if inserted == 0 {
                 // The same registration again (a retried request) is not an error.
                 let existing = try await loadPairing(body.pairingID)
                 guard let existing, existing.outpostID == outpostID, existing.state == .pending,
-                      ConstantTime.equals(existing.credentialHash, body.credentialHash), existing.expiresAt == body.expiresAt
+                      ConstantTime.equals(existing.relayTokenHash, body.relayTokenHash), existing.expiresAt == body.expiresAt
                 else { throw HTTPError(.conflict, code: "pairing-exists", detail: "this pairing id is taken") }
                 return try pairingResponse(existing, status: .ok)
             }
             context.logger.info("pairing registered", ["pairing_id": .string(body.pairingID), "outpost_id": .string(outpostID)])
             return try pairingResponse(PairingRecord(pairingID: body.pairingID, outpostID: outpostID, outpostKey: body.outpostKey,
-                                                     credentialHash: body.credentialHash, expiresAt: body.expiresAt, state: .pending),
+                                                     relayTokenHash: body.relayTokenHash, expiresAt: body.expiresAt, state: .pending),
                                        status: .created)
         }
 
@@ -48,11 +48,12 @@ extension RelayApp {
             }
             let now = clock()
             guard now <= pairing.expiresAt else { throw ProtocolError(.expired, "the pairing credential has expired") }
-            guard ConstantTime.equals(SHA256.hash(submission.credential).bytes, pairing.credentialHash) else {
-                throw ProtocolError(.badCredential, "the credential does not match this pairing")
+            guard ConstantTime.equals(SHA256.hash(submission.relayToken).bytes, pairing.relayTokenHash) else {
+                throw ProtocolError(.badCredential, "the relay token does not match this pairing")
             }
-            try submission.consent.verify(outpostKey: pairing.outpostKey, credentialHash: pairing.credentialHash, pairingID: id,
-                                          expectedExpiry: pairing.expiresAt, now: now)
+            // The relay cannot check the consent's mac (it never holds mac_key); the outpost does.
+            try submission.consent.verifySignature(outpostKey: pairing.outpostKey, audience: configuration.publicOrigin, pairingID: id,
+                                                   expectedExpiry: pairing.expiresAt, now: now)
             let deviceID = submission.consent.deviceID
             let authorization: DeviceAuthorization?
             do {

@@ -61,5 +61,13 @@ enum RelayMigrations {
                 occurred_at bigint NOT NULL
             );
             """ + "\n" + PostgresNonceStore.migrationSQL),
+        // Pairing revision 2 (PROTOCOL.md §9): the relay keeps SHA-256(relay_token),
+        // never a hash of the credential itself. Unfinished revision-1 pairings
+        // cannot complete under revision 2 and end here.
+        PostgresMigration(version: 2, name: "pairing revision 2: relay token hash", sql: """
+            ALTER TABLE pairings RENAME COLUMN credential_hash TO relay_token_hash;
+            UPDATE pairings SET state = 'ended', ended_at = extract(epoch FROM now())::bigint, ended_by = 'revision-2-upgrade'
+            WHERE state IN ('pending', 'consented');
+            """),
     ]
 }
