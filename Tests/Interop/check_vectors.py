@@ -138,40 +138,61 @@ def check_seal(v: dict) -> None:
 
 
 def check_consent(v: dict) -> None:
+    """§9 revision 2: the secrets derived from the credential, consent_input,
+    mac, the consent object (every byte but ``sig``, which is verified) and the
+    submission body."""
     outpost_pub = _b(v, "outpost_public")
     dsk = _b(v, "device_signing_public")
     dak = _b(v, "device_agreement_public")
     _eq("device_signing_public", mw.public_from_private(_b(v, "device_signing_private")), dsk)
     _eq("device_id", mw.key_id(dsk), v["device_id"])
     credential = _b(v, "credential")
-    signing_input = mw.consent_signing_input(
+    secrets = mw.pairing_secrets(credential)
+    _eq("relay_token", secrets.relay_token, _b(v, "relay_token"))
+    _eq("relay_token_hash", secrets.relay_token_hash, _b(v, "relay_token_hash"))
+    _eq("mac_key", secrets.mac_key, _b(v, "mac_key"))
+    data = mw.consent_input(
         pairing_id=v["pairing_id"],
         outpost_public=outpost_pub,
+        aud=v["aud"],
         device_id=v["device_id"],
         device_signing_key=dsk,
         device_agreement_key=dak,
-        credential=credential,
         exp=v["exp"],
     )
-    _eq("signing_input", signing_input, _b(v, "signing_input"))
+    _eq("consent_input", data, _b(v, "consent_input"))
+    mac = mw.consent_mac(secrets.mac_key, data)
+    _eq("mac", mac, _b(v, "mac"))
     consent = v["consent"]
     expected = {
-        "v": mw.VERSION,
+        "v": mw.PAIRING_VERSION,
         "pairing_id": v["pairing_id"],
         "device_id": v["device_id"],
         "device_signing_key": mw.b64u_encode(dsk),
         "device_agreement_key": mw.b64u_encode(dak),
         "exp": v["exp"],
         "sig": None,
+        "mac": mw.b64u_encode(mac),
     }
     _same_object("consent", expected, consent, skip=("sig",))
-    _verify_sig("consent.sig", dsk, signing_input, _b(consent, "sig"))
+    _verify_sig("consent.sig", dsk, data, _b(consent, "sig"))
+    submission = v["submission"]
+    _same_object(
+        "submission", {"relay_token": mw.b64u_encode(secrets.relay_token), "consent": consent}, submission
+    )
     try:
-        mw.verify_consent(
-            consent, outpost_public=outpost_pub, credential=credential, pairing_id=v["pairing_id"], now=v["exp"]
-        )
+        token, submitted = mw.parse_consent_submission(submission)
+        mw.check_relay_token(token, secrets.relay_token_hash)
+        for what, obj in (("consent", consent), ("submission.consent", submitted)):
+            try:
+                mw.verify_consent(
+                    obj, outpost_public=outpost_pub, credential=credential, aud=v["aud"],
+                    pairing_id=v["pairing_id"], now=v["exp"],
+                )  # fmt: skip
+            except mw.ProtocolError as exc:
+                raise Mismatch(f"verify_consent({what}) failed: {exc}") from None
     except mw.ProtocolError as exc:
-        raise Mismatch(f"verify_consent failed: {exc}") from None
+        raise Mismatch(f"submission rejected: {exc}") from None
 
 
 def check_manage_consent(v: dict) -> None:
@@ -311,8 +332,10 @@ def check_link(v: dict) -> None:
     if set(params) - known:
         raise Mismatch(f"unknown link params {sorted(set(params) - known)}")
     p = {name: _link_param(params, name) for name in _LINK_ALIASES}
-    if p["v"] is not None and _link_text(p["v"]) != "1":
-        raise Mismatch("params.v is not 1")
+    # Pair links are revision 2 (§9); management links stay v=1 (§10).
+    want_v = str(mw.PAIRING_VERSION if kind == "pair" else mw.MANAGE_LINK_VERSION)
+    if p["v"] is not None and _link_text(p["v"]) != want_v:
+        raise Mismatch(f"params.v is {p['v']!r}, a {kind} link is v={want_v}")
 
     def raw(name):
         return None if p[name] is None else _b({name: p[name]}, name)
@@ -385,6 +408,7 @@ NEGATIVE_OPERATIONS: dict[str, Callable[[dict], Any]] = {
         i["consent"],
         outpost_public=_d(i, "outpost_public"),
         credential=_d(i, "credential"),
+        aud=i["aud"],
         pairing_id=i["pairing_id"],
         now=i["now"],
     ),

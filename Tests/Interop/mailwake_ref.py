@@ -1,4 +1,5 @@
-"""Independent Python reference implementation of the Mailwake protocol, v1.
+"""Independent Python reference implementation of the Mailwake protocol, v1
+(PROTOCOL.md revision 2: push pairing with ``relay_token`` and a consent MAC).
 
 Written only from ``PROTOCOL.md`` (the normative wire format) and
 ``Tests/Vectors/README.md`` (vector schema, serialisations and error codes). It
@@ -35,6 +36,11 @@ gets a predictable code:
    pairing, scopes, device);
 6. time (``expired`` / ``clock_skew``);
 7. replay (``replayed``), recorded only once everything else passed.
+
+A pairing consent (§9, revision 2) has its own order, fixed by the vectors
+README: ``v`` (1 is ``upgrade_required``) → shape → ``mac`` in constant time
+(``bad_mac``) → keys on the curve → ``device_id`` → ``pairing_id`` →
+signature → ``exp``. A pair link with ``v=1`` is ``upgrade_required`` too.
 """
 
 from __future__ import annotations
@@ -64,6 +70,9 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 # --------------------------------------------------------------------------
 
 VERSION = 1
+PAIRING_VERSION = 2  # pair links and pairing consents (§9, revision 2)
+PAIRING_VERSION_OLD = 1  # revision 1: refused as upgrade_required
+MANAGE_LINK_VERSION = 1  # management links stay v=1 (§10)
 ALG = "P256-HKDF-SHA256-A256GCM"
 KINDS = ("notification", "live-activity")
 ACTIVITY_EVENTS = ("start", "update", "end")
@@ -75,7 +84,10 @@ LABEL_CONTEXT = "mailwake/ctx/v1"
 LABEL_ENVELOPE = "mailwake/envelope/v1"
 LABEL_REF = "mailwake/ref/v1"
 LABEL_REQUEST = "mailwake/request/v1"
-LABEL_CONSENT = "mailwake/consent/v1"
+LABEL_CONSENT = "mailwake/consent/v2"
+INFO_RELAY_TOKEN = "mailwake/pair/relay-token/v2"
+INFO_CONSENT_MAC = "mailwake/pair/consent-mac/v2"
+HKDF_EMPTY_SALT = bytes(32)  # RFC 5869 §2.2: "not provided" is HashLen zero bytes
 LABEL_MANAGE_CONSENT = "mailwake/manage-consent/v1"
 
 PUBLIC_KEY_LEN = 65
@@ -89,6 +101,9 @@ PAIRING_ID_LEN = 16
 CREDENTIAL_LEN = 32
 TOKEN_LEN = 32
 PIN_LEN = 32
+RELAY_TOKEN_LEN = 32
+MAC_KEY_LEN = 32
+MAC_LEN = 32
 U64_MAX = 2**64 - 1
 
 ERROR_CODES = frozenset(
@@ -104,6 +119,8 @@ ERROR_CODES = frozenset(
         "clock_skew",
         "wrong_key",
         "bad_credential",
+        "bad_mac",
+        "upgrade_required",
         "scope_not_offered",
         "too_large",
     }
@@ -821,32 +838,89 @@ def verify_request(
 
 
 # --------------------------------------------------------------------------
-# §9 Pairing consent
+# §9 Push pairing (revision 2): secrets from the credential, consent, submission
 # --------------------------------------------------------------------------
 
-CONSENT_FIELDS = ("v", "pairing_id", "device_id", "device_signing_key", "device_agreement_key", "exp", "sig")
+CONSENT_FIELDS = (
+    "v", "pairing_id", "device_id", "device_signing_key", "device_agreement_key", "exp", "sig", "mac",
+)  # fmt: skip
+SUBMISSION_FIELDS = ("relay_token", "consent")
 
 
-def consent_signing_input(
+def _check_credential(credential: Any) -> bytes:
+    if not isinstance(credential, (bytes, bytearray)) or len(credential) != CREDENTIAL_LEN:
+        raise _malformed(f"credential must be {CREDENTIAL_LEN} bytes")
+    return bytes(credential)
+
+
+def relay_token_from_credential(credential: bytes) -> bytes:
+    """``HKDF-SHA256(IKM = cred, salt = empty, info = "mailwake/pair/relay-token/v2", L = 32)``."""
+    return hkdf_sha256(_check_credential(credential), HKDF_EMPTY_SALT, utf8(INFO_RELAY_TOKEN), RELAY_TOKEN_LEN)
+
+
+def mac_key_from_credential(credential: bytes) -> bytes:
+    """``HKDF-SHA256(IKM = cred, salt = empty, info = "mailwake/pair/consent-mac/v2", L = 32)``."""
+    return hkdf_sha256(_check_credential(credential), HKDF_EMPTY_SALT, utf8(INFO_CONSENT_MAC), MAC_KEY_LEN)
+
+
+def relay_token_hash(relay_token: bytes) -> bytes:
+    """What the outpost registers at the relay: ``SHA-256(relay_token)`` (sent as b64u)."""
+    if not isinstance(relay_token, (bytes, bytearray)) or len(relay_token) != RELAY_TOKEN_LEN:
+        raise _malformed(f"relay_token must be {RELAY_TOKEN_LEN} bytes")
+    return sha256(bytes(relay_token))
+
+
+@dataclass(frozen=True)
+class PairingSecrets:
+    """Everything §9 derives from one credential."""
+
+    relay_token: bytes  # goes to the relay with the consent
+    relay_token_hash: bytes  # registered at the relay by the outpost
+    mac_key: bytes  # known only to the outpost and the App
+
+
+def pairing_secrets(credential: bytes) -> PairingSecrets:
+    token = relay_token_from_credential(credential)
+    return PairingSecrets(token, relay_token_hash(token), mac_key_from_credential(credential))
+
+
+def check_relay_token(relay_token: Any, registered_hash: bytes) -> bytes:
+    """The relay's check of a submitted ``relay_token`` (raw bytes or b64u)
+    against the registered hash, in constant time: ``bad_credential``."""
+    if isinstance(relay_token, str):
+        relay_token = b64u_decode(relay_token, RELAY_TOKEN_LEN, "relay_token")
+    digest = relay_token_hash(relay_token)
+    if not _ct_equal(digest, bytes(registered_hash)):
+        raise ProtocolError("bad_credential", "relay_token does not match the registered hash")
+    return bytes(relay_token)
+
+
+def consent_input(
     *,
     pairing_id: str,
     outpost_public: bytes,
+    aud: str,
     device_id: str,
     device_signing_key: bytes,
     device_agreement_key: bytes,
-    credential: bytes,
     exp: int,
 ) -> bytes:
+    """The bytes both ``sig`` and ``mac`` cover (§9, revision 2)."""
     return (
         lp(LABEL_CONSENT)
         + lp(utf8(pairing_id, "pairing_id"))
-        + lp(sha256(outpost_public))
+        + lp(sha256(bytes(outpost_public)))
+        + lp(utf8(aud, "aud"))
         + lp(utf8(device_id, "device_id"))
         + lp(device_signing_key)
         + lp(device_agreement_key)
-        + lp(sha256(credential))
         + lp(u64be(exp))
     )
+
+
+def consent_mac(mac_key: bytes, data: bytes) -> bytes:
+    """``HMAC-SHA256(mac_key, consent_input)``."""
+    return hmac.new(bytes(mac_key), bytes(data), hashlib.sha256).digest()
 
 
 def build_consent(
@@ -855,31 +929,62 @@ def build_consent(
     device_agreement_public: bytes,
     outpost_public: bytes,
     pairing_id: str,
+    aud: str,
     credential: bytes,
     exp: int,
 ) -> dict:
+    """The App's consent object (§9 step 3), keys in the order of PROTOCOL.md."""
+    check_pairing_id(pairing_id)
     load_public_key(outpost_public, "outpost key")
     load_public_key(device_agreement_public, "device agreement key")
+    mac_key = mac_key_from_credential(credential)
     device_signing_public = public_from_private(device_signing_private)
     device_id = key_id(device_signing_public)
-    signing_input = consent_signing_input(
+    data = consent_input(
         pairing_id=pairing_id,
         outpost_public=outpost_public,
+        aud=aud,
         device_id=device_id,
         device_signing_key=device_signing_public,
         device_agreement_key=device_agreement_public,
-        credential=credential,
         exp=exp,
     )
     return {
-        "v": VERSION,
+        "v": PAIRING_VERSION,
         "pairing_id": pairing_id,
         "device_id": device_id,
         "device_signing_key": b64u_encode(device_signing_public),
         "device_agreement_key": b64u_encode(device_agreement_public),
         "exp": exp,
-        "sig": b64u_encode(ecdsa_sign(device_signing_private, signing_input)),
+        "sig": b64u_encode(ecdsa_sign(device_signing_private, data)),
+        "mac": b64u_encode(consent_mac(mac_key, data)),
     }
+
+
+def build_consent_submission(consent: Mapping, *, credential: bytes) -> dict:
+    """The body of ``POST /v1/pairings/{id}/consent``: ``{relay_token, consent}``."""
+    return {"relay_token": b64u_encode(relay_token_from_credential(credential)), "consent": dict(consent)}
+
+
+def parse_consent_submission(submission: Any) -> tuple:
+    """Shape of a submission; returns ``(relay_token bytes, consent object)``.
+    The consent itself is checked by :func:`verify_consent`."""
+    obj = _as_object(submission, "consent submission")
+    _exact_keys(obj, SUBMISSION_FIELDS, "consent submission")
+    token = b64u_decode(obj["relay_token"], RELAY_TOKEN_LEN, "consent submission.relay_token")
+    return token, _as_object(obj["consent"], "consent submission.consent")
+
+
+def _pairing_version(value: Any, what: str) -> None:
+    """``v`` of a pair link or a pairing consent: 2; 1 is a revision-1 peer."""
+    if _is_int(value) and value == PAIRING_VERSION_OLD:
+        raise ProtocolError(
+            "upgrade_required",
+            f"{what} is pairing revision 1; the {'outpost' if what == 'pair link' else 'App'} "
+            "that made it must be upgraded to pairing revision 2",
+        )
+    if not _is_int(value) or value != PAIRING_VERSION:
+        raise _malformed(f"{what}: unsupported version {value!r}")
 
 
 def verify_consent(
@@ -887,41 +992,60 @@ def verify_consent(
     *,
     outpost_public: bytes,
     credential: bytes,
+    aud: str,
     pairing_id: str,
     now: Optional[int] = None,
 ) -> dict:
     """The outpost's check of a pairing consent (§9 step 4); returns the consent.
 
-    The credential enters only through the signature, so a wrong credential
-    is ``bad_signature``. Expiry is ``now > exp``.
+    Order (vectors README): ``v`` → shape → ``mac`` under the outpost's own
+    ``mac_key`` in constant time, before anything else → keys on the curve →
+    ``device_id`` → ``pairing_id`` → device signature → ``exp`` (expired when
+    ``now > exp``). A consent for another credential, outpost, ``aud`` or
+    ``exp``, or one made by the relay, fails at the ``mac`` (``bad_mac``).
     """
-    obj = _as_object(consent, "consent")
-    _exact_keys(obj, CONSENT_FIELDS, "consent")
-    _version_field(obj, "consent")
+    what = "consent"
+    obj = _as_object(consent, what)
+    if "v" not in obj:
+        raise _malformed("consent: missing field(s) v")
+    _pairing_version(obj["v"], what)
+    # shape
+    _exact_keys(obj, CONSENT_FIELDS, what)
     pid = check_pairing_id(obj["pairing_id"], "consent.pairing_id")
-    device_id = _str_field(obj, "device_id", "consent")
+    device_id = _str_field(obj, "device_id", what)
     dsk = b64u_decode(obj["device_signing_key"], PUBLIC_KEY_LEN, "consent.device_signing_key")
     dak = b64u_decode(obj["device_agreement_key"], PUBLIC_KEY_LEN, "consent.device_agreement_key")
-    exp = _u64_field(obj, "exp", "consent")
+    exp = _u64_field(obj, "exp", what)
     sig = b64u_decode(obj["sig"], SIGNATURE_LEN, "consent.sig")
-
-    load_public_key(outpost_public, "outpost key")
-    load_public_key(dsk, "consent.device_signing_key")
-    load_public_key(dak, "consent.device_agreement_key")
-    if device_id != key_id(dsk):
-        raise ProtocolError("wrong_key", "consent device_id is not the id of device_signing_key")
-    signing_input = consent_signing_input(
+    mac = b64u_decode(obj["mac"], MAC_LEN, "consent.mac")
+    if not isinstance(outpost_public, (bytes, bytearray)) or len(outpost_public) != PUBLIC_KEY_LEN:
+        raise _malformed(f"outpost key must be a {PUBLIC_KEY_LEN}-byte X9.63 point")
+    mac_key = mac_key_from_credential(credential)
+    data = consent_input(
         pairing_id=pid,
         outpost_public=outpost_public,
+        aud=aud,
         device_id=device_id,
         device_signing_key=dsk,
         device_agreement_key=dak,
-        credential=credential,
         exp=exp,
     )
-    ecdsa_verify(dsk, signing_input, sig, "consent signature")
+    # mac, first and in constant time
+    if not hmac.compare_digest(consent_mac(mac_key, data), mac):
+        raise ProtocolError("bad_mac", "consent mac does not verify: it was not made with this pairing's credential")
+    # keys on the curve
+    load_public_key(outpost_public, "outpost key")
+    load_public_key(dsk, "consent.device_signing_key")
+    load_public_key(dak, "consent.device_agreement_key")
+    # ids
+    if device_id != key_id(dsk):
+        raise ProtocolError("wrong_key", "consent device_id is not the id of device_signing_key")
+    # the verifier's expectation
     if pid != pairing_id:
         raise ProtocolError("wrong_pairing", "consent is for another pairing")
+    # signature
+    ecdsa_verify(dsk, data, sig, "consent signature")
+    # time
     now = int(time.time()) if now is None else now
     if now > exp:
         raise ProtocolError("expired", "consent has expired")
@@ -1160,8 +1284,9 @@ def _join(prefix: str, pairs: list) -> str:
 def build_pair_link(
     *, outpost_public: bytes, relay: str, env: str, pairing_id: str, credential: bytes, exp: int
 ) -> str:
+    """Push-pairing link, ``v=2`` (§9, revision 2)."""
     load_public_key(outpost_public, "ok")
-    pairs = [("v", str(VERSION)), ("ok", b64u_encode(outpost_public))]
+    pairs = [("v", str(PAIRING_VERSION)), ("ok", b64u_encode(outpost_public))]
     pairs += _push_pairs(relay, env, pairing_id, credential)
     pairs.append(("exp", _u64_text(exp)))
     return _join(PAIR_PREFIX, pairs)
@@ -1188,7 +1313,7 @@ def build_manage_link(
     if len(pin) != PIN_LEN or len(token) != TOKEN_LEN:
         raise _malformed("pin and token must be 32 bytes")
     pairs = [
-        ("v", str(VERSION)),
+        ("v", str(MANAGE_LINK_VERSION)),
         ("ok", b64u_encode(outpost_public)),
         ("url", percent_encode(check_https_origin(url, "url"))),
         ("pin", b64u_encode(pin)),
@@ -1212,6 +1337,12 @@ def parse_link(link: Any) -> dict:
     Returns ``{"kind": "pair"|"manage", <param>: value}`` with ``v``/``exp``
     as ints, ``scope`` as a list, ``relay``/``url`` percent-decoded, and the
     base64url parameters as their (validated) strings.
+
+    The version is checked first, before the parameter list: a pair link with
+    ``v=1`` (pairing revision 1) is ``upgrade_required`` whatever else it
+    carries; a pair link must be ``v=2`` and a management link ``v=1``
+    (otherwise ``malformed``). A ``v`` that is not the first parameter is a
+    shape error (``malformed``).
     """
     if not isinstance(link, str):
         raise _malformed("link must be a string")
@@ -1228,6 +1359,12 @@ def parse_link(link: Any) -> dict:
         if not sep:
             raise _malformed(f"link parameter {part!r} has no value")
         pairs.append((name, value))
+    if pairs[0][0] == "v":
+        if kind == "pair":
+            text = pairs[0][1]
+            _pairing_version(int(text) if text in ("1", "2") else text, "pair link")
+        elif pairs[0][1] != str(MANAGE_LINK_VERSION):
+            raise _malformed(f"unsupported management link version {pairs[0][1]!r}")
     names = [n for n, _ in pairs]
     if kind == "pair":
         expected = list(PAIR_PARAMS)
@@ -1239,9 +1376,7 @@ def parse_link(link: Any) -> dict:
         raise _malformed(f"link parameters must be exactly {','.join(expected)} in that order")
     raw = dict(pairs)
 
-    if raw["v"] != str(VERSION):
-        raise _malformed(f"unsupported link version {raw['v']!r}")
-    out: dict = {"kind": kind, "v": VERSION}
+    out: dict = {"kind": kind, "v": PAIRING_VERSION if kind == "pair" else MANAGE_LINK_VERSION}
     ok = b64u_decode(raw["ok"], PUBLIC_KEY_LEN, "ok")
     out["ok"] = raw["ok"]
     if kind == "manage":

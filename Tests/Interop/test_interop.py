@@ -1,4 +1,4 @@
-"""Interop tests for the Mailwake protocol v1 (stdlib unittest).
+"""Interop tests for the Mailwake protocol v1, PROTOCOL.md revision 2 (stdlib unittest).
 
   python3 -m unittest discover -s Tests/Interop -v
 
@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 import json
 import os
 import shlex
@@ -84,6 +86,30 @@ def activity(event: str = "update") -> dict:
     return {"id": "act-1", "event": event, "timestamp": IAT, "stale_date": IAT + 3600, "dismissal_date": 0}
 
 
+def forge_relay_consent(
+    *, relay_token: bytes, outpost_public: bytes, pairing_id: str, exp: int, aud: str = AUD,
+    device_signing_private: bytes = None, mac_key: bytes = None,
+) -> dict:
+    """What a relay could make on its own: it knows ``relay_token`` (and its
+    hash), the outpost key, pairing and aud, but not ``cred`` or ``mac_key``.
+    It signs with keys of its own and MACs with the best key it has (by
+    default the relay token itself); the outpost must say ``bad_mac``."""
+    dsk = device_signing_private or mw.new_private_key()
+    dsk_pub = mw.public_from_private(dsk)
+    dak_pub = mw.public_from_private(mw.new_private_key())
+    device_id = mw.key_id(dsk_pub)
+    data = mw.consent_input(
+        pairing_id=pairing_id, outpost_public=outpost_public, aud=aud, device_id=device_id,
+        device_signing_key=dsk_pub, device_agreement_key=dak_pub, exp=exp,
+    )  # fmt: skip
+    return {
+        "v": 2, "pairing_id": pairing_id, "device_id": device_id,
+        "device_signing_key": b64u_encode(dsk_pub), "device_agreement_key": b64u_encode(dak_pub), "exp": exp,
+        "sig": b64u_encode(mw.ecdsa_sign(dsk, data)),
+        "mac": b64u_encode(mw.consent_mac(relay_token if mac_key is None else mac_key, data)),
+    }  # fmt: skip
+
+
 # --------------------------------------------------------------------------
 # Python-generated vectors in the README schema (to test the checker itself)
 # --------------------------------------------------------------------------
@@ -139,19 +165,23 @@ def build_sample_vectors() -> dict:
     exp = IAT + 300
     consent = mw.build_consent(
         device_signing_private=device_sign, device_agreement_public=device_agree_pub,
-        outpost_public=outpost_pub, pairing_id=pid, credential=credential, exp=exp,
+        outpost_public=outpost_pub, pairing_id=pid, aud=AUD, credential=credential, exp=exp,
     )  # fmt: skip
     device_id = mw.key_id(device_sign_pub)
-    consent_si = mw.consent_signing_input(
-        pairing_id=pid, outpost_public=outpost_pub, device_id=device_id, device_signing_key=device_sign_pub,
-        device_agreement_key=device_agree_pub, credential=credential, exp=exp,
+    secrets = mw.pairing_secrets(credential)
+    consent_in = mw.consent_input(
+        pairing_id=pid, outpost_public=outpost_pub, aud=AUD, device_id=device_id,
+        device_signing_key=device_sign_pub, device_agreement_key=device_agree_pub, exp=exp,
     )  # fmt: skip
     doc["consent"] = [
         {"name": "basic", "outpost_public": b64u_encode(outpost_pub),
          "device_signing_private": b64u_encode(device_sign), "device_signing_public": b64u_encode(device_sign_pub),
-         "device_agreement_public": b64u_encode(device_agree_pub), "pairing_id": pid,
+         "device_agreement_public": b64u_encode(device_agree_pub), "pairing_id": pid, "aud": AUD,
          "credential": b64u_encode(credential), "exp": exp, "device_id": device_id,
-         "signing_input": b64u_encode(consent_si), "consent": consent},
+         "relay_token": b64u_encode(secrets.relay_token), "relay_token_hash": b64u_encode(secrets.relay_token_hash),
+         "mac_key": b64u_encode(secrets.mac_key), "consent_input": b64u_encode(consent_in),
+         "mac": b64u_encode(mw.consent_mac(secrets.mac_key, consent_in)), "consent": consent,
+         "submission": mw.build_consent_submission(consent, credential=credential)},
     ]  # fmt: skip
 
     token = os.urandom(32)
@@ -195,7 +225,7 @@ def build_sample_vectors() -> dict:
     ]  # fmt: skip
 
     pin, cred = os.urandom(32), credential
-    pair_params = {"v": 1, "ok": b64u_encode(outpost_pub), "relay": AUD, "env": "sandbox",
+    pair_params = {"v": 2, "ok": b64u_encode(outpost_pub), "relay": AUD, "env": "sandbox",
                    "pid": pid, "cred": b64u_encode(cred), "exp": exp}  # fmt: skip
     manage_params = {"v": 1, "ok": b64u_encode(outpost_pub), "url": "https://home.example:8443",
                      "pin": b64u_encode(pin), "tok": b64u_encode(token), "scope": "manage,content,push",
@@ -221,7 +251,7 @@ def build_sample_vectors() -> dict:
             "open": open_input,
             "verify_envelope": {"envelope": env, "outpost_public": b64u_encode(outpost_pub)},
             "verify_consent": {"consent": consent, "outpost_public": b64u_encode(outpost_pub),
-                               "credential": b64u_encode(credential), "pairing_id": pid, "now": IAT},
+                               "credential": b64u_encode(credential), "aud": AUD, "pairing_id": pid, "now": IAT},
             "verify_manage_consent": {"body": body, "outpost_public": b64u_encode(outpost_pub),
                                       "token": b64u_encode(token), "offered_scopes": scopes, "now": IAT},
             "verify_ref": {"ref": ref, "outpost_public": b64u_encode(outpost_pub), "device_id": device_id},
@@ -236,6 +266,12 @@ def build_sample_vectors() -> dict:
     add("replay", "open", "replayed", seen_event_ids=[env["event_id"]])
     add("unknown field", "verify_envelope", "malformed", envelope={**env, "x": 1})
     add("consent expired", "verify_consent", "expired", now=exp + 1)
+    forged = forge_relay_consent(relay_token=secrets.relay_token, outpost_public=outpost_pub, pairing_id=pid, exp=exp)
+    add("relay's own consent", "verify_consent", "bad_mac", consent=forged)
+    add("mac bit flipped", "verify_consent", "bad_mac", consent={**consent, "mac": flip_b64u(consent["mac"], 31, 7)})
+    add("consent checked for another aud", "verify_consent", "bad_mac", aud="https://push.example.org")
+    add("consent revision 1", "verify_consent", "upgrade_required",
+        consent={k: x for k, x in {**consent, "v": 1}.items() if k != "mac"})  # fmt: skip
     add("scope not offered", "verify_manage_consent", "scope_not_offered", offered_scopes=["push"])
     add("token of another invitation", "verify_manage_consent", "bad_credential", token=b64u_encode(os.urandom(32)))
     raw_env = json.dumps(env)
@@ -244,7 +280,10 @@ def build_sample_vectors() -> dict:
                 "input": {**neg_json, "envelope_json": raw_env + "x"}})  # fmt: skip
     add("ref other device", "verify_ref", "wrong_key", device_id="AAAAAAAAAAAAAAAAAAAAAA")
     add("request skew", "verify_request", "clock_skew", now=IAT + 301)
-    add("link out of order", "parse_link", "malformed", link=pair_link.replace("v=1&", "") + "&v=1")
+    add("link out of order", "parse_link", "malformed", link=pair_link.replace("v=2&", "") + "&v=2")
+    add("pair link revision 1", "parse_link", "upgrade_required", link=pair_link.replace("v=2&", "v=1&"))
+    add("pair link v=3", "parse_link", "malformed", link=pair_link.replace("v=2&", "v=3&"))
+    add("manage link v=2", "parse_link", "malformed", link=manage_link.replace("v=1&", "v=2&"))
     doc["negative"] = neg
     return doc
 
@@ -304,6 +343,17 @@ class CheckerSelfTest(unittest.TestCase):
             self.assertCaught(lambda d, f=field: d["seal"][0].update({f: flip_b64u(d["seal"][0][f], 3)}), "seal")
         self.assertCaught(lambda d: d["seal"][1]["envelope"].update(sig=flip_b64u(d["seal"][1]["envelope"]["sig"], 5)), "seal")
         self.assertCaught(lambda d: d["consent"][0]["consent"].update(exp=1), "consent")
+        for field in ("relay_token", "relay_token_hash", "mac_key", "consent_input", "mac"):
+            self.assertCaught(lambda d, f=field: d["consent"][0].update({f: flip_b64u(d["consent"][0][f], 7)}), "consent")
+        self.assertCaught(lambda d: d["consent"][0]["consent"].update(mac=flip_b64u(d["consent"][0]["consent"]["mac"], 1)), "consent")
+        self.assertCaught(lambda d: d["consent"][0]["consent"].update(v=1), "consent")
+        self.assertCaught(lambda d: d["consent"][0].update(aud="https://push.example.org"), "consent")
+        self.assertCaught(lambda d: d["consent"][0]["submission"].update(
+            relay_token=b64u_encode(d["consent"][0]["credential"].encode()[:32])), "consent")  # fmt: skip
+        self.assertCaught(lambda d: d["consent"][0]["submission"]["consent"].update(
+            mac=d["consent"][0]["relay_token"]), "consent")  # fmt: skip
+        self.assertCaught(lambda d: d["links"][0].update(link=d["links"][0]["link"].replace("v=2&", "v=1&")), "links")
+        self.assertCaught(lambda d: d["links"][0]["params"].update(v=1), "links")
         self.assertCaught(lambda d: d["manage_consent"][0].update(scopes=["push"]), "manage_consent")
         self.assertCaught(lambda d: d["ref"][0].update(ref_payload=b64u_encode(b" " + b64u_decode(d["ref"][0]["ref_payload"]))), "ref")
         self.assertCaught(lambda d: d["request"][0].update(header=d["request"][0]["header"].replace(", ", ",")), "request")
@@ -576,23 +626,110 @@ class SignedObjectsTest(unittest.TestCase):
             fn(*args, **kwargs)
         self.assertEqual(cm.exception.code, code, cm.exception.message)
 
+    def test_pairing_secrets(self):
+        cred = os.urandom(32)
+        sec = mw.pairing_secrets(cred)
+        # HKDF with no salt is HKDF with 32 zero bytes (RFC 5869 §2.2); written out by hand here.
+        prk = hmac.new(bytes(32), cred, hashlib.sha256).digest()
+        self.assertEqual(sec.relay_token, hmac.new(prk, b"mailwake/pair/relay-token/v2\x01", hashlib.sha256).digest())
+        self.assertEqual(sec.mac_key, hmac.new(prk, b"mailwake/pair/consent-mac/v2\x01", hashlib.sha256).digest())
+        self.assertEqual(sec.relay_token_hash, mw.sha256(sec.relay_token))
+        self.assertNotEqual(sec.relay_token, sec.mac_key)
+        self.assertEqual(mw.check_relay_token(b64u_encode(sec.relay_token), sec.relay_token_hash), sec.relay_token)
+        self.assertCode("bad_credential", mw.check_relay_token, sec.mac_key, sec.relay_token_hash)
+        self.assertCode("bad_credential", mw.check_relay_token, cred, sec.relay_token_hash)
+        self.assertCode("malformed", mw.pairing_secrets, cred[:31])
+
     def test_consent(self):
         pid, cred = new_pairing_id(), os.urandom(32)
         c = mw.build_consent(device_signing_private=self.dsk, device_agreement_public=self.dak_pub,
-                             outpost_public=self.outpost_pub, pairing_id=pid, credential=cred, exp=IAT)  # fmt: skip
+                             outpost_public=self.outpost_pub, pairing_id=pid, aud=AUD, credential=cred, exp=IAT)  # fmt: skip
         self.assertEqual(list(c), list(mw.CONSENT_FIELDS))
-        ok = dict(outpost_public=self.outpost_pub, credential=cred, pairing_id=pid, now=IAT)
-        mw.verify_consent(c, **ok)
+        self.assertEqual(c["v"], 2)
+        data = mw.consent_input(pairing_id=pid, outpost_public=self.outpost_pub, aud=AUD, device_id=self.device_id,
+                                device_signing_key=self.dsk_pub, device_agreement_key=self.dak_pub, exp=IAT)  # fmt: skip
+        self.assertEqual(
+            data,
+            mw.lp("mailwake/consent/v2") + mw.lp(pid) + mw.lp(mw.sha256(self.outpost_pub)) + mw.lp(AUD)
+            + mw.lp(self.device_id) + mw.lp(self.dsk_pub) + mw.lp(self.dak_pub) + mw.lp(mw.u64be(IAT)),
+        )  # fmt: skip
+        self.assertEqual(b64u_decode(c["mac"]), hmac.new(mw.pairing_secrets(cred).mac_key, data, hashlib.sha256).digest())
+        mw.ecdsa_verify(self.dsk_pub, data, b64u_decode(c["sig"]))
+        sub = mw.build_consent_submission(c, credential=cred)
+        self.assertEqual(sub, {"relay_token": b64u_encode(mw.pairing_secrets(cred).relay_token), "consent": c})
+        self.assertEqual(mw.parse_consent_submission(json.dumps(sub)), (mw.pairing_secrets(cred).relay_token, c))
+        self.assertCode("malformed", mw.parse_consent_submission, {**sub, "cred": b64u_encode(cred)})
+        self.assertCode("malformed", mw.parse_consent_submission, {"consent": c})
+
+        ok = dict(outpost_public=self.outpost_pub, credential=cred, aud=AUD, pairing_id=pid, now=IAT)
+        self.assertEqual(mw.verify_consent(c, **ok), c)
+        self.assertEqual(mw.verify_consent(json.dumps(c), **ok), c)
         self.assertCode("expired", mw.verify_consent, c, **{**ok, "now": IAT + 1})
-        self.assertCode("bad_signature", mw.verify_consent, c, **{**ok, "credential": os.urandom(32)})
-        self.assertCode("bad_signature", mw.verify_consent, c, **{**ok, "outpost_public": self.dak_pub})
-        self.assertCode("wrong_pairing", mw.verify_consent, c, **{**ok, "pairing_id": new_pairing_id()})
-        self.assertCode("bad_signature", mw.verify_consent, {**c, "exp": IAT + 1}, **ok)
-        self.assertCode("wrong_key", mw.verify_consent, {**c, "device_id": mw.key_id(self.dak_pub)}, **ok)
+        # Everything the mac covers and the verifier supplies itself: bad_mac, before the signature.
+        self.assertCode("bad_mac", mw.verify_consent, c, **{**ok, "credential": os.urandom(32)})
+        self.assertCode("bad_mac", mw.verify_consent, c, **{**ok, "outpost_public": self.dak_pub})
+        self.assertCode("bad_mac", mw.verify_consent, c, **{**ok, "aud": "https://push.example.org"})
+        self.assertCode("bad_mac", mw.verify_consent, {**c, "exp": IAT + 1}, **ok)
+        for i, bit in ((0, 0), (15, 3), (31, 7)):
+            self.assertCode("bad_mac", mw.verify_consent, {**c, "mac": flip_b64u(c["mac"], i, bit)}, **ok)
+        self.assertCode("bad_mac", mw.verify_consent, {**c, "device_id": mw.key_id(self.dak_pub)}, **ok)
+        self.assertCode("bad_mac", mw.verify_consent, {**c, "device_agreement_key": flip_b64u(c["device_agreement_key"], 64)}, **ok)
+        # A consent for another aud, made with the right credential: still bad_mac (aud is not a field).
+        other_aud = mw.build_consent(device_signing_private=self.dsk, device_agreement_public=self.dak_pub,
+                                     outpost_public=self.outpost_pub, pairing_id=pid, aud="https://push.example.org",
+                                     credential=cred, exp=IAT)  # fmt: skip
+        self.assertCode("bad_mac", mw.verify_consent, other_aud, **ok)
+        # What the relay can make: it knows relay_token and its hash, never cred or mac_key.
+        sec = mw.pairing_secrets(cred)
+        for key in (sec.relay_token, sec.relay_token_hash, mw.sha256(sec.relay_token + sec.relay_token_hash)):
+            forged = forge_relay_consent(relay_token=sec.relay_token, outpost_public=self.outpost_pub,
+                                         pairing_id=pid, exp=IAT, mac_key=key)  # fmt: skip
+            self.assertCode("bad_mac", mw.verify_consent, forged, **ok)
+        # The relay replays the App's mac with its own keys: still bad_mac.
+        swapped = forge_relay_consent(relay_token=sec.relay_token, outpost_public=self.outpost_pub, pairing_id=pid, exp=IAT)
+        self.assertCode("bad_mac", mw.verify_consent, {**swapped, "mac": c["mac"]}, **ok)
+
+        # After the mac (re-made with the right key): keys, ids, pairing, signature.
+        def remac(obj, outpost_public=self.outpost_pub, **fields):
+            obj = {**obj, **fields}
+            d = mw.consent_input(pairing_id=obj["pairing_id"], outpost_public=outpost_public, aud=AUD,
+                                 device_id=obj["device_id"], device_signing_key=b64u_decode(obj["device_signing_key"]),
+                                 device_agreement_key=b64u_decode(obj["device_agreement_key"]), exp=obj["exp"])  # fmt: skip
+            return {**obj, "mac": b64u_encode(mw.consent_mac(sec.mac_key, d))}
+
         self.assertCode("invalid_key", mw.verify_consent,
-                        {**c, "device_agreement_key": flip_b64u(c["device_agreement_key"], 64)}, **ok)  # fmt: skip
-        self.assertCode("malformed", mw.verify_consent, {**c, "extra": 0}, **ok)
-        self.assertCode("malformed", mw.verify_consent, {**c, "v": 2}, **ok)
+                        remac(c, device_agreement_key=flip_b64u(c["device_agreement_key"], 64)), **ok)  # fmt: skip
+        self.assertCode("invalid_key", mw.verify_consent,
+                        remac(c, device_signing_key=b64u_encode(b"\x04" + bytes(64))), **ok)  # fmt: skip
+        not_a_point = b"\x04" + bytes(64)
+        self.assertCode("bad_mac", mw.verify_consent, c, **{**ok, "outpost_public": not_a_point})  # the mac binds it
+        self.assertCode("invalid_key", mw.verify_consent, remac(c, outpost_public=not_a_point),
+                        **{**ok, "outpost_public": not_a_point})  # fmt: skip
+        self.assertCode("wrong_key", mw.verify_consent, remac(c, device_id=mw.key_id(self.dak_pub)), **ok)
+        other_pid = new_pairing_id()
+        self.assertCode("wrong_pairing", mw.verify_consent, c, **{**ok, "pairing_id": other_pid})
+        self.assertCode("wrong_pairing", mw.verify_consent, remac(c, pairing_id=other_pid), **ok)
+        self.assertCode("bad_signature", mw.verify_consent, remac(c, exp=IAT + 1), **ok)
+        self.assertCode("bad_signature", mw.verify_consent, remac(c, sig=flip_b64u(c["sig"], 40)), **ok)
+        self.assertCode("bad_signature", mw.verify_consent, remac(c, device_agreement_key=b64u_encode(self.outpost_pub)), **ok)
+        # A relay that also knows mac_key (it cannot) would still need the device's signature.
+        self.assertCode("bad_signature", mw.verify_consent, remac(swapped, device_signing_key=c["device_signing_key"],
+                                                                  device_id=c["device_id"]), **ok)  # fmt: skip
+
+        # Version and shape come before the mac.
+        self.assertCode("upgrade_required", mw.verify_consent, {k: x for k, x in {**c, "v": 1}.items() if k != "mac"}, **ok)
+        self.assertCode("upgrade_required", mw.verify_consent, {**c, "v": 1}, **ok)
+        self.assertCode("upgrade_required", mw.verify_consent, {"v": 1}, **ok)
+        for bad in ({**c, "v": 3}, {**c, "v": True}, {**c, "v": "2"}, {**c, "v": 2.0}, {**c, "extra": 0},
+                    {k: x for k, x in c.items() if k != "mac"}, {k: x for k, x in c.items() if k != "v"},
+                    {**c, "mac": b64u_encode(os.urandom(31))}, {**c, "mac": c["mac"] + "A"},
+                    {**c, "sig": b64u_encode(os.urandom(63))}, {**c, "exp": -1}, {**c, "exp": float(IAT)},
+                    {**c, "pairing_id": b64u_encode(os.urandom(15))}, {**c, "device_signing_key": c["device_signing_key"][:-2]},
+                    [c], "x"):  # fmt: skip
+            with self.subTest(bad=bad):
+                self.assertCode("malformed", mw.verify_consent, bad, **ok)
+        self.assertCode("malformed", mw.verify_consent, c, **{**ok, "credential": cred[:16]})
+        self.assertCode("malformed", mw.verify_consent, c, **{**ok, "outpost_public": self.outpost_pub[:33]})
 
     def test_manage_consent(self):
         tok = os.urandom(32)
@@ -669,26 +806,46 @@ class SignedObjectsTest(unittest.TestCase):
                                   pairing_id=pid, credential=cred, exp=IAT)  # fmt: skip
         self.assertEqual(
             pair,
-            f"mailwake://pair?v=1&ok={b64u_encode(self.outpost_pub)}&relay=https%3A%2F%2Fpush.example.net"
+            f"mailwake://pair?v=2&ok={b64u_encode(self.outpost_pub)}&relay=https%3A%2F%2Fpush.example.net"
             f"&env=production&pid={pid}&cred={b64u_encode(cred)}&exp={IAT}",
         )
         parsed = mw.parse_link(pair)
         self.assertEqual((parsed["kind"], parsed["relay"], parsed["exp"], parsed["pid"]), ("pair", AUD, IAT, pid))
+        self.assertEqual(parsed["v"], 2)
         manage = mw.build_manage_link(outpost_public=self.outpost_pub, url="https://h.example", pin=pin,
                                       token=tok, scopes=["manage", "content"], exp=IAT)  # fmt: skip
         self.assertTrue(manage.endswith(f"&scope=manage,content&exp={IAT}"))
         self.assertEqual(mw.parse_link(manage)["scope"], ["manage", "content"])
+        self.assertTrue(manage.startswith("mailwake://manage?v=1&"))
+        self.assertEqual(mw.parse_link(manage)["v"], 1)
         with_push = mw.build_manage_link(outpost_public=self.outpost_pub, url="https://h.example", pin=pin,
                                          token=tok, scopes=["push"], exp=IAT, relay=AUD, env="sandbox",
                                          pairing_id=pid, credential=cred)  # fmt: skip
         self.assertEqual(list(mw.parse_link(with_push))[-4:], ["relay", "env", "pid", "cred"])
+        self.assertTrue(with_push.startswith("mailwake://manage?v=1&"))
+
+        # Revision 1 pair links: upgrade_required, whatever else they carry; the message names the outpost.
+        v1 = pair.replace("v=2&", "v=1&")
+        for link in (v1, v1 + "&x=1", v1.replace("&env=production", "")):
+            with self.assertRaises(ProtocolError) as cm:
+                mw.parse_link(link)
+            self.assertEqual(cm.exception.code, "upgrade_required", link)
+            self.assertIn("outpost", cm.exception.message)
+            self.assertIn("upgrade", cm.exception.message)
 
         bad_links = {
-            "order": pair.replace("v=1&", "") + "&v=1",
+            "order": pair.replace("&env=production", "") + "&env=production",
             "missing": pair.replace("&env=production", ""),
             "extra": pair + "&x=1",
             "duplicate": pair + "&exp=1",
-            "v2": pair.replace("v=1", "v=2"),
+            "v3": pair.replace("v=2", "v=3"),
+            "v0": pair.replace("v=2", "v=0"),
+            "v02": pair.replace("v=2", "v=02"),
+            "v empty": pair.replace("v=2", "v="),
+            "v not first": pair.replace("v=2&", "") + "&v=2",
+            "v=1 not first": pair.replace("v=2&", "") + "&v=1",
+            "manage v2": manage.replace("v=1&", "v=2&"),
+            "manage+push v2": with_push.replace("v=1&", "v=2&"),
             "env": pair.replace("production", "staging"),
             "lower hex": pair.replace("%3A", "%3a"),
             "unescaped": pair.replace("https%3A%2F%2F", "https://"),
@@ -791,10 +948,17 @@ class CrossImplementationTest(CLIHelpers, unittest.TestCase):
         self.assertNotIn(stored["signing_private"].encode(), res.stdout)
         self.assertNotIn(stored["agreement_private"].encode(), res.stdout)
 
+    def assertSwiftRefuses(self, res: subprocess.CompletedProcess, code: str) -> None:
+        """Exit 1 with ``<prog> <command>: <code>: <message>`` on stderr, nothing on stdout."""
+        err = res.stderr.decode(errors="replace")
+        self.assertEqual(res.returncode, 1, f"expected {code}, got exit {res.returncode}: {err} {res.stdout!r}")
+        self.assertIn(f": {code}: ", err)
+        self.assertEqual(res.stdout, b"")
+
     def test_links_both_ways(self):
         keys = self.keygen(self.py, "link-outpost.json")
         ok = b64u_decode(keys["signing_public"])
-        cred = os.urandom(32)
+        cred = cli_safe_random(32)
         # Python builds, Swift parses.
         link = mw.build_pair_link(outpost_public=ok, relay="https://push.example.net:8443", env="sandbox",
                                   pairing_id=self.pid, credential=cred, exp=IAT + 300)  # fmt: skip
@@ -804,6 +968,12 @@ class CrossImplementationTest(CLIHelpers, unittest.TestCase):
         self.assertEqual(parsed["pairing_id"], self.pid)
         self.assertEqual(b64u_decode(parsed["credential"]), cred)
         self.assertEqual(parsed["fingerprint"], mw.fingerprint(ok))
+        # The secrets Swift derives from cred (§9 revision 2) are the ones Python derives.
+        secrets = mw.pairing_secrets(cred)
+        self.assertEqual(b64u_decode(parsed["relay_token"]), secrets.relay_token)
+        self.assertEqual(b64u_decode(parsed["relay_token_hash"]), secrets.relay_token_hash)
+        self.assertNotIn("mac_key", parsed)
+        self.assertNotIn(b64u_encode(secrets.mac_key), json.dumps(parsed))
         # Swift builds (pairing and management), Python parses and rebuilds the same string.
         swift_pair = json.loads(self.run_cli(self.swift, "pair-link", "--outpost-key", keys["signing_public"],
                                              "--relay", "https://push.example.net", "--env", "production",
@@ -823,11 +993,152 @@ class CrossImplementationTest(CLIHelpers, unittest.TestCase):
                                                             scopes=["manage", "content", "push"], exp=IAT + 300,
                                                             relay="https://push.example.net", env="sandbox",
                                                             pairing_id=self.pid, credential=cred))  # fmt: skip
-        # Swift refuses a tampered link with the right code.
-        bad = link.replace("v=1", "v=2")
-        res = self.run_cli(self.swift, "parse-link", bad, ok=False)
-        self.assertEqual(res.returncode, 1)
-        self.assertIn(b"malformed", res.stderr)
+        self.assertTrue(swift_pair.startswith("mailwake://pair?v=2&"))
+        self.assertTrue(swift_manage.startswith("mailwake://manage?v=1&"))
+        # Both refuse the other versions with the same code: a revision-1 pair
+        # link names the upgrade; any other version is malformed.
+        cases = (
+            (link.replace("v=2&", "v=1&"), "upgrade_required"),
+            (swift_pair.replace("v=2&", "v=1&"), "upgrade_required"),
+            (link.replace("v=2&", "v=3&"), "malformed"),
+            (link.replace("v=2&", "") + "&v=2", "malformed"),
+            (swift_manage.replace("v=1&", "v=2&"), "malformed"),
+        )
+        for bad, code in cases:
+            with self.subTest(link=bad[:40], code=code):
+                self.assertSwiftRefuses(self.run_cli(self.swift, "parse-link", bad, ok=False), code)
+                with self.assertRaises(ProtocolError) as cm:
+                    mw.parse_link(bad)
+                self.assertEqual(cm.exception.code, code)
+        res = self.run_cli(self.swift, "parse-link", link.replace("v=2&", "v=1&"), ok=False)
+        self.assertIn(b"upgrade", res.stderr)
+        self.assertIn(b"outpost", res.stderr)
+
+    # -- §9 revision 2 pairing consent, both ways ---------------------------
+
+    def _swift_pair_link(self, outpost: dict, cred: bytes, exp: int = IAT + 300, relay: str = AUD) -> str:
+        out = json.loads(self.run_cli(self.swift, "pair-link", "--outpost-key", outpost["signing_public"],
+                                      "--relay", relay, "--env", "sandbox", "--pairing", self.pid,
+                                      "--credential", b64u_encode(cred), "--exp", str(exp)).stdout)  # fmt: skip
+        self.assertEqual(out["fingerprint"], mw.fingerprint(b64u_decode(outpost["signing_public"])))
+        return out["link"]
+
+    def _swift_verify(self, link: str, obj, now: int = IAT, ok: bool = True) -> subprocess.CompletedProcess:
+        return self.run_cli(self.swift, "verify-consent", link, "--now", str(now),
+                            stdin=json.dumps(obj).encode(), ok=ok)  # fmt: skip
+
+    def test_python_consent_swift_verifies(self):
+        outpost = self.keygen(self.swift, "outpost.json")
+        device = self.keygen(self.py, "device.json")
+        ok_pub = b64u_decode(outpost["signing_public"])
+        cred, exp = cli_safe_random(32), IAT + 300
+        link = self._swift_pair_link(outpost, cred, exp)
+        p = mw.parse_link(link)  # the App's side, in Python
+        self.assertEqual((p["v"], p["relay"], p["pid"], b64u_decode(p["cred"]), p["exp"]), (2, AUD, self.pid, cred, exp))
+        build = dict(device_signing_private=b64u_decode(device["signing_private"]),
+                     device_agreement_public=b64u_decode(device["agreement_public"]),
+                     outpost_public=b64u_decode(p["ok"]), pairing_id=p["pid"], aud=p["relay"],
+                     credential=b64u_decode(p["cred"]), exp=p["exp"])  # fmt: skip
+        consent = mw.build_consent(**build)
+        submission = mw.build_consent_submission(consent, credential=cred)
+        want = {"status": "valid", "device_id": device["device_id"],
+                "device_fingerprint": mw.fingerprint(b64u_decode(device["signing_public"]))}  # fmt: skip
+        for obj in (consent, submission):
+            self.assertEqual(json.loads(self._swift_verify(link, obj).stdout), want)
+        self.assertEqual(json.loads(self._swift_verify(link, consent, now=exp).stdout), want)
+        # Python's own outpost check agrees.
+        mw.verify_consent(consent, outpost_public=ok_pub, credential=cred, aud=AUD, pairing_id=self.pid, now=IAT)
+
+        # What the relay could make knowing relay_token and its hash: Swift says bad_mac.
+        secrets = mw.pairing_secrets(cred)
+        for key in (secrets.relay_token, secrets.relay_token_hash):
+            forged = forge_relay_consent(relay_token=secrets.relay_token, outpost_public=ok_pub, pairing_id=self.pid,
+                                         exp=exp, mac_key=key)  # fmt: skip
+            for obj in (forged, {"relay_token": b64u_encode(secrets.relay_token), "consent": forged}):
+                with self.subTest(forged=key == secrets.relay_token, submission="consent" in obj):
+                    self.assertSwiftRefuses(self._swift_verify(link, obj, ok=False), "bad_mac")
+            with self.assertRaises(ProtocolError) as cm:
+                mw.verify_consent(forged, outpost_public=ok_pub, credential=cred, aud=AUD, pairing_id=self.pid, now=IAT)
+            self.assertEqual(cm.exception.code, "bad_mac")
+        # The App's mac on the relay's own keys: bad_mac too.
+        swapped = forge_relay_consent(relay_token=secrets.relay_token, outpost_public=ok_pub, pairing_id=self.pid, exp=exp)
+        self.assertSwiftRefuses(self._swift_verify(link, {**swapped, "mac": consent["mac"]}, ok=False), "bad_mac")
+
+        # Tampering, each with one code, the same in both implementations.
+        other_pid = new_pairing_id()
+        cases = {
+            "mac bit": ({**consent, "mac": flip_b64u(consent["mac"], 31, 7)}, "bad_mac"),
+            "mac first bit": ({**consent, "mac": flip_b64u(consent["mac"], 0, 0)}, "bad_mac"),
+            "exp extended": ({**consent, "exp": exp + 3600}, "bad_mac"),
+            "other aud": (mw.build_consent(**{**build, "aud": "https://push.example.org"}), "bad_mac"),
+            "other credential": (mw.build_consent(**{**build, "credential": os.urandom(32)}), "bad_mac"),
+            "other outpost": (mw.build_consent(**{**build, "outpost_public": b64u_decode(device["agreement_public"])}),
+                              "bad_mac"),
+            "other pairing": (mw.build_consent(**{**build, "pairing_id": other_pid}), "wrong_pairing"),
+            "sig bit": ({**consent, "sig": flip_b64u(consent["sig"], 10)}, "bad_signature"),
+            "revision 1": ({k: x for k, x in {**consent, "v": 1}.items() if k != "mac"}, "upgrade_required"),
+            "v 3": ({**consent, "v": 3}, "malformed"),
+            "unknown field": ({**consent, "extra": 1}, "malformed"),
+            "no mac": ({k: x for k, x in consent.items() if k != "mac"}, "malformed"),
+        }
+        for name, (bad, code) in cases.items():
+            with self.subTest(name):
+                self.assertSwiftRefuses(self._swift_verify(link, bad, ok=False), code)
+                with self.assertRaises(ProtocolError) as cm:
+                    mw.verify_consent(bad, outpost_public=ok_pub, credential=cred, aud=AUD, pairing_id=self.pid, now=IAT)
+                self.assertEqual(cm.exception.code, code, cm.exception.message)
+        self.assertSwiftRefuses(self._swift_verify(link, consent, now=exp + 1, ok=False), "expired")
+        # The same consent checked against a link for another relay (aud): bad_mac.
+        other_link = self._swift_pair_link(outpost, cred, exp, relay="https://push.example.org")
+        self.assertSwiftRefuses(self._swift_verify(other_link, consent, ok=False), "bad_mac")
+
+    def test_swift_consent_python_verifies(self):
+        outpost = self.keygen(self.py, "outpost.json")
+        device = self.keygen(self.swift, "device.json")
+        ok_pub = b64u_decode(outpost["signing_public"])
+        cred, exp = cli_safe_random(32), IAT + 300
+        link = mw.build_pair_link(outpost_public=ok_pub, relay=AUD, env="production", pairing_id=self.pid,
+                                  credential=cred, exp=exp)  # fmt: skip
+        res = self.run_cli(self.swift, "consent", link, "--keys", device["path"])
+        submission = mw.loads_strict(res.stdout)
+        self.assertEqual(sorted(submission), ["consent", "relay_token"])
+        token, consent = mw.parse_consent_submission(submission)
+        secrets = mw.pairing_secrets(cred)
+        # The relay's check: the relay token matches the hash the outpost registered.
+        self.assertEqual(mw.check_relay_token(token, secrets.relay_token_hash), secrets.relay_token)
+        self.assertNotIn(b64u_encode(cred), res.stdout.decode())
+        self.assertNotIn(b64u_encode(secrets.mac_key), res.stdout.decode())
+        # Every field as PROTOCOL.md says, the mac byte for byte (it is deterministic).
+        self.assertEqual(sorted(consent), sorted(mw.CONSENT_FIELDS))
+        self.assertEqual({k: consent[k] for k in ("v", "pairing_id", "device_id", "device_signing_key",
+                                                  "device_agreement_key", "exp")},
+                         {"v": 2, "pairing_id": self.pid, "device_id": device["device_id"],
+                          "device_signing_key": device["signing_public"],
+                          "device_agreement_key": device["agreement_public"], "exp": exp})  # fmt: skip
+        data = mw.consent_input(pairing_id=self.pid, outpost_public=ok_pub, aud=AUD, device_id=device["device_id"],
+                                device_signing_key=b64u_decode(device["signing_public"]),
+                                device_agreement_key=b64u_decode(device["agreement_public"]), exp=exp)  # fmt: skip
+        self.assertEqual(b64u_decode(consent["mac"]), mw.consent_mac(secrets.mac_key, data))
+        mw.ecdsa_verify(b64u_decode(device["signing_public"]), data, b64u_decode(consent["sig"]))
+        # The outpost's check (Python) accepts it; through the other inputs it refuses.
+        ok = dict(outpost_public=ok_pub, credential=cred, aud=AUD, pairing_id=self.pid, now=IAT)
+        self.assertEqual(mw.verify_consent(consent, **ok), consent)
+        for change, code in (({"aud": "https://push.example.org"}, "bad_mac"), ({"credential": os.urandom(32)}, "bad_mac"),
+                             ({"outpost_public": b64u_decode(device["agreement_public"])}, "bad_mac"),
+                             ({"pairing_id": new_pairing_id()}, "wrong_pairing"), ({"now": exp + 1}, "expired")):  # fmt: skip
+            with self.subTest(change=sorted(change)):
+                with self.assertRaises(ProtocolError) as cm:
+                    mw.verify_consent(consent, **{**ok, **change})
+                self.assertEqual(cm.exception.code, code)
+        # And Swift's own verify-consent agrees on its output.
+        self.assertEqual(json.loads(self._swift_verify(link, submission).stdout)["device_id"], device["device_id"])
+        # Swift's consent is randomized only in sig.
+        again = mw.loads_strict(self.run_cli(self.swift, "consent", link, "--keys", device["path"]).stdout)
+        self.assertEqual({k: x for k, x in again["consent"].items() if k != "sig"},
+                         {k: x for k, x in consent.items() if k != "sig"})  # fmt: skip
+        # Swift refuses to consent to a revision-1 pair link, naming the upgrade.
+        res = self.run_cli(self.swift, "consent", link.replace("v=2&", "v=1&"), "--keys", device["path"], ok=False)
+        self.assertSwiftRefuses(res, "upgrade_required")
 
     def test_values_starting_with_dashes_are_accepted(self):
         keys = self.keygen(self.py, "dash.json")

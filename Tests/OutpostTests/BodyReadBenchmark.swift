@@ -29,7 +29,7 @@ struct BodyReadBenchmark {
                                                                         "--password-stdin"], stdin: "pw\n", executable: binary)
         guard added == 0 else { throw TestHarnessError(addOutput) }
         let port = try PortAllocator.freePort()
-        let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=https://127.0.0.1:\(port)\nMAILWAKE_OUTPOST_LOG_LEVEL=warning\n")
+        let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=https://127.0.0.1:\(port)\nMAILWAKE_OUTPOST_LOG_LEVEL=warning\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n")
         let serve = try TestServerProcess(executable: binary, arguments: ["serve", "--data-dir", dir, "--config", config], logName: "outpost-body-bench")
         defer { serve.stop() }
         guard await Blocking.run({ serve.waitForListener(port: port) }) else { throw TestHarnessError(serve.logText()) }

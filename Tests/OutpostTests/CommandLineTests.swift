@@ -81,7 +81,11 @@ struct OutpostCommandLineTests {
         let paired = try await outpost.pair(device, through: stack)
         // Stored, not yet sent: what a crash or a relay outage leaves behind.
         let historyID = try #require(try await outpost.notifier.notify(PairingAndDeliveryTests.content))
-        let serving = try TestServerProcess(executable: Self.executable, arguments: ["serve", "--data-dir", outpost.directory.path], logName: "outpost-serve")
+        // No listeners: their default ports may be taken by an outpost already running on this machine.
+        let config = outpost.directory.path + "/test.env"
+        try "MAILWAKE_OUTPOST_LISTEN=\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let serving = try TestServerProcess(executable: Self.executable, arguments: ["serve", "--data-dir", outpost.directory.path, "--config", config],
+                                            logName: "outpost-serve")
         let delivery = try #require(try await stack.simulator.waitForDeliveries(count: 1, timeout: 15).first)
         #expect(try device.open(payload: delivery.payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID)
                 == PairingAndDeliveryTests.content)

@@ -25,7 +25,7 @@ struct InviteCommandLineTests {
         _ = try await OutpostCommandLineTests.run(["relay", "set", "--data-dir", dir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
         let port = try PortAllocator.freePort()
         let origin = "https://127.0.0.1:\(port)"
-        let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=\(origin)\n")
+        let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=\(origin)\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n")
         let serve = try TestServerProcess(executable: OutpostCommandLineTests.executable, arguments: ["serve", "--data-dir", dir, "--config", config],
                                           logName: "outpost-serve")
         defer { serve.stop() }
