@@ -39,10 +39,15 @@ struct DeviceSimulatorTests {
         try #require(!link.isEmpty, "no link: \(pairing.logText())")
         let consented = try await Self.run("mailwake-device", ["pair", link, "--dir", deviceDir, "--relay-url", stack.relay.url])
         #expect(consented.contains("outpost fingerprint: \(fingerprint)"), "the device shows the fingerprint the outpost printed")
+        let deviceFingerprint = try #require(consented.split(separator: "\n").first { $0.hasPrefix("device fingerprint:") }?
+            .split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces))
+        var shownByOutpost = ""
         while true {
             let line = await Blocking.run { pairing.readStdoutLine() }
+            if line.contains("device fingerprint:") { shownByOutpost = String(line.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
             if line.hasPrefix("Paired with device") || (line.isEmpty && !pairing.isRunning) { break }
         }
+        #expect(shownByOutpost == deviceFingerprint, "the outpost showed the device's fingerprint before it confirmed")
         pairing.stop()
 
         _ = try await Self.run("mailwake-outpost", ["notify", "--test", "--data-dir", outpostDir])
@@ -58,6 +63,38 @@ struct DeviceSimulatorTests {
         await #expect(throws: (any Error).self) { _ = try await Self.run("mailwake-outpost", ["notify", "--test", "--data-dir", outpostDir]) }
         let devices = try await Self.run("mailwake-outpost", ["devices", "list", "--data-dir", outpostDir])
         #expect(devices.contains("unpaired"), "the outpost learnt from the relay that the device ended the pairing: \(devices)")
+    }
+
+    @Test func aSecondDeviceScanningAUsedCodeIsToldItWasUsedByAnotherDevice() async throws {
+        let stack = try await RelayStack.start()
+        let outpost = try SimulatedOutpost()
+        let first = try await stack.registeredDevice()
+        let (registration, link) = try outpost.pairingOffer()
+        #expect(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity).status == .created)
+        #expect(try await stack.send(.post, "/v1/pairings/\(link.pairingID)/consent", body: try first.consent(to: link).jsonBytes).status == .accepted)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-device-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        _ = try await Self.run("mailwake-device", ["init", "--dir", root])
+        _ = try await Self.run("mailwake-device", ["register", "--dir", root, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
+        do {
+            _ = try await Self.run("mailwake-device", ["pair", link.link, "--dir", root, "--relay-url", stack.relay.url])
+            Issue.record("a second consent for one pairing was accepted")
+        } catch {
+            #expect("\(error)".contains("this pairing code was already used by another device"), "\(error)")
+        }
+    }
+
+    @Test func aRevision1PairingCodeIsRefusedNamingTheUpgrade() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-device-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        _ = try await Self.run("mailwake-device", ["init", "--dir", root])
+        let (_, link) = try SimulatedOutpost().pairingOffer()
+        do {
+            _ = try await Self.run("mailwake-device", ["pair", link.link.replacingOccurrences(of: "pair?v=2&", with: "pair?v=1&"), "--dir", root])
+            Issue.record("a revision 1 link was accepted")
+        } catch {
+            #expect("\(error)".contains("upgrade the outpost"), "\(error)")
+        }
     }
 
     @Test func aPurchaseEntitlesTheDevice() async throws {

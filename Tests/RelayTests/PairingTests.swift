@@ -73,6 +73,48 @@ struct PairingTests {
         #expect(try await stack.send(.post, "/v1/pairings/\(link.pairingID)/consent", body: try device.consent(to: link).jsonBytes).status == .accepted)
     }
 
+    @Test func theRelayStoresOnlyTheRelayTokensHashNeverTheCredentialOrTheMACKey() async throws {
+        let stack = try await RelayStack.start()
+        let outpost = try SimulatedOutpost()
+        let device = try await stack.registeredDevice()
+        let (registration, link) = try outpost.pairingOffer()
+        _ = try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
+        #expect(try await stack.send(.post, "/v1/pairings/\(link.pairingID)/consent", body: try device.consent(to: link).jsonBytes).status == .accepted)
+        let secrets = try PairingSecrets(credential: link.credential)
+        let (hash, consent) = try await stack.relay.app.database.query(
+            "SELECT relay_token_hash, consent FROM pairings WHERE pairing_id = \(link.pairingID)").single().decode(([UInt8], [UInt8]).self)
+        #expect(hash == secrets.relayTokenHash)
+        let dump = try await stack.relay.app.database.query("SELECT row_to_json(p)::text FROM pairings p").map { try $0.decode(String.self) }.joined()
+        for secret in [link.credential, SHA256.hash(link.credential).bytes, secrets.macKey.rawBytes, secrets.relayToken] {
+            #expect(!dump.contains(Base64URL.encode(secret)) && !dump.contains(Hex.encode(secret)), "the relay's database holds a pairing secret")
+            #expect(!String(decoding: consent, as: UTF8.self).contains(Base64URL.encode(secret)))
+        }
+    }
+
+    @Test func aConsentForAnotherRelayIsRefusedAtThisOne() async throws {
+        let stack = try await RelayStack.start()
+        let outpost = try SimulatedOutpost()
+        let device = try await stack.registeredDevice()
+        let (registration, link) = try outpost.pairingOffer()
+        _ = try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
+        var elsewhere = link
+        elsewhere.relay = "https://push.example.org"
+        expectProblem(try await stack.send(.post, "/v1/pairings/\(link.pairingID)/consent", body: try device.consent(to: elsewhere).jsonBytes),
+                      .unauthorized, "bad_signature")
+    }
+
+    @Test func aRevision1ConsentIsRefusedNamingTheUpgrade() async throws {
+        let stack = try await RelayStack.start()
+        let outpost = try SimulatedOutpost()
+        let device = try await stack.registeredDevice()
+        let (registration, link) = try outpost.pairingOffer()
+        _ = try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
+        let body = String(decoding: try device.consent(to: link).jsonBytes, as: UTF8.self).replacingOccurrences(of: #""v":2,"#, with: #""v":1,"#)
+        let response = try await stack.send(.post, "/v1/pairings/\(link.pairingID)/consent", body: Array(body.utf8))
+        #expect(response.status == .badRequest)
+        #expect(response.text.contains("upgrade_required") && response.text.contains("update the App"), "\(response.text)")
+    }
+
     @Test func aCredentialIsSingleUse() async throws {
         let stack = try await RelayStack.start()
         let outpost = try SimulatedOutpost()

@@ -43,6 +43,12 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let tooLarge = Code("too_large")
         /// Randomness or OpenSSL failed while producing a message.
         public static let internalFailure = Code("internal_failure")
+
+        /// Every code above, for exhaustive checks (add a new code here too).
+        public static let all: [Code] = [
+            .malformed, .invalidKey, .badSignature, .wrongAudience, .wrongPairing, .decryptionFailed, .replayed, .expired, .clockSkew,
+            .wrongKey, .badCredential, .badMAC, .upgradeRequired, .scopeNotOffered, .tooLarge, .internalFailure,
+        ]
     }
 
     public let code: Code

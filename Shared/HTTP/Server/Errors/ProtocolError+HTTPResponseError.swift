@@ -7,8 +7,8 @@ extension ProtocolError: HTTPResponseError {
     /// The HTTP status for each protocol failure.
     public var httpStatus: HTTPStatus {
         switch code {
-        case .malformed, .invalidKey, .wrongAudience, .wrongPairing: .badRequest
-        case .badSignature, .clockSkew, .replayed, .wrongKey, .badCredential: .unauthorized
+        case .malformed, .invalidKey, .wrongAudience, .wrongPairing, .upgradeRequired: .badRequest
+        case .badSignature, .clockSkew, .replayed, .wrongKey, .badCredential, .badMAC: .unauthorized
         case .scopeNotOffered: .forbidden
         case .expired: .gone
         case .tooLarge: .contentTooLarge
