@@ -78,7 +78,7 @@ struct MailboxIdentityTests {
     @Test func theMigrationStopsReuseAndDropsIdsThatNamedAnotherMailbox() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let database = try await SQLiteDatabase.open(path: scratch.path + "/outpost.db")
+        let database = try await SQLiteDatabase.open(path: scratch.file("outpost.db"))
         _ = try await SQLiteMigrator(Array(OutpostMigrations.all.prefix(6))).migrate(database)
         let insert = """
             INSERT INTO mailboxes (id, label, host, port, security, username, auth, secret_sealed, folders, created_at, updated_at)
