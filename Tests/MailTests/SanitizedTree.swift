@@ -1,3 +1,4 @@
+import Foundation
 import CGumboShims
 @testable import MailwakeMail
 
@@ -11,7 +12,7 @@ struct SanitizedTree {
     private(set) var stylesheets: [String] = []
 
     static let partPrefix = "/v1/messages/part?ref=REF&cid="
-    static let addedAttributes: Set<String> = ["rel", "target", "data-mw-cid", "data-mw-remote-src", "data-mw-body"]
+    static let addedAttributes: Set<String> = ["rel", "target", "data-mw-cid", "data-mw-remote-src", "data-mw-body", "data-mw-message"]
 
     init(_ html: String) {
         guard let document = HTMLDocument(Array(html.utf8)) else {
@@ -30,6 +31,28 @@ struct SanitizedTree {
         }
     }
 
+    /// Every selector of a sanitized sheet (the preludes of its rules, `@media` left out).
+    static func selectors(of css: String) -> [String] {
+        var out: [String] = []
+        for piece in css.split(separator: "{", omittingEmptySubsequences: false).dropLast() {
+            let prelude = piece.split(separator: "}", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+            if prelude.trimmingCharacters(in: .whitespaces).hasPrefix("@") { continue }
+            out += CSSFilter.splitSelectorList(prelude).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return out
+    }
+
+    /// Whether a selector matches only the message's container or what is inside it.
+    static func isConfined(_ selector: String) -> Bool {
+        let scope = "[data-mw-message]"
+        guard selector.hasPrefix(scope) else { return false }
+        let rest = selector.dropFirst(scope.count)
+        guard !rest.isEmpty else { return true }
+        guard rest.first == " " || rest.first == ">" else { return false }
+        let next = rest.drop { $0 == " " || $0 == ">" }.first
+        return next != nil && next != "~" && next != "+"
+    }
+
     private mutating func check(name: String, isHTML: Bool, element: UnsafeMutablePointer<GumboNode>) {
         elements.append(name)
         if !isHTML { violations.append("foreign element \(name)") }
@@ -39,6 +62,7 @@ struct SanitizedTree {
                 if let c = child?.assumingMemoryBound(to: GumboNode.self), case .text(let t) = HTMLDocument.classify(c) { css += String(cString: t) }
             }
             stylesheets.append(css)
+            for selector in Self.selectors(of: css) where !Self.isConfined(selector) { violations.append("selector \(selector) reaches outside the message") }
             let lower = css.lowercased()
             for word in ["url(", "expression", "@import", "@font-face", "javascript", "\\", "<", "behavior", "binding"] where lower.contains(word) {
                 violations.append("stylesheet contains \(word)")

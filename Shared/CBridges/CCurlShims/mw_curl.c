@@ -222,6 +222,15 @@ int mw_ip_is_private(const char *ip) {
             return mw_ip_is_private(v4);
         }
         if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0D && a[3] == 0xB8) return 1;      /* documentation */
+        /* Addresses that carry or reach an IPv4 address some other way: a
+         * translator or relay would take the request to whatever IPv4 address
+         * is embedded (127.0.0.1, 10.x…), so none of them counts as public. */
+        if (memcmp(a, zero, 12) == 0) return 1;                                          /* IPv4-compatible ::a.b.c.d (deprecated) */
+        if (a[0] == 0x00 && a[1] == 0x64 && a[2] == 0xFF && a[3] == 0x9B &&
+            (memcmp(a + 4, zero, 8) == 0 || (a[4] == 0x00 && a[5] == 0x01))) return 1;  /* NAT64 64:ff9b::/96, 64:ff9b:1::/48 */
+        if (a[0] == 0x20 && a[1] == 0x02) return 1;                                      /* 6to4 2002::/16 */
+        if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x00 && a[3] == 0x00) return 1;      /* Teredo 2001::/32 */
+        if (a[0] == 0xFE && (a[1] & 0xC0) == 0xC0) return 1;                             /* site-local fec0::/10 (deprecated) */
         return 0;
     }
     return 1; /* not an address: refuse */

@@ -485,6 +485,20 @@ done:
     return rc;
 }
 
+/* MARK: scrypt */
+
+int mw_scrypt(const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t saltlen,
+              unsigned log2_n, uint32_t r, uint32_t p, uint8_t *out, size_t outlen) {
+    REQUIRE_INIT();
+    if (!out || outlen == 0 || log2_n == 0 || log2_n > 30 || r == 0 || p == 0) return -1;
+    uint64_t n = (uint64_t)1 << log2_n;
+    /* OpenSSL refuses more than maxmem; allow what these parameters need and a margin. */
+    uint64_t maxmem = 128 * (uint64_t)r * (n + (uint64_t)p + 2) + (1u << 20);
+    int rc = EVP_PBE_scrypt((const char *)NONNULL(pass), passlen, NONNULL(salt), saltlen, n, r, p, maxmem, out, outlen) == 1 ? 1 : -1;
+    if (rc != 1) ERR_clear_error();
+    return rc;
+}
+
 /* MARK: AES-256-GCM */
 
 int mw_aes256gcm_seal(const uint8_t key[32], const uint8_t nonce[12],

@@ -46,6 +46,11 @@ extension HTTPClient {
         /// address, after DNS. A refused request fails with `.refusedAddress`.
         /// Default `false`.
         public var publicAddressesOnly: Bool = false
+        /// Use a proxy named in the environment (`http_proxy`, `https_proxy`,
+        /// `all_proxy`, as libcurl does). Default `true`. Always off with
+        /// `publicAddressesOnly`: through a proxy the address check would see
+        /// the proxy, not the target, and the proxy would see the request.
+        public var usesEnvironmentProxy: Bool = true
         /// Follow 3xx redirects (to http/https only). Default `false`: a 3xx is
         /// returned as the response.
         public var followRedirects: Bool = false

@@ -138,6 +138,10 @@ public final class HTTPClient: Sendable {
             let rc = mw_curl_set_string(easy, CURLOPT_CAPATH, nil)
             if rc != CURLE_OK, failed == nil { failed = ("option CAPATH", rc) }
         }
+        if !configuration.usesEnvironmentProxy || configuration.publicAddressesOnly {
+            // An empty proxy overrides http_proxy, https_proxy, all_proxy… from the environment.
+            set(CURLOPT_PROXY, "")
+        }
         if configuration.publicAddressesOnly {
             let rc = mw_transfer_public_addresses_only(transfer.raw)
             if rc != CURLE_OK, failed == nil { failed = ("option PREREQFUNCTION", rc) }

@@ -241,20 +241,28 @@ let tool = CommandLineTool(
         },
         .init(CommandSpec("backup", summary: "Write one archive with a consistent database snapshot and secret.key (mode 0600).", options: [
             dataDirOption, OptionSpec("out", value: "FILE", required: true, help: "The archive to write (refuses to replace a file)"),
+            OptionSpec("encrypt", help: "Encrypt it (scrypt and AES-256-GCM) with a passphrase read from standard input (recommended)"),
         ])) { args in
-            let (store, identity, _) = try await openOutpost(args, needsRelay: false)
             let out = try args.required("out")
-            let size = try await OutpostBackup.write(store, to: out)
+            let passphrase = args.flag("encrypt") ? try await BackupPassphrase.read(confirm: true) : nil
+            let (store, identity, _) = try await openOutpost(args, needsRelay: false)
+            let size = try await OutpostBackup.write(store, to: out, passphrase: passphrase)
             await store.close()
-            say("Backed up outpost \(identity.id) to \(out) (\(size) bytes).")
-            say("WARNING: this file holds the outpost's keys. Anyone who has it can act as this outpost: keep it as safe as the server itself.")
+            say("Backed up outpost \(identity.id) to \(out) (\(size) bytes\(passphrase == nil ? "" : ", encrypted")).")
+            if passphrase == nil {
+                say("WARNING: this file holds the outpost's keys. Anyone who has it can act as this outpost: keep it as safe as the server itself, or use --encrypt.")
+            } else {
+                say("Keep the passphrase apart from the file: without it the backup cannot be restored.")
+            }
             return .success
         },
-        .init(CommandSpec("restore", summary: "Restore a backup into an empty data directory.", options: [
+        .init(CommandSpec("restore", summary: "Restore a backup into an empty data directory (an encrypted one asks for its passphrase on standard input).", options: [
             dataDirOption, OptionSpec("from", value: "FILE", required: true, help: "The archive `backup` wrote"),
         ])) { args in
             let dir = dataDirectory(args)
-            let identity = try await OutpostBackup.restore(from: try args.required("from"), into: dir)
+            let from = try args.required("from")
+            let passphrase = try OutpostBackup.isEncrypted(at: from) ? try await BackupPassphrase.read(confirm: false) : nil
+            let identity = try await OutpostBackup.restore(from: from, into: dir, passphrase: passphrase)
             say("Restored outpost \(identity.id) (\(identity.fingerprint)) into \(dir.path).")
             return .success
         },

@@ -93,6 +93,11 @@ int mw_aes256gcm_open(const uint8_t key[32], const uint8_t nonce[12],
 /* encrypt 1 or 0 (decrypt); out holds len + 16 bytes; returns bytes written, or -1 (bad padding on decrypt). */
 long mw_aes256cbc(int encrypt, const uint8_t key[32], const uint8_t iv[16], const uint8_t *in, size_t len, uint8_t *out);
 
+/* MARK: scrypt (RFC 7914) for passphrases */
+/* N = 2^log2_n; the caller bounds the parameters (memory is about 128 * r * N bytes). 1 ok, -1 failure. */
+int mw_scrypt(const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t saltlen,
+              unsigned log2_n, uint32_t r, uint32_t p, uint8_t *out, size_t outlen);
+
 /* MARK: Utilities */
 int mw_random_bytes(uint8_t *out, size_t len);
 /* Constant-time equality of two equal-length buffers: 1 equal, 0 different. */

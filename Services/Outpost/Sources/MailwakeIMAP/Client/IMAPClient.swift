@@ -56,6 +56,12 @@ public final class IMAPClient {
                     throw IMAPError(.tls, "the server does not offer STARTTLS; use --tls implicit (port 993) or check the port")
                 }
                 _ = try command("STARTTLS")
+                // Bytes after the OK came in plaintext: whoever sits on the path can
+                // append capabilities, answers or whole messages there (CVE-2011-0411
+                // class). Nothing may be carried over into the TLS session.
+                guard !reader.hasBufferedBytes else {
+                    throw IMAPError(.tls, "the server sent data after its STARTTLS answer, before TLS began: refusing the connection (a network attacker may be injecting responses)")
+                }
                 try startTLS()
                 try refreshCapabilities()
             }

@@ -98,14 +98,93 @@ enum CSSFilter {
 
     /// A `<style>` sheet, filtered: rules whose selectors are plain and
     /// whose declarations survive, inside `@media` at most. Never contains `<`.
-    static func stylesheet(_ css: String, maxBytes: Int = 256 * 1024) -> String {
+    /// With `scope` (a selector naming the message's container), every
+    /// selector is confined to the container's descendants (`scoped`).
+    static func stylesheet(_ css: String, maxBytes: Int = 256 * 1024, scope: String? = nil) -> String {
         var scanner = Scanner(Array(stripComments(String(css.utf8.prefix(maxBytes)) ?? "").utf8))
         var out = ""
-        filterRules(&scanner, into: &out, depth: 0)
+        filterRules(&scanner, into: &out, depth: 0, scope: scope)
         return out
     }
 
-    private static func filterRules(_ s: inout Scanner, into out: inout String, depth: Int) {
+    /// `selectors` (a comma list) confined to `scope`: each becomes
+    /// `<scope> <selector>`, so it matches only inside the container and
+    /// never the page around it. A leading `html`, `body` or `:root` stands
+    /// for the container itself; a selector that would then reach the
+    /// container's siblings (`body ~ div`) is dropped, and so is one naming
+    /// the container other than at its start. Selectors scoped already (a
+    /// second pass) are kept as they are. Nil when none is left.
+    static func scoped(_ selectors: String, in scope: String) -> String? {
+        var kept: [String] = []
+        for part in splitSelectorList(selectors) {
+            let selector = part.trimmingSpaces
+            guard !selector.isEmpty else { continue }
+            if isScoped(selector, scope) {
+                kept.append(selector)
+                continue
+            }
+            if selector.contains(scope.filter { $0 != "[" && $0 != "]" }) { continue }   // names the container another way
+            var rest = Substring(selector)
+            while true {
+                let lower = rest.prefix(6).lowercased()
+                var token = 0
+                for root in ["html", "body", ":root"] where lower.hasPrefix(root) {
+                    let after = rest.dropFirst(root.count).first
+                    if after == nil || after == " " || after == "\t" || after == "\n" || after == ">" || after == "~" || after == "+" { token = root.count }
+                }
+                guard token > 0 else { break }
+                rest = rest.dropFirst(token).drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+            }
+            if rest.isEmpty {
+                kept.append(scope)
+            } else if rest.first == "~" || rest.first == "+" {
+                continue   // the container's siblings: outside the message
+            } else {
+                kept.append("\(scope) \(rest)")
+            }
+        }
+        return kept.isEmpty ? nil : kept.joined(separator: ",")
+    }
+
+    /// Whether `selector` starts with `scope` and then stays inside it: the
+    /// scope alone, or followed by a descendant or child combinator (never `~` or `+`).
+    private static func isScoped(_ selector: String, _ scope: String) -> Bool {
+        guard selector.hasPrefix(scope) else { return false }
+        let rest = selector.dropFirst(scope.count)
+        guard let first = rest.first else { return true }
+        guard first == " " || first == ">" else { return false }
+        let next = rest.drop { $0 == " " || $0 == ">" }.first
+        return next != nil && next != "~" && next != "+"
+    }
+
+    /// A selector list split at commas outside parentheses, brackets and quotes.
+    static func splitSelectorList(_ list: String) -> [Substring] {
+        var parts: [Substring] = []
+        var depth = 0
+        var quote: Character?
+        var start = list.startIndex
+        var i = list.startIndex
+        while i < list.endIndex {
+            let c = list[i]
+            if let q = quote {
+                if c == q { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == "(" || c == "[" {
+                depth += 1
+            } else if c == ")" || c == "]" {
+                depth -= 1
+            } else if c == ",", depth == 0 {
+                parts.append(list[start..<i])
+                start = list.index(after: i)
+            }
+            i = list.index(after: i)
+        }
+        parts.append(list[start...])
+        return parts
+    }
+
+    private static func filterRules(_ s: inout Scanner, into out: inout String, depth: Int, scope: String?) {
         while let prelude = s.readUntil(anyOf: [UInt8(ascii: "{"), UInt8(ascii: ";"), UInt8(ascii: "}")]) {
             let head = prelude.text.trimmingSpaces
             switch prelude.stop {
@@ -117,7 +196,7 @@ enum CSSFilter {
                 if head.hasPrefix("@") {
                     if depth == 0, head.lowercased().hasPrefix("@media"), isSafeMediaQuery(String(head.dropFirst(6))) {
                         var inner = ""
-                        filterRules(&s, into: &inner, depth: depth + 1)
+                        filterRules(&s, into: &inner, depth: depth + 1, scope: scope)
                         if !inner.isEmpty { out += "\(head){\(inner)}" }
                     } else {
                         s.skipBlock()
@@ -127,7 +206,13 @@ enum CSSFilter {
                 guard let body = s.readUntil(anyOf: [UInt8(ascii: "}")]) else { return }
                 guard isSafeSelector(head) else { continue }
                 let kept = declarations(body.text)
-                if !kept.isEmpty { out += "\(head){\(kept)}" }
+                guard !kept.isEmpty else { continue }
+                if let scope {
+                    guard let selectors = scoped(head, in: scope) else { continue }
+                    out += "\(selectors){\(kept)}"
+                } else {
+                    out += "\(head){\(kept)}"
+                }
             }
         }
     }

@@ -39,7 +39,7 @@ enum HTMLPolicy {
 
     /// Further attributes per element.
     static let perElement: [String: Set<String>] = [
-        "a": ["href", "name"],
+        "a": ["href"],   // no `name`: named elements clobber the page's globals (`window.x`, `document.x`)
         "img": ["src", "alt", "border", "hspace", "vspace"],
         "table": ["border", "cellpadding", "cellspacing", "summary", "frame", "rules"],
         "td": ["colspan", "rowspan", "nowrap", "headers", "scope", "abbr"],
@@ -85,7 +85,7 @@ enum HTMLPolicy {
             let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
                 .filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy({ isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) }
             return tokens.isEmpty ? nil : tokens.prefix(32).joined(separator: " ")
-        case "lang", "scope", "frame", "rules", "datetime", "name", "headers":
+        case "lang", "scope", "frame", "rules", "datetime", "headers":
             return value.utf8.count <= 64 && value.utf8.allSatisfy({ isDigit($0) || isLetter($0) || "-_:. ".utf8.contains($0) }) ? value : nil
         case "nowrap", "reversed", "noshade", "open":
             return ""

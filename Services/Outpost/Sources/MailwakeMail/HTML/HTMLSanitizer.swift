@@ -4,7 +4,8 @@ import CGumboShims
 /// HTML5), then serialized from the tree with only allowed elements,
 /// attributes, URLs and CSS. Inline `cid:` images point at the part endpoint,
 /// remote images are kept only as `data-mw-remote-src` for the App to decide,
-/// links open with `rel="noopener noreferrer"`.
+/// links open with `rel="noopener noreferrer"`, `<style>` sheets apply only
+/// inside the message's container.
 public struct HTMLSanitizer: Sendable {
     /// Limits of a sanitizer.
     public struct Configuration: Sendable {
@@ -38,6 +39,12 @@ public struct HTMLSanitizer: Sendable {
 
     public let configuration: Configuration
 
+    /// The attribute of the `div` that holds a message with `<style>` sheets:
+    /// every kept selector starts with `[data-mw-message]` and matches only
+    /// inside it, so a message cannot restyle or hide the page around it.
+    public static let containerAttribute = "data-mw-message"
+    static let scope = "[\(containerAttribute)]"
+
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
     }
@@ -67,6 +74,10 @@ public struct HTMLSanitizer: Sendable {
         var writer = Writer(configuration: configuration, partURL: partURL)
         writer.write(document.document)
         let text = HTMLTextRenderer.render(document.document)
+        if writer.keptStylesheet {
+            // The sheets' selectors are confined to this container (`CSSFilter.scoped`).
+            writer.out = Array("<div \(Self.containerAttribute)=\"\">".utf8) + writer.out + Array("</div>".utf8)
+        }
         return Result(html: String(decoding: writer.out, as: UTF8.self), omittedReason: nil, text: text,
                       remoteImages: writer.remoteImages, contentIDs: writer.contentIDs, truncated: truncated)
     }
@@ -83,6 +94,8 @@ public struct HTMLSanitizer: Sendable {
         var out: [UInt8] = []
         var remoteImages: [String] = []
         var contentIDs: [String] = []
+        /// Whether a `<style>` sheet was written (the output then gets its container).
+        var keptStylesheet = false
 
         init(configuration: Configuration, partURL: @escaping (String) -> String) {
             self.configuration = configuration
@@ -137,6 +150,10 @@ public struct HTMLSanitizer: Sendable {
                         let close = openBody(node) ? "div" : nil
                         if close != nil { keptDepth += 1 }
                         stack.append(Frame(node: node, close: close))
+                        continue
+                    }
+                    if isHTML, name == "div", HTMLDocument.attributes(of: node).contains(where: { $0.name == HTMLSanitizer.containerAttribute }) {
+                        stack.append(Frame(node: node))   // a container from an earlier pass: the output gets its own
                         continue
                     }
                     switch HTMLPolicy.disposition(of: name, isHTML: isHTML) {
@@ -232,9 +249,10 @@ public struct HTMLSanitizer: Sendable {
                 guard let child = child?.assumingMemoryBound(to: GumboNode.self), case .text(let text) = HTMLDocument.classify(child) else { continue }
                 css += String(cString: text)
             }
-            let kept = CSSFilter.stylesheet(css, maxBytes: configuration.maxStylesheetBytes)
+            let kept = CSSFilter.stylesheet(css, maxBytes: configuration.maxStylesheetBytes, scope: HTMLSanitizer.scope)
             guard !kept.isEmpty, !kept.utf8.contains(UInt8(ascii: "<")) else { return }
             append("<style>"); append(kept); append("</style>")
+            keptStylesheet = true
         }
 
         private func startsWithNewline(_ node: UnsafeMutablePointer<GumboNode>) -> Bool {

@@ -155,6 +155,7 @@ extension OutpostAPI {
         guard let mailbox = try await store.mailbox(id: id), try await store.removeMailbox(label: mailbox.label) else {
             throw HTTPError(.notFound, code: "no-such-mailbox", detail: "no mailbox with this id")
         }
+        await fetcher.closeConnections(mailboxID: id)
         try await store.logChange(actor: device.deviceID, action: "mailbox remove", detail: mailbox.label)
         reconfigured?.ring()
         return .empty()

@@ -10,11 +10,13 @@ extension OutpostAPI {
     /// within those offered; push is completed through the relay by `invite`.
     func redeem(_ request: HTTPRequest) async throws -> HTTPResponse {
         let consent = try ManagementConsent.decode(request.body)
-        try await gate.verifyFirstContact(request, key: consent.deviceSigningKey, field: "device_signing_key")
+        // The invitation first: verifying the signature records its nonce, and a
+        // request without a real token must not make the outpost write anything.
         let tokenHash = SHA256.hash(consent.token).bytes
         guard let invitation = try await store.invitation(tokenHash: tokenHash), ConstantTime.equals(invitation.tokenHash, tokenHash) else {
             throw HTTPError(.unauthorized, code: "bad_credential", detail: "no invitation has this token")
         }
+        try await gate.verifyFirstContact(request, key: consent.deviceSigningKey, field: "device_signing_key")
         try consent.verify(outpostKey: identity.publicKey, token: consent.token, offeredScopes: invitation.scopes, now: clock())
         guard consent.expiresAt == invitation.expiresAt else {
             throw HTTPError(.unauthorized, code: "bad_credential", detail: "exp does not match the invitation")

@@ -63,9 +63,8 @@ public struct OutpostTLS: Sendable {
         return try ServerCertificate(certificatePEM: String(decoding: data, as: UTF8.self)).spkiSHA256()
     }
 
-    private static func write(_ text: String, to path: String, mode: Int) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode]) else {
-            throw OutpostError(.dataDirectory, "cannot write \(path)")
-        }
+    /// Creates `path` with `mode` from the first moment (`SecretFile`): the key is never readable by others.
+    private static func write(_ text: String, to path: String, mode: mode_t) throws {
+        try SecretFile.create(at: path, bytes: Array(text.utf8), mode: mode, code: .dataDirectory)
     }
 }

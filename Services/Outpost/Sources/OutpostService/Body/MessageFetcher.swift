@@ -56,7 +56,10 @@ public actor MessageFetcher {
     /// Fetches message `uid` of `folder` in mailbox `mailboxID` if the
     /// folder still has `uidValidity`.
     public func fetch(mailboxID: Int64, folder: String, uidValidity: UInt32, uid: UInt32) async throws -> FetchedMessage {
-        guard let record = try await store.mailbox(id: mailboxID) else { throw Failure.gone }
+        guard let record = try await store.mailbox(id: mailboxID) else {
+            closeConnections(mailboxID: mailboxID)   // removed (perhaps by the CLI): its connections go too
+            throw Failure.gone
+        }
         let maxBytes = configuration.maxMessageBytes
         for attempt in 0..<2 {
             let pooled = attempt == 0 ? checkout(mailboxID) : nil
@@ -97,6 +100,14 @@ public actor MessageFetcher {
         }
         throw Failure.server("the mail server did not answer")
     }
+
+    /// Closes the idle connections of one mailbox (it was removed).
+    public func closeConnections(mailboxID: Int64) {
+        for connection in idle.removeValue(forKey: mailboxID) ?? [] { Self.discard(connection) }
+    }
+
+    /// Idle connections kept for `mailboxID`.
+    public func idleConnectionCount(mailboxID: Int64) -> Int { idle[mailboxID]?.count ?? 0 }
 
     /// Closes every idle connection.
     public func closeAll() {

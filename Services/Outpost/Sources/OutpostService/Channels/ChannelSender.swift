@@ -4,7 +4,8 @@ public import MailwakeProtocol
 import Synchronization
 
 /// Sends channel requests: one HTTP client per channel (its CA file, and
-/// `publicAddressesOnly` unless the channel allows private addresses).
+/// `publicAddressesOnly` unless the channel allows private addresses, and
+/// never a proxy from the environment).
 public final class ChannelSender: Sendable {
     private let clients = Mutex<[Int64: HTTPClient]>([:])
 
@@ -45,6 +46,9 @@ public final class ChannelSender: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.name = "channel-\(channel.kind.rawValue)"
         configuration.publicAddressesOnly = !channel.allowPrivate
+        // Straight to the channel's host, LAN ones included: a proxy from the
+        // environment would receive every notification (and defeat the address check).
+        configuration.usesEnvironmentProxy = false
         configuration.caFile = channel.options.caFile
         configuration.totalTimeout = .seconds(20)
         configuration.maxResponseBytes = 64 << 10

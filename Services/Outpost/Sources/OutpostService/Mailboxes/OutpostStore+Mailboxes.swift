@@ -63,12 +63,26 @@ extension OutpostStore {
         return String(decoding: try box.open(sealed, purpose: "mailbox", context: "mailbox:\(id)"), as: UTF8.self)
     }
 
-    /// Removes a mailbox and its folder state; false when there was none.
+    /// Removes a mailbox, its folder state and rules, and its id from every
+    /// permission and invitation that names it (a limited device keeps the
+    /// rest of its list, or none); false when there was none. Ids are never
+    /// reused (AUTOINCREMENT), so nothing can come to name another mailbox.
     public func removeMailbox(label: String) async throws -> Bool {
         try await database.transaction { c in
             guard let id = try c.queryValue("SELECT id FROM mailboxes WHERE label = ?", label, as: Int64.self) else { return false }
             _ = try c.execute("DELETE FROM folder_state WHERE mailbox_id = ?", id)
             _ = try c.execute("DELETE FROM mailboxes WHERE id = ?", id)
+            for row in try c.query("SELECT id, mailbox_ids FROM permissions WHERE mailbox_ids IS NOT NULL") {
+                let ids = Self.decodeIDs(try row.get("mailbox_ids", as: String?.self)) ?? []
+                guard ids.contains(id) else { continue }
+                _ = try c.execute("UPDATE permissions SET mailbox_ids = ? WHERE id = ?", Self.encodeIDs(ids.filter { $0 != id }), try row.get("id", as: Int64.self))
+            }
+            for row in try c.query("SELECT token_hash, mailbox_ids FROM invitations WHERE mailbox_ids IS NOT NULL") {
+                let ids = Self.decodeIDs(try row.get("mailbox_ids", as: String?.self)) ?? []
+                guard ids.contains(id) else { continue }
+                _ = try c.execute("UPDATE invitations SET mailbox_ids = ? WHERE token_hash = ?", Self.encodeIDs(ids.filter { $0 != id }),
+                                  try row.get("token_hash", as: [UInt8].self))
+            }
             return true
         }
     }

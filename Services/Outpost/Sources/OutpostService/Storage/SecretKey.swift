@@ -14,15 +14,8 @@ public struct SecretKey: Sendable {
     public static func create(at path: String) throws(OutpostError) -> SecretKey {
         let bytes: [UInt8]
         do { bytes = try SecureRandom.bytes(byteCount) } catch { throw OutpostError(.secretKey, "cannot get random bytes for secret.key") }
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw errno == EEXIST
-                ? OutpostError(.alreadyInitialized, "\(path) already exists: refusing to overwrite the outpost's key")
-                : OutpostError(.secretKey, "cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == byteCount, fsync(fd) == 0 else { throw OutpostError(.secretKey, "cannot write \(path)") }
+        try SecretFile.create(at: path, bytes: bytes, code: .secretKey,
+                              ifExists: OutpostError(.alreadyInitialized, "\(path) already exists: refusing to overwrite the outpost's key"))
         return SecretKey(bytes: bytes)
     }
 

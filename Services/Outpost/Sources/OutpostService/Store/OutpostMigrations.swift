@@ -201,5 +201,88 @@ enum OutpostMigrations {
             );
             CREATE INDEX admin_log_at ON admin_log (at);
             """),
+        // Mailbox ids name mailboxes in permissions, invitations and message
+        // references: they must never be reused. `INTEGER PRIMARY KEY` alone
+        // hands a deleted mailbox's id to the next one added; AUTOINCREMENT
+        // does not. SQLite cannot add it in place, so the table is rebuilt:
+        // its children (folder_state, rules) first, so that no drop cascades.
+        // The sequence starts above every id anything still names, and lists
+        // lose ids whose mailbox is gone or was added after the grant or
+        // invitation (a reused id that named another mailbox before).
+        SQLiteMigration(version: 7, name: "mailbox ids are never reused", sql: """
+            CREATE TABLE mailboxes_v7 (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                label TEXT NOT NULL UNIQUE,
+                host TEXT NOT NULL,
+                port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),
+                security TEXT NOT NULL CHECK (security IN ('implicit', 'starttls', 'none')),
+                ca_file TEXT,
+                username TEXT NOT NULL,
+                auth TEXT NOT NULL CHECK (auth IN ('password', 'oauth2')),
+                secret_sealed BLOB NOT NULL,
+                folders TEXT NOT NULL,
+                max_connections INTEGER NOT NULL DEFAULT 10,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            INSERT INTO mailboxes_v7 (id, label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled,
+                                      created_at, updated_at)
+                SELECT id, label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled, created_at, updated_at
+                FROM mailboxes;
+            CREATE TABLE folder_state_v7 (
+                mailbox_id INTEGER NOT NULL REFERENCES mailboxes_v7 (id) ON DELETE CASCADE,
+                folder TEXT NOT NULL,
+                uid_validity INTEGER,
+                last_uid INTEGER,
+                watch_state TEXT NOT NULL DEFAULT 'starting',
+                last_error TEXT,
+                state_since INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (mailbox_id, folder)
+            );
+            INSERT INTO folder_state_v7 (mailbox_id, folder, uid_validity, last_uid, watch_state, last_error, state_since, updated_at)
+                SELECT mailbox_id, folder, uid_validity, last_uid, watch_state, last_error, state_since, updated_at FROM folder_state;
+            CREATE TABLE rules_v7 (
+                id INTEGER PRIMARY KEY,
+                mailbox_id INTEGER REFERENCES mailboxes_v7 (id) ON DELETE CASCADE,
+                folder TEXT,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                quiet_start INTEGER CHECK (quiet_start BETWEEN 0 AND 1439),
+                quiet_end INTEGER CHECK (quiet_end BETWEEN 0 AND 1439),
+                allow_senders TEXT NOT NULL DEFAULT '',
+                deny_senders TEXT NOT NULL DEFAULT '',
+                show_fields TEXT NOT NULL DEFAULT 'sender,subject,code',
+                updated_at INTEGER NOT NULL,
+                CHECK (folder IS NULL OR mailbox_id IS NOT NULL),
+                CHECK ((quiet_start IS NULL) = (quiet_end IS NULL))
+            );
+            INSERT INTO rules_v7 (id, mailbox_id, folder, enabled, quiet_start, quiet_end, allow_senders, deny_senders, show_fields, updated_at)
+                SELECT id, mailbox_id, folder, enabled, quiet_start, quiet_end, allow_senders, deny_senders, show_fields, updated_at FROM rules;
+            DROP TABLE folder_state;
+            DROP TABLE rules;
+            DROP TABLE mailboxes;
+            ALTER TABLE mailboxes_v7 RENAME TO mailboxes;
+            ALTER TABLE folder_state_v7 RENAME TO folder_state;
+            ALTER TABLE rules_v7 RENAME TO rules;
+            CREATE UNIQUE INDEX rules_scope ON rules (COALESCE(mailbox_id, 0), COALESCE(folder, ''));
+            DELETE FROM sqlite_sequence WHERE name IN ('mailboxes', 'mailboxes_v7');
+            INSERT INTO sqlite_sequence (name, seq) SELECT 'mailboxes', COALESCE(MAX(id), 0) FROM (
+                SELECT id FROM mailboxes
+                UNION ALL SELECT mailbox_id FROM live_activities WHERE mailbox_id IS NOT NULL
+                UNION ALL SELECT CAST(j.value AS INTEGER) FROM permissions p, json_each('[' || p.mailbox_ids || ']') j
+                    WHERE p.mailbox_ids IS NOT NULL AND json_valid('[' || p.mailbox_ids || ']')
+                UNION ALL SELECT CAST(j.value AS INTEGER) FROM invitations i, json_each('[' || i.mailbox_ids || ']') j
+                    WHERE i.mailbox_ids IS NOT NULL AND json_valid('[' || i.mailbox_ids || ']')
+            );
+            UPDATE permissions SET mailbox_ids = CASE WHEN json_valid('[' || mailbox_ids || ']') THEN COALESCE((
+                    SELECT group_concat(m.id, ',') FROM json_each('[' || permissions.mailbox_ids || ']') j
+                    JOIN mailboxes m ON m.id = j.value AND m.created_at <= permissions.granted_at), '') ELSE '' END
+                WHERE mailbox_ids IS NOT NULL;
+            UPDATE invitations SET mailbox_ids = CASE WHEN json_valid('[' || mailbox_ids || ']') THEN COALESCE((
+                    SELECT group_concat(m.id, ',') FROM json_each('[' || invitations.mailbox_ids || ']') j
+                    JOIN mailboxes m ON m.id = j.value AND m.created_at <= invitations.created_at), '') ELSE '' END
+                WHERE mailbox_ids IS NOT NULL;
+            """),
     ]
 }

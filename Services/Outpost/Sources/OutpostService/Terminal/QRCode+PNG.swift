@@ -26,11 +26,10 @@ extension QRCode {
         return png
     }
 
-    /// Writes the PNG to `path` (mode 0600: the link carries a credential).
+    /// Writes the PNG to `path`, mode 0600 from creation (the link carries a
+    /// credential); a file or symlink at `path` is replaced, never followed.
     public func writePNG(to path: String, scale: Int = 8) throws(OutpostError) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(png(scale: scale)), attributes: [.posixPermissions: 0o600]) else {
-            throw OutpostError(.pairing, "cannot write \(path)")
-        }
+        try SecretFile.replace(at: path, bytes: png(scale: scale), code: .pairing)
     }
 
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
