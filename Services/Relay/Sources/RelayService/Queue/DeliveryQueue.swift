@@ -94,13 +94,19 @@ final class DeliveryQueue: Sendable {
                     WITH ORDINALITY
                     AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat, deadline_at,
                          accepted_ms, status, next_attempt_ms, claimed_by, ord)
-            ), fresh AS (
-                SELECT i.*, row_number() OVER (PARTITION BY i.outpost_id ORDER BY i.ord) AS rank
+            ), looked AS (
+                SELECT i.*, d.envelope_hash AS stored_hash,
+                       (d.pairing_id IS NULL AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id AND p.state = 'active')) AS fresh
                 FROM input i
-                WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.pairing_id = i.pairing_id AND d.event_id = i.event_id)
-                  AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id AND p.state = 'active')
+                LEFT JOIN deliveries d ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
+            ), ranks AS (
+                -- Ranked on narrow rows, looked up by ordinality (no join).
+                SELECT array_agg(rank ORDER BY ord) AS of FROM (
+                    SELECT ord, row_number() OVER (PARTITION BY outpost_id, fresh ORDER BY ord) AS rank FROM looked) x
+            ), ranked AS (
+                SELECT l.*, ranks.of[l.ord::int4] AS rank FROM looked l, ranks
             ), demand AS (
-                SELECT outpost_id, count(*)::int4 AS n FROM fresh GROUP BY outpost_id
+                SELECT outpost_id, count(*)::int4 AS n FROM ranked WHERE fresh GROUP BY outpost_id
             ), charged AS (
                 INSERT INTO rate_buckets AS r (bucket, tokens, updated_ms, requested, granted)
                 SELECT 'envelopes/' || outpost_id, $18::float8 - LEAST(n, floor($18::float8)), $19::int8, n, LEAST(n, floor($18::float8))::int4
@@ -113,20 +119,18 @@ final class DeliveryQueue: Sendable {
                 SELECT f.pairing_id, f.event_id, f.outpost_id, f.device_id, f.kind, f.activity_id, f.activity_event, f.payload, f.envelope_hash,
                        f.iat, f.deadline_at, f.status, CASE WHEN f.status = 'sending' THEN 1 ELSE 0 END, f.next_attempt_ms, f.accepted_ms,
                        f.accepted_ms, f.claimed_by
-                FROM fresh f JOIN charged c ON c.outpost_id = f.outpost_id
-                WHERE f.rank <= c.granted
+                FROM ranked f JOIN charged c ON c.outpost_id = f.outpost_id
+                WHERE f.fresh AND f.rank <= c.granted
                 ON CONFLICT (pairing_id, event_id) DO NOTHING
                 RETURNING pairing_id, event_id, status
             ), notified AS (
                 SELECT pg_notify($13, '') WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'queued')
             )
-            SELECT i.pairing_id, i.event_id, (n.event_id IS NOT NULL), d.envelope_hash, COALESCE(f.rank > c.granted, false), c.tokens
-            FROM input i
-            LEFT JOIN inserted n ON n.pairing_id = i.pairing_id AND n.event_id = i.event_id
-            LEFT JOIN deliveries d ON n.event_id IS NULL AND d.pairing_id = i.pairing_id AND d.event_id = i.event_id
-            LEFT JOIN fresh f ON f.ord = i.ord
-            LEFT JOIN charged c ON c.outpost_id = i.outpost_id
-            LEFT JOIN notified ON true
+            SELECT n.pairing_id, n.event_id, true, NULL::bytea, false, NULL::float8 FROM inserted n LEFT JOIN notified ON true
+            UNION ALL
+            SELECT i.pairing_id, i.event_id, false, i.stored_hash, i.fresh, c.tokens
+            FROM ranked i LEFT JOIN charged c ON c.outpost_id = i.outpost_id
+            WHERE NOT i.fresh OR i.rank > c.granted
             """, bindings: b))
         struct Written {
             var inserted: Bool
@@ -139,9 +143,12 @@ final class DeliveryQueue: Sendable {
             byKey[pairing + "/" + event] = Written(inserted: inserted, hash: hash,
                                                    limitedFor: limited ? RateBuckets.retryAfter(tokens: tokens ?? 0, rate: limit.rate) : nil)
         }
-        // Not inserted, not seen and not refused for its rate: either a row
-        // committed by another transaction after this statement's snapshot
-        // (read it now), or the pairing is no longer active (nothing to read).
+        // Rows come back for what was inserted, what was stored before or is
+        // not fresh, and what the rate refused; a fresh, granted envelope the
+        // insert skipped is missing. Missing, or not inserted and not seen:
+        // either a row committed by another transaction after this
+        // statement's snapshot (read it now), or the pairing is no longer
+        // active (nothing to read).
         for item in unique where byKey[item.pairingID + "/" + item.eventID].map({ !$0.inserted && $0.hash == nil && $0.limitedFor == nil }) ?? true {
             let hash = try await database.query("SELECT envelope_hash FROM deliveries WHERE pairing_id = \(item.pairingID) AND event_id = \(item.eventID)")
                 .first?.decode([UInt8].self, at: 0)
