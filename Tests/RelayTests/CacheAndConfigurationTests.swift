@@ -4,7 +4,7 @@ import MailwakeCore
 import Synchronization
 import Testing
 
-@Suite("Relay: caches, rate limits and configuration")
+@Suite("Relay: caches and configuration")
 struct CacheAndConfigurationTests {
     @Test func concurrentMissesForOneKeyShareOneLoad() async throws {
         let cache = TTLCache<String, Int>(ttl: .seconds(30))
@@ -39,13 +39,6 @@ struct CacheAndConfigurationTests {
         let cache = TTLCache<String, Int>(ttl: .zero)
         #expect(try await cache.value(for: "k") { 1 } == 1)
         #expect(try await cache.value(for: "k") { 2 } == 2)
-    }
-
-    @Test func theRateLimiterAllowsTheBurstThenAsksToWait() {
-        let limiter = RateLimiter(rate: 2, burst: 3)
-        #expect((0..<3).allSatisfy { _ in limiter.take("outpost") == nil })
-        #expect(limiter.take("outpost") == 1)
-        #expect(limiter.take("another") == nil)
     }
 
     static let required = [

@@ -101,7 +101,7 @@ final class RelayBench: @unchecked Sendable {
             "TLS_CERT": path("tls.pem"), "TLS_KEY": path("tls.key"), "ACCOUNTS_URL": "http://127.0.0.1:\(accountsPort)", "ACCOUNTS_TOKEN": serviceToken,
             "APNS_KEY_FILE": path("AuthKey.p8"), "APNS_KEY_ID": "BENCHKEY01", "APNS_TEAM_ID": "BENCHTEAM1", "APNS_BUNDLE_ID": bundleID,
             "APNS_PRODUCTION_URL": simulatorURL, "APNS_SANDBOX_URL": simulatorURL, "APNS_CA_FILE": path("tls.pem"),
-            "RATE_LIMIT": "1000000", "RATE_BURST": "1000000", "LOG_LEVEL": "warning",
+            "RATE_LIMIT": "1000000", "RATE_BURST": "1000000", "PAIRING_RATE_OUTPOST": "0", "PAIRING_RATE_ADDRESS": "0", "LOG_LEVEL": "warning",
         ]
         let config = settings.keys.sorted().map { "MAILWAKE_RELAY_\($0)=\(settings[$0]!)" }.joined(separator: "\n") + "\n"
         _ = FileManager.default.createFile(atPath: path("relay.env"), contents: Data(config.utf8), attributes: [.posixPermissions: 0o600])

@@ -108,10 +108,12 @@ int mw_x509_verify_chain(const mw_x509_roots *roots,
     if (X509_STORE_CTX_init(ctx, STORE(roots), leaf_cert, untrusted) != 1) goto done;
 
     X509_VERIFY_PARAM *param = X509_STORE_CTX_get0_param(ctx);
-    X509_VERIFY_PARAM_set_time(param, (time_t)at_time); /* also sets USE_CHECK_TIME */
-    X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_X509_STRICT | X509_V_FLAG_CHECK_SS_SIGNATURE);
-    X509_VERIFY_PARAM_clear_flags(param, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
-    X509_VERIFY_PARAM_set_depth(param, 1); /* one intermediate; leaf and anchor do not count */
+    if (param == NULL) goto done;
+    X509_VERIFY_PARAM_set_time(param, (time_t)at_time); /* also sets USE_CHECK_TIME; cannot fail */
+    /* A verification without its strict flags is not attempted at all. */
+    if (X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_X509_STRICT | X509_V_FLAG_CHECK_SS_SIGNATURE) != 1) goto done;
+    if (X509_VERIFY_PARAM_clear_flags(param, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL) != 1) goto done;
+    X509_VERIFY_PARAM_set_depth(param, 1); /* one intermediate; leaf and anchor do not count; cannot fail */
 
     int rc = X509_verify_cert(ctx);
     if (rc == 1) {
@@ -225,7 +227,7 @@ int mw_x509_self_signed(const char *common_name, const char *const *sans, size_t
     char *alt = NULL;
     if (key == NULL || cert == NULL || cert_bio == NULL || key_bio == NULL) goto done;
 
-    X509_set_version(cert, 2);
+    if (X509_set_version(cert, 2) != 1) goto done;
     uint8_t serial[16];
     if (RAND_bytes(serial, sizeof serial) != 1) goto done;
     serial[0] &= 0x7F;
@@ -234,14 +236,18 @@ int mw_x509_self_signed(const char *common_name, const char *const *sans, size_t
     ASN1_INTEGER *asn1_serial = BN_to_ASN1_INTEGER(bn, NULL);
     BN_free(bn);
     if (asn1_serial == NULL) goto done;
-    X509_set_serialNumber(cert, asn1_serial);
+    int serial_set = X509_set_serialNumber(cert, asn1_serial);
     ASN1_INTEGER_free(asn1_serial);
-    X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-    X509_gmtime_adj(X509_getm_notAfter(cert), (long)days * 86400L);
+    if (serial_set != 1) goto done;
+    /* A validity OpenSSL cannot represent (beyond the year 9999) fails here. */
+    if (days <= 0) goto done;
+    if (X509_gmtime_adj(X509_getm_notBefore(cert), -3600) == NULL) goto done;
+    if (X509_gmtime_adj(X509_getm_notAfter(cert), (long)days * 86400L) == NULL) goto done;
     if (X509_set_pubkey(cert, key) != 1) goto done;
     X509_NAME *name = X509_get_subject_name(cert);
+    if (name == NULL) goto done;
     if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) != 1) goto done;
-    X509_set_issuer_name(cert, name);
+    if (X509_set_issuer_name(cert, name) != 1) goto done;
 
     /* subjectAltName: "DNS:a,IP:1.2.3.4" */
     size_t cap = 1;

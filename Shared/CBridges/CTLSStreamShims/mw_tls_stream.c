@@ -43,6 +43,7 @@ struct mw_tls_stream {
     atomic_int cancelled;
     SSL_CTX *ctx;
     SSL *ssl;
+    int min_version;
     char error[256];
 };
 
@@ -106,6 +107,7 @@ mw_tls_stream *mw_tls_stream_new(void) {
     mw_tls_stream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->fd = -1;
+    s->min_version = TLS1_2_VERSION;
     s->cancel_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (s->cancel_fd < 0) {
         free(s);
@@ -182,6 +184,8 @@ static int is_ip_address(const char *name) {
     return inet_pton(AF_INET, name, buffer) == 1 || inet_pton(AF_INET6, name, buffer) == 1;
 }
 
+void mw_tls_stream_set_min_version(mw_tls_stream *s, int version) { s->min_version = version; }
+
 int mw_tls_stream_start_tls(mw_tls_stream *s, const char *server_name, const char *ca_file, int timeout_ms) {
     if (s->fd < 0 || s->ssl) {
         set_error(s, s->ssl ? "TLS is already on" : "not connected");
@@ -194,7 +198,10 @@ int mw_tls_stream_start_tls(mw_tls_stream *s, const char *server_name, const cha
         set_tls_error(s, "cannot create a TLS context");
         return MW_STREAM_ERROR;
     }
-    SSL_CTX_set_min_proto_version(s->ctx, TLS1_2_VERSION);
+    if (SSL_CTX_set_min_proto_version(s->ctx, s->min_version) != 1) {
+        set_tls_error(s, "cannot set the minimum TLS version");
+        return MW_STREAM_ERROR;
+    }
     SSL_CTX_set_options(s->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_mode(s->ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_verify(s->ctx, SSL_VERIFY_PEER, NULL);

@@ -13,7 +13,7 @@ public enum HKDF {
         try check(ikmCount: inputKeyMaterial.count, outputByteCount: outputByteCount)
         var (out, rc) = inputKeyMaterial.withUnsafeBytes { derive($0, salt: salt, info: info, outputByteCount: outputByteCount) }
         guard rc == 1 else { throw CryptoError(.internalFailure, "HKDF-SHA256 derivation failed") }
-        return SymmetricKey(consuming: &out)
+        return SymmetricKey(wiping: &out)
     }
 
     /// Derives `outputByteCount` bytes from raw input key material.
@@ -21,7 +21,7 @@ public enum HKDF {
         try check(ikmCount: ikm.count, outputByteCount: outputByteCount)
         var (out, rc) = derive(ikm, salt: salt, info: info, outputByteCount: outputByteCount)
         guard rc == 1 else { throw CryptoError(.internalFailure, "HKDF-SHA256 derivation failed") }
-        return SymmetricKey(consuming: &out)
+        return SymmetricKey(wiping: &out)
     }
 
     private static func check(ikmCount: Int, outputByteCount: Int) throws(CryptoError) {

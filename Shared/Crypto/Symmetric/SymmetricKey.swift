@@ -1,16 +1,34 @@
 /// A secret symmetric key whose bytes are wiped when the last copy goes.
+///
+/// The key lives in one heap buffer of its own (`SecureBytes`), zeroed
+/// before it is freed; copies of a `SymmetricKey` share that buffer. The
+/// initialisers say what becomes of the bytes they are given.
 public struct SymmetricKey: Sendable {
     let storage: SecureBytes
 
-    /// Wraps existing key bytes (the caller's array is wiped).
+    /// Copies `bytes` into wiped storage; the caller's array is left as it is.
+    ///
+    /// A Swift array passed by value cannot be wiped on the caller's behalf:
+    /// it stays in memory until the caller's last copy goes, unwiped. For key
+    /// material the caller holds in a variable, use `init(wiping:)`; better,
+    /// never hold it in an array (`init(randomByteCount:)`, HKDF, or
+    /// `init(byteCount:fill:)` to read it straight into the key's buffer).
     public init(bytes: [UInt8]) {
-        var copy = bytes
-        storage = SecureBytes(consuming: &copy)
+        storage = bytes.withUnsafeBytes { SecureBytes(copying: $0) }
     }
 
-    /// Takes ownership of `bytes` and wipes the caller's array.
-    init(consuming bytes: inout [UInt8]) {
+    /// Takes `bytes` and zeroes the caller's array (its length stays).
+    ///
+    /// Only the array's own buffer is zeroed: another array that still
+    /// shared that storage (Swift arrays are copy-on-write) keeps the bytes.
+    public init(wiping bytes: inout [UInt8]) {
         storage = SecureBytes(consuming: &bytes)
+    }
+
+    /// A key of `byteCount` bytes written in place by `fill` (reading a key
+    /// file, for example), so they are never in an ordinary array.
+    public init<E: Error>(byteCount: Int, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
+        storage = try SecureBytes(count: byteCount, fill: fill)
     }
 
     /// Generates a random key of `byteCount` bytes.
@@ -27,6 +45,6 @@ public struct SymmetricKey: Sendable {
         try storage.withUnsafeBytes(body)
     }
 
-    /// A copy of the key bytes, for test vectors and key storage code only.
+    /// A copy of the key bytes in an ordinary (never wiped) array, for test vectors only.
     public var rawBytes: [UInt8] { storage.copyBytes() }
 }

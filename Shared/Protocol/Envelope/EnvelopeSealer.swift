@@ -3,7 +3,8 @@ public import MailwakeCrypto
 /// Seals notifications for a paired device and signs them with the outpost
 /// identity key (PROTOCOL.md §4). Used by the outpost and by tools.
 public struct EnvelopeSealer: Sendable {
-    /// The intermediate values of one sealing, for test vectors.
+    /// The intermediate values of one sealing, for test vectors: only the
+    /// sealing that asks for it (caller-supplied randomness) makes one.
     public struct Trace: Sendable {
         public let context: [UInt8]
         public let sharedSecret: [UInt8]
@@ -33,15 +34,27 @@ public struct EnvelopeSealer: Sendable {
         } catch {
             throw ProtocolError(.internalFailure, "could not generate the ephemeral key, salt or nonce")
         }
-        return try seal(plaintext, to: recipient, context: context, ephemeralKey: ephemeral, salt: salt, nonce: nonce).envelope
+        // No trace: the shared secret and the AES key stay in wiped memory.
+        return try seal(plaintext, to: recipient, context: context, ephemeralKey: ephemeral, salt: salt, nonce: nonce, tracing: false).envelope
     }
 
-    /// Seals with caller-supplied randomness. Only for test vectors: reusing
+    /// Seals with caller-supplied randomness and returns the trace (the
+    /// shared secret and AES key copied out). Only for test vectors: reusing
     /// an ephemeral key, salt or nonce in production breaks confidentiality.
     public func seal(
         _ plaintext: [UInt8], to recipient: P256.KeyAgreement.PublicKey, context: EncryptionContext,
         ephemeralKey: P256.KeyAgreement.PrivateKey, salt: [UInt8], nonce: [UInt8]
     ) throws(ProtocolError) -> (envelope: Envelope, trace: Trace) {
+        let (envelope, trace) = try seal(plaintext, to: recipient, context: context, ephemeralKey: ephemeralKey, salt: salt, nonce: nonce, tracing: true)
+        guard let trace else { throw ProtocolError(.internalFailure, "no trace was made") }
+        return (envelope, trace)
+    }
+
+    /// The sealing itself; the secrets are copied into a `Trace` only when `tracing`.
+    func seal(
+        _ plaintext: [UInt8], to recipient: P256.KeyAgreement.PublicKey, context: EncryptionContext,
+        ephemeralKey: P256.KeyAgreement.PrivateKey, salt: [UInt8], nonce: [UInt8], tracing: Bool
+    ) throws(ProtocolError) -> (envelope: Envelope, trace: Trace?) {
         try context.validate()
         guard salt.count == 32, nonce.count == 12 else { throw .malformed("salt must be 32 bytes and nonce 12 bytes") }
         let contextBytes = context.bytes
@@ -57,8 +70,8 @@ public struct EnvelopeSealer: Sendable {
             let input = Envelope.signingInput(context: contextBytes, epk: epk, salt: salt, nonce: nonce, ct: ct)
             let sig = try identity.signature(for: input)
             let envelope = Envelope(context: context, ephemeralPublicKey: epk, salt: salt, nonce: nonce, ciphertext: ct, signature: sig.rawRepresentation)
-            let trace = Trace(context: contextBytes, sharedSecret: shared.rawBytesForTesting, info: info, key: key.rawBytes, signingInput: input)
-            return (envelope, trace)
+            guard tracing else { return (envelope, nil) }
+            return (envelope, Trace(context: contextBytes, sharedSecret: shared.rawBytesForTesting, info: info, key: key.rawBytes, signingInput: input))
         } catch let error as ProtocolError {
             throw error
         } catch {

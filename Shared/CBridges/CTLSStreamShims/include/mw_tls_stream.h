@@ -25,6 +25,11 @@ mw_tls_stream *mw_tls_stream_new(void);
 /* Connects to host:port (each resolved address in turn). 0 or a negative code. */
 int mw_tls_stream_connect(mw_tls_stream *s, const char *host, const char *port, int timeout_ms);
 
+/* The lowest protocol version start_tls accepts (an OpenSSL TLS*_VERSION);
+ * TLS1_2_VERSION unless set. A value OpenSSL refuses makes start_tls fail
+ * (the tests check that this failure is reported, not ignored). */
+void mw_tls_stream_set_min_version(mw_tls_stream *s, int version);
+
 /* Starts TLS on the connected socket (implicit TLS or after STARTTLS).
  * `server_name` is verified against the certificate (a DNS name or an IP
  * address) and sent as SNI when it is a name. `ca_file` (PEM) replaces the

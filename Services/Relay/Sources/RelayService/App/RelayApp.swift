@@ -19,7 +19,7 @@ public final class RelayApp: Sendable {
     let handoff: DeliveryHandoff
     let consentSignals = ConsentSignals()
     let pairings: TTLCache<String, PairingRecord?>
-    let rateLimiter: RateLimiter
+    let pairingLimiter: PairingLimiter
     let relayMetrics: RelayMetrics
     /// Unix seconds (injectable for tests; APNs tokens always use real time).
     let clock: @Sendable () -> Int64
@@ -34,6 +34,9 @@ public final class RelayApp: Sendable {
     ///   - clockMS: Unix milliseconds, injectable for tests.
     public init(configuration: RelayConfiguration, database: PostgresClient, logger: Logger, metrics: MetricsRegistry,
                 clockMS: @escaping @Sendable () -> Int64 = RelayApp.systemClockMS) throws {
+        if let problem = configuration.retentionProblem {
+            throw ConfigurationError(key: "MAILWAKE_RELAY_" + RelaySettings.retention.name, reason: problem, shownValue: String(configuration.retention))
+        }
         self.configuration = configuration
         self.database = database
         self.logger = logger
@@ -45,12 +48,14 @@ public final class RelayApp: Sendable {
         operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-relay-operator")
         accounts = try AccountsClient(configuration: configuration.accounts, logger: logger, metrics: metrics)
         apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics)
-        queue = DeliveryQueue(database: database, instance: configuration.instanceName, leaseSeconds: configuration.lease)
+        queue = DeliveryQueue(database: database, instance: configuration.instanceName, leaseSeconds: configuration.lease,
+                              rate: configuration.rateLimit, burst: configuration.rateBurst)
         handoff = DeliveryHandoff(capacity: 2 * configuration.apns.maxInFlight)
         // Short: an ended pairing stops intake at other instances within this
         // time; delivery checks the table itself at every claim.
         pairings = TTLCache(ttl: .seconds(2))
-        rateLimiter = RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst)
+        pairingLimiter = PairingLimiter(database: database, perOutpost: configuration.pairingRateOutpost,
+                                        perAddress: configuration.pairingRateAddress, clockMS: clockMS)
         relayMetrics = RelayMetrics(metrics)
     }
 

@@ -81,8 +81,12 @@ public struct RelayConfiguration: Sendable {
     public var maxEnvelopeAge: Int64
     public var rateLimit: Int
     public var rateBurst: Int
-    /// Seconds finished deliveries are kept.
+    /// Seconds finished deliveries are kept; at least `maxEnvelopeAge`.
     public var retention: Int64
+    /// Pairing registrations one outpost may make per minute; 0: no limit.
+    public var pairingRateOutpost: Int = 10
+    /// Pairing registrations one client address may attempt per minute; 0: no limit.
+    public var pairingRateAddress: Int = 30
     /// Seconds a claim lasts.
     public var lease: Int64
     public var instanceName: String
@@ -154,7 +158,23 @@ public struct RelayConfiguration: Sendable {
         }
         databaseStartTimeout = c[RelaySettings.databaseStartTimeout]
         perIPConnectionLimit = c[RelaySettings.perIPConnectionLimit]
+        pairingRateOutpost = c[RelaySettings.pairingRateOutpost]
+        pairingRateAddress = c[RelaySettings.pairingRateAddress]
+        if let problem = retentionProblem {
+            throw ConfigurationError(key: key(RelaySettings.retention.name), reason: problem, shownValue: String(retention))
+        }
         try AdminListener.check(adminListen, hasTLS: tlsCertificate != nil, in: c, setting: RelaySettings.adminListen)
+    }
+
+    /// Why `retention` cannot work with `maxEnvelopeAge`, or nil.
+    ///
+    /// The row of a delivery is what recognises its envelope when it comes
+    /// again; an envelope is accepted until `iat` + `MAX_ENVELOPE_AGE`, so a
+    /// row pruned before then would let a replay of it be queued (and pushed)
+    /// a second time.
+    public var retentionProblem: String? {
+        guard retention < maxEnvelopeAge else { return nil }
+        return "must be at least MAX_ENVELOPE_AGE (\(maxEnvelopeAge) s): a delivery deleted while its envelope is still accepted could be queued again by a replay"
     }
 
     /// The TLS files of both listeners, when set.

@@ -28,9 +28,11 @@ public enum RelaySettings {
     public static let apnsTokenRefresh = ConfigurationSetting<Duration>.duration("APNS_TOKEN_REFRESH", default: .seconds(2400), range: 1200...3600, help: "Age at which the provider token (ES256 JWT) is replaced; Apple accepts 20 to 60 minutes.")
     public static let operatorToken = ConfigurationSetting<String>.bearerToken("OPERATOR_TOKEN", emptyDisables: true, help: "Bearer token for /admin/v1/* and the /admin page; empty disables them.")
     public static let maxEnvelopeAge = ConfigurationSetting<Duration>.duration("MAX_ENVELOPE_AGE", default: .seconds(86400), range: 60...2_419_200, help: "Oldest `iat` accepted; also the APNs expiration and the retry deadline of a delivery.")
-    public static let rateLimit = ConfigurationSetting<Int>.int("RATE_LIMIT", default: 50, range: 1...1_000_000, help: "Envelopes per second one outpost may submit to one instance, on average.")
-    public static let rateBurst = ConfigurationSetting<Int>.int("RATE_BURST", default: 500, range: 1...10_000_000, help: "Envelopes one outpost may submit at once before RATE_LIMIT applies.")
-    public static let retention = ConfigurationSetting<Duration>.duration("RETENTION", default: .seconds(7 * 86400), range: 3600...31_536_000, help: "How long finished deliveries (sent, failed, expired) stay queryable before they are deleted.")
+    public static let rateLimit = ConfigurationSetting<Int>.int("RATE_LIMIT", default: 50, range: 1...1_000_000, help: "Envelopes per second one outpost may submit, on average, counted across every instance (one token bucket per outpost in PostgreSQL).")
+    public static let rateBurst = ConfigurationSetting<Int>.int("RATE_BURST", default: 500, range: 1...10_000_000, help: "Envelopes one outpost may submit at once before RATE_LIMIT applies (across every instance).")
+    public static let retention = ConfigurationSetting<Duration>.duration("RETENTION", default: .seconds(7 * 86400), range: 3600...31_536_000, help: "How long finished deliveries (sent, failed, expired) stay queryable before they are deleted; at least MAX_ENVELOPE_AGE (a pruned row would let a replay of its envelope be queued again).")
+    public static let pairingRateOutpost = ConfigurationSetting<Int>.int("PAIRING_RATE_OUTPOST", default: 10, range: 0...10_000, help: "Pairing registrations (POST /v1/pairings) one outpost may make per minute, across every instance; 0 turns the limit off.")
+    public static let pairingRateAddress = ConfigurationSetting<Int>.int("PAIRING_RATE_ADDRESS", default: 30, range: 0...100_000, help: "Pairing registrations one client address (IPv4, or IPv6 /64) may attempt per minute, as many at once, across every instance; 0 turns the limit off (behind a proxy that shares one address).")
     public static let leaseDuration = ConfigurationSetting<Duration>.duration("LEASE", default: .seconds(60), range: 5...3600, help: "How long a claimed delivery belongs to one instance; a crashed instance's claims come back after it.")
     public static let instanceName = ConfigurationSetting<String>.string("INSTANCE_NAME", default: "", allowEmpty: true, help: "This instance's name in claims and logs; host name and process id when empty.")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
@@ -40,6 +42,6 @@ public enum RelaySettings {
         listen, adminListen, publicOrigin, databaseURL, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP,
         perIPConnectionLimit, accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight, apnsTokenRefresh,
-        operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, leaseDuration, instanceName, logLevel,
+        operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, pairingRateOutpost, pairingRateAddress, leaseDuration, instanceName, logLevel,
     ])
 }

@@ -67,14 +67,12 @@ extension RelayApp {
         case .pending, .consented: throw HTTPError(.forbidden, code: "pairing-not-active", detail: "the pairing is not confirmed yet")
         }
         guard let deviceID = pairing.deviceID else { throw Self.pairingNotFound }
-        // 6. the signature, against the outpost key pinned for the pairing;
-        // only authentic envelopes count against the outpost's rate, so a
-        // stranger who knows a pairing id cannot spend its budget.
+        // 6. the signature, against the outpost key pinned for the pairing.
+        // The outpost's rate is taken by the durable write below, and only
+        // for envelopes not stored before: forgeries never get there, and a
+        // replayed authentic envelope is answered as the duplicate it is
+        // without spending the outpost's budget.
         try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
-        if let wait = rateLimiter.take(pairing.outpostID) {
-            throw HTTPError(.tooManyRequests, code: "rate-limited", detail: "too many envelopes from this outpost; slow down",
-                            headers: ["Retry-After": String(wait)])
-        }
         // 7. the outpost's and the device's standing at accounts.
         let authorization: DeviceAuthorization?
         do {
@@ -117,7 +115,8 @@ extension RelayApp {
         case .queued:
             relayMetrics.accepted.increment()
             if claimedHere {
-                handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: deviceID, kind: delivery.kind,
+                handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: deviceID, outpostID: pairing.outpostID,
+                                             outpostKey: pairing.outpostKey, kind: delivery.kind,
                                              activityID: delivery.activityID, activityEvent: delivery.activityEvent, payload: payload, iat: iat,
                                              deadline: delivery.deadline, attempts: 1, acceptedMS: delivery.acceptedMS, pairingActive: true))
             }
@@ -132,6 +131,10 @@ extension RelayApp {
             if claimedHere { handoff.cancelReservation() }
             pairings.remove(c.pairingID)
             throw Self.pairingEnded
+        case .rateLimited(let wait):
+            if claimedHere { handoff.cancelReservation() }
+            throw HTTPError(.tooManyRequests, code: "rate-limited", detail: "too many envelopes from this outpost; slow down",
+                            headers: ["Retry-After": String(wait)])
         }
         return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
     }

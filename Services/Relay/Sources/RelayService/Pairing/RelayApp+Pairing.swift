@@ -12,6 +12,7 @@ extension RelayApp {
 
     func addPairingRoutes(to router: inout Router) {
         router.post("/v1/pairings") { [self] request, context in
+            try await pairingLimiter.admit(request)
             let body = try request.decodeJSON(PairingRegistration.self)
             let outpostID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.outpostKey, field: "outpost_key"))
             let now = clock()

@@ -3,6 +3,10 @@ struct ClaimedDelivery: Sendable {
     var pairingID: String
     var eventID: String
     var deviceID: String
+    /// The outpost that submitted it: a blocked outpost's deliveries stop.
+    var outpostID: String
+    /// The outpost's identity key (SEC1), for accounts when it forgot the outpost.
+    var outpostKey: [UInt8]
     var kind: String
     var activityID: String?
     var activityEvent: String?

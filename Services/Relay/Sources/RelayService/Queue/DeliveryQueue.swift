@@ -16,13 +16,17 @@ final class DeliveryQueue: Sendable {
     private let inserts: BatchCommitter<NewDelivery, EnqueueOutcome>
     private let completions: BatchCommitter<DeliveryCompletion, Void>
 
-    init(database: PostgresClient, instance: String, leaseSeconds: Int64) {
+    /// - Parameters:
+    ///   - rate: envelopes a second one outpost may submit (all instances together).
+    ///   - burst: envelopes one outpost may submit at once.
+    init(database: PostgresClient, instance: String, leaseSeconds: Int64, rate: Int, burst: Int) {
         self.database = database
         self.instance = instance
         leaseMS = leaseSeconds * 1000
         let lease = leaseSeconds * 1000
+        let limit = EnvelopeRate(rate: Double(max(rate, 1)), burst: Double(max(burst, 1)))
         inserts = BatchCommitter(maxBatch: 256, maxConcurrentFlushes: 2) { items in
-            try await Self.insert(items, database: database, instance: instance, leaseMS: lease)
+            try await Self.insert(items, database: database, instance: instance, leaseMS: lease, limit: limit)
         }
         completions = BatchCommitter(maxBatch: 512, maxConcurrentFlushes: 1) { items in
             try await Self.complete(items, database: database)
@@ -40,7 +44,18 @@ final class DeliveryQueue: Sendable {
         try await completions.submit(completion)
     }
 
-    private static func insert(_ items: [NewDelivery], database: PostgresClient, instance: String, leaseMS: Int64) async throws -> [EnqueueOutcome] {
+    /// The envelope budget of every outpost.
+    struct EnvelopeRate: Sendable {
+        var rate: Double
+        var burst: Double
+    }
+
+    /// One statement per batch: envelopes already stored are judged by their
+    /// row (duplicate or conflict) without touching the outpost's budget; the
+    /// new ones take tokens from the outpost's bucket (`rate_buckets`, shared
+    /// by every instance), in submission order, and those granted are stored.
+    private static func insert(_ items: [NewDelivery], database: PostgresClient, instance: String, leaseMS: Int64,
+                               limit: EnvelopeRate) async throws -> [EnqueueOutcome] {
         // The same event twice in one batch: write the first, judge the rest by it.
         var firstIndex: [String: Int] = [:]
         var unique: [NewDelivery] = []
@@ -65,50 +80,86 @@ final class DeliveryQueue: Sendable {
         b.append(PostgresArray(unique.map { $0.claimedHere ? "sending" : "queued" }))
         b.append(PostgresArray(unique.map { $0.claimedHere ? $0.acceptedMS + leaseMS : $0.acceptedMS }))
         b.append(PostgresArray(unique.map { $0.claimedHere ? instance : nil }))
+        b.append(limit.rate)
+        b.append(limit.burst)
+        b.append(unique.map(\.acceptedMS).max() ?? 0)
         // pg_notify runs in the statement's transaction: other instances hear
-        // of the new rows when they are committed.
+        // of the new rows when they are committed. Buckets are taken in
+        // outpost order, so two batches never wait for each other's rows in
+        // opposite orders.
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             WITH input AS (
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                                      $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[], $16::text[])
+                    WITH ORDINALITY
                     AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat, deadline_at,
-                         accepted_ms, status, next_attempt_ms, claimed_by)
+                         accepted_ms, status, next_attempt_ms, claimed_by, ord)
+            ), looked AS (
+                SELECT i.*, d.envelope_hash AS stored_hash,
+                       (d.pairing_id IS NULL AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id AND p.state = 'active')) AS fresh
+                FROM input i
+                LEFT JOIN deliveries d ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
+            ), ranks AS (
+                -- Ranked on narrow rows, looked up by ordinality (no join).
+                SELECT array_agg(rank ORDER BY ord) AS of FROM (
+                    SELECT ord, row_number() OVER (PARTITION BY outpost_id, fresh ORDER BY ord) AS rank FROM looked) x
+            ), ranked AS (
+                SELECT l.*, ranks.of[l.ord::int4] AS rank FROM looked l, ranks
+            ), demand AS (
+                SELECT outpost_id, count(*)::int4 AS n FROM ranked WHERE fresh GROUP BY outpost_id
+            ), charged AS (
+                INSERT INTO rate_buckets AS r (bucket, tokens, updated_ms, requested, granted)
+                SELECT 'envelopes/' || outpost_id, $18::float8 - LEAST(n, floor($18::float8)), $19::int8, n, LEAST(n, floor($18::float8))::int4
+                FROM demand ORDER BY outpost_id
+                \(RateBuckets.takeSQL(rate: "$17::float8", burst: "$18::float8"))
+                RETURNING substr(bucket, 11) AS outpost_id, granted, tokens
             ), inserted AS (
                 INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash,
                                         iat, deadline_at, status, attempts, next_attempt_ms, accepted_ms, updated_ms, claimed_by)
-                SELECT pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash,
-                       iat, deadline_at, status, CASE WHEN status = 'sending' THEN 1 ELSE 0 END, next_attempt_ms, accepted_ms, accepted_ms, claimed_by
-                FROM input
-                WHERE EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = input.pairing_id AND p.state = 'active')
+                SELECT f.pairing_id, f.event_id, f.outpost_id, f.device_id, f.kind, f.activity_id, f.activity_event, f.payload, f.envelope_hash,
+                       f.iat, f.deadline_at, f.status, CASE WHEN f.status = 'sending' THEN 1 ELSE 0 END, f.next_attempt_ms, f.accepted_ms,
+                       f.accepted_ms, f.claimed_by
+                FROM ranked f JOIN charged c ON c.outpost_id = f.outpost_id
+                WHERE f.fresh AND f.rank <= c.granted
                 ON CONFLICT (pairing_id, event_id) DO NOTHING
                 RETURNING pairing_id, event_id, status
             ), notified AS (
                 SELECT pg_notify($13, '') WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'queued')
             )
-            SELECT i.pairing_id, i.event_id, (n.event_id IS NOT NULL), d.envelope_hash
-            FROM input i
-            LEFT JOIN inserted n ON n.pairing_id = i.pairing_id AND n.event_id = i.event_id
-            LEFT JOIN deliveries d ON n.event_id IS NULL AND d.pairing_id = i.pairing_id AND d.event_id = i.event_id
-            LEFT JOIN notified ON true
+            SELECT n.pairing_id, n.event_id, true, NULL::bytea, false, NULL::float8 FROM inserted n LEFT JOIN notified ON true
+            UNION ALL
+            SELECT i.pairing_id, i.event_id, false, i.stored_hash, i.fresh, c.tokens
+            FROM ranked i LEFT JOIN charged c ON c.outpost_id = i.outpost_id
+            WHERE NOT i.fresh OR i.rank > c.granted
             """, bindings: b))
-        var byKey: [String: (inserted: Bool, hash: [UInt8]?)] = [:]
-        for row in rows {
-            let (pairing, event, inserted, hash) = try row.decode((String, String, Bool, [UInt8]?).self)
-            byKey[pairing + "/" + event] = (inserted, hash)
+        struct Written {
+            var inserted: Bool
+            var hash: [UInt8]?
+            var limitedFor: Int?
         }
-        // Not inserted and not seen: either a row committed by another
-        // transaction after this statement's snapshot (read it now), or the
-        // pairing is no longer active (nothing to read).
-        for item in unique where byKey[item.pairingID + "/" + item.eventID].map({ !$0.inserted && $0.hash == nil }) ?? true {
+        var byKey: [String: Written] = [:]
+        for row in rows {
+            let (pairing, event, inserted, hash, limited, tokens) = try row.decode((String, String, Bool, [UInt8]?, Bool, Double?).self)
+            byKey[pairing + "/" + event] = Written(inserted: inserted, hash: hash,
+                                                   limitedFor: limited ? RateBuckets.retryAfter(tokens: tokens ?? 0, rate: limit.rate) : nil)
+        }
+        // Rows come back for what was inserted, what was stored before or is
+        // not fresh, and what the rate refused; a fresh, granted envelope the
+        // insert skipped is missing. Missing, or not inserted and not seen:
+        // either a row committed by another transaction after this
+        // statement's snapshot (read it now), or the pairing is no longer
+        // active (nothing to read).
+        for item in unique where byKey[item.pairingID + "/" + item.eventID].map({ !$0.inserted && $0.hash == nil && $0.limitedFor == nil }) ?? true {
             let hash = try await database.query("SELECT envelope_hash FROM deliveries WHERE pairing_id = \(item.pairingID) AND event_id = \(item.eventID)")
                 .first?.decode([UInt8].self, at: 0)
-            byKey[item.pairingID + "/" + item.eventID] = (false, hash)
+            byKey[item.pairingID + "/" + item.eventID] = Written(inserted: false, hash: hash, limitedFor: nil)
         }
         var writtenBy: [String: Int] = [:]
         return items.enumerated().map { index, item in
             let key = item.pairingID + "/" + item.eventID
             let first = unique[firstIndex[key]!]
             let written = byKey[key]!
+            if let wait = written.limitedFor { return .rateLimited(retryAfter: wait) }
             if written.inserted, writtenBy[key] == nil {
                 writtenBy[key] = index
                 return .queued
@@ -134,13 +185,15 @@ final class DeliveryQueue: Sendable {
             WHERE d.pairing_id = due.pairing_id AND d.event_id = due.event_id
             RETURNING d.pairing_id, d.event_id, d.device_id, d.kind, d.activity_id, d.activity_event, d.payload, d.iat, d.deadline_at,
                       d.attempts, d.accepted_ms,
-                      EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = d.pairing_id AND p.state = 'active')
+                      EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = d.pairing_id AND p.state = 'active'),
+                      d.outpost_id, COALESCE((SELECT p.outpost_key FROM pairings p WHERE p.pairing_id = d.pairing_id), ''::bytea)
             """)
         return try rows.map { row in
-            let (pairing, event, device, kind, activityID, activityEvent, payload, iat, deadline, attempts, accepted, active) =
-                try row.decode((String, String, String, String, String?, String?, [UInt8], Int64, Int64, Int32, Int64, Bool).self)
-            return ClaimedDelivery(pairingID: pairing, eventID: event, deviceID: device, kind: kind, activityID: activityID, activityEvent: activityEvent,
-                                   payload: payload, iat: iat, deadline: deadline, attempts: Int(attempts), acceptedMS: accepted, pairingActive: active)
+            let (pairing, event, device, kind, activityID, activityEvent, payload, iat, deadline, attempts, accepted, active, outpostID, outpostKey) =
+                try row.decode((String, String, String, String, String?, String?, [UInt8], Int64, Int64, Int32, Int64, Bool, String, [UInt8]).self)
+            return ClaimedDelivery(pairingID: pairing, eventID: event, deviceID: device, outpostID: outpostID, outpostKey: outpostKey, kind: kind,
+                                   activityID: activityID, activityEvent: activityEvent, payload: payload, iat: iat, deadline: deadline,
+                                   attempts: Int(attempts), acceptedMS: accepted, pairingActive: active)
         }
     }
 

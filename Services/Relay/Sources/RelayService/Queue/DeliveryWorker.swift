@@ -113,6 +113,18 @@ final class DeliveryWorker: Service {
             window.giveBack(1)
             return finish(.expired, reason: "deadline_passed")
         }
+        // An outpost the operator blocked at accounts gets nothing more
+        // delivered, whatever it queued before the block (cached for
+        // ACCOUNTS_CACHE_TTL, like intake's check).
+        do {
+            guard !(try await accounts.standing(of: d.outpostID, key: d.outpostKey)).blocked else {
+                window.giveBack(1)
+                return finish(.failed, reason: "outpost_blocked")
+            }
+        } catch {
+            window.giveBack(1)
+            return retry(apnsStatus: nil, reason: "accounts_unavailable", soon: false)
+        }
         let target: (authorization: DeviceAuthorization, token: String?)
         do {
             target = try await resolveTarget(d)

@@ -30,4 +30,6 @@ enum EnqueueOutcome: Sendable, Hashable {
     case conflict
     /// Not stored: the pairing is no longer active (ended meanwhile).
     case pairingInactive
+    /// Not stored: the outpost's rate budget is spent; seconds until a token is free.
+    case rateLimited(retryAfter: Int)
 }

@@ -58,6 +58,8 @@ struct QueueMaintenance: Service {
             deleted += n
             if n < 5000 { break }
         }
+        // A bucket untouched for a day is full again (for any sane RATE_BURST / RATE_LIMIT).
+        try await database.execute("DELETE FROM rate_buckets WHERE updated_ms < \(now - 86_400_000)")
         // Unconfirmed pairings a day past their expiry are of no use to anyone.
         try await database.execute("DELETE FROM pairings WHERE state IN ('pending', 'consented') AND expires_at < \(now / 1000 - 86400)")
         if deleted > 0 { logger.info("finished deliveries pruned", ["count": .int(deleted)]) }

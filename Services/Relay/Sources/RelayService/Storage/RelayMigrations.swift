@@ -69,5 +69,15 @@ enum RelayMigrations {
             UPDATE pairings SET state = 'ended', ended_at = extract(epoch FROM now())::bigint, ended_by = 'revision-2-upgrade'
             WHERE state IN ('pending', 'consented');
             """),
+        PostgresMigration(version: 3, name: "rate buckets shared by every instance", sql: """
+            CREATE TABLE rate_buckets (
+                bucket text PRIMARY KEY,
+                tokens double precision NOT NULL,
+                updated_ms bigint NOT NULL,
+                requested integer NOT NULL,
+                granted integer NOT NULL
+            );
+            CREATE INDEX rate_buckets_updated ON rate_buckets (updated_ms);
+            """),
     ]
 }
