@@ -16,15 +16,15 @@ public enum Scrypt {
         guard (1...30).contains(logN), r >= 1, p >= 1, r <= Int(UInt32.max), p <= Int(UInt32.max), outputByteCount > 0 else {
             throw CryptoError(.invalidLength, "scrypt parameters out of range (logN 1...30, r and p at least 1)")
         }
-        var out = [UInt8](repeating: 0, count: outputByteCount)
-        let rc = passphrase.withUnsafeBufferPointer { pass in
-            salt.withUnsafeBufferPointer { s in
-                out.withUnsafeMutableBufferPointer { o in
-                    mw_scrypt(pass.baseAddress, pass.count, s.baseAddress, s.count, UInt32(logN), UInt32(r), UInt32(p), o.baseAddress, o.count)
+        // Derived straight into the key's wiped buffer.
+        return try SymmetricKey(byteCount: outputByteCount) { (o) throws(CryptoError) in
+            let rc = passphrase.withUnsafeBufferPointer { pass in
+                salt.withUnsafeBufferPointer { s in
+                    mw_scrypt(pass.baseAddress, pass.count, s.baseAddress, s.count, UInt32(logN), UInt32(r), UInt32(p),
+                              o.baseAddress?.assumingMemoryBound(to: UInt8.self), o.count)
                 }
             }
+            guard rc == 1 else { throw CryptoError(.internalFailure, "scrypt derivation failed (out of memory?)") }
         }
-        guard rc == 1 else { throw CryptoError(.internalFailure, "scrypt derivation failed (out of memory?)") }
-        return SymmetricKey(consuming: &out)
     }
 }
