@@ -284,7 +284,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailwake-device",
-            dependencies: ["MailwakeDeviceKit", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeAppStore", "MailwakeDeviceKit", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/DeviceSimulator",
             swiftSettings: strict
         ),

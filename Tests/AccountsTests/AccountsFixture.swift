@@ -24,6 +24,8 @@ final class AccountsFixture: Sendable {
     let origin: String
     let testClock: TestClock
     let logs: MemoryLogSink
+    /// The latest session each device registration answered, sent as `Mailwake-Session` by `send`.
+    let sessions = Mutex<[String: String]>([:])
 
     private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>, client: HTTPClient, origin: String, logs: MemoryLogSink, clock: TestClock) {
         testClock = clock
@@ -36,17 +38,18 @@ final class AccountsFixture: Sendable {
     }
 
     static func start(trialDays: Int = 0, productIDs: Set<String> = ["net.mailwake.push.monthly"],
-                      appStore: AppStoreJWSVerifier.Configuration? = nil) async throws -> AccountsFixture {
+                      appStore: AppStoreJWSVerifier.Configuration? = nil, purchaseDeviceLimit: Int = 5) async throws -> AccountsFixture {
         let pg = try await PostgresTestServer.shared()
         let name = "accounts_\(UInt64.random(in: 0..<UInt64.max))"
         let admin = PostgresClient(configuration: try .init(url: pg.url), logger: .disabled)
         try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
         await admin.close()
         let origin = "https://accounts.test"
-        let configuration = AccountsConfiguration(
+        var configuration = AccountsConfiguration(
             listenHost: "127.0.0.1", listenPort: 0, adminHost: "127.0.0.1", adminPort: 0, publicOrigin: origin,
             databaseURL: pg.url(database: name), allowPlainHTTP: true, serviceTokens: [serviceToken], operatorToken: operatorToken,
             pushProductIDs: productIDs, trialSeconds: Int64(trialDays) * 86400, appStore: appStore)
+        configuration.purchaseDeviceLimit = purchaseDeviceLimit
         let logs = MemoryLogSink()
         let logger = Logger(service: "accounts", level: .debug, sink: logs)
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)
@@ -73,11 +76,16 @@ final class AccountsFixture: Sendable {
     var clock: Int64 { testClock.read() }
     func advance(_ seconds: Int64) { testClock.advance(seconds) }
 
-    /// Sends a request; `signer` signs it as PROTOCOL §8 for this service's origin.
+    /// Sends a request; `signer` signs it as PROTOCOL §8 for this service's origin and, unless
+    /// `withoutSession` or `headers` names one, sends the signer's registered session.
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, signer: P256.Signing.PrivateKey? = nil,
-              bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil) async throws -> HTTPClient.Response {
+              bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
         let body = json.map { Array($0.utf8) } ?? []
         var headers = extra
+        if let signer, !withoutSession, extra["Mailwake-Session"] == nil,
+           let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
+            headers.add("Mailwake-Session", session)
+        }
         if json != nil { headers.add("Content-Type", "application/json") }
         if let signer {
             let header = try RequestSigner(key: signer).sign(method: method.rawValue, origin: origin, pathAndQuery: path, body: body, timestamp: signedAt ?? clock)
@@ -102,14 +110,24 @@ final class AccountsFixture: Sendable {
             Device(signing: try .init(), agreement: try .init(), apnsToken: Hex.encode(try SecureRandom.bytes(32)))
         }
 
-        func registrationJSON(environment: String = "sandbox") -> String {
-            #"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","bundle_id":"net.mailwake.app","app_version":"1.0 (42)"}"#
+        func registrationJSON(environment: String = "sandbox", recoveryCode: String? = nil) -> String {
+            let recovery = recoveryCode.map { #","recovery_code":"\#($0)""# } ?? ""
+            return #"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","bundle_id":"net.mailwake.app","app_version":"1.0 (42)"\#(recovery)}"#
         }
     }
 
-    func register(_ device: Device) async throws -> HTTPClient.Response {
-        try await send(.post, "/v1/devices", json: device.registrationJSON(), signer: device.signing)
+    /// Registers (or refreshes) `device` and remembers the session it answers.
+    func register(_ device: Device, recoveryCode: String? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
+        let response = try await send(.post, "/v1/devices", json: device.registrationJSON(recoveryCode: recoveryCode), signer: device.signing,
+                                      withoutSession: withoutSession)
+        if response.status == .created || response.status == .ok, let session = try json(response)["session_id"] as? String {
+            sessions.withLock { $0[device.id] = session }
+        }
+        return response
     }
+
+    /// The session `send` uses for `device`.
+    func session(of device: Device) -> String? { sessions.withLock { $0[device.id] } }
 }
 
 /// The time the service under test sees; tests move it forward.

@@ -12,6 +12,7 @@ public struct SimulatedDevice: Sendable {
     public let agreement: P256.KeyAgreement.PrivateKey
     public let apnsToken: String
     public let pushToStartToken: String
+    private let accountsSession = AccountsSessionBox()
     public var id: String { KeyIdentity.id(of: signing.publicKey) }
 
     public init() throws {
@@ -26,9 +27,11 @@ public struct SimulatedDevice: Sendable {
         let body = Array(#"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","push_to_start_token":"\#(pushToStartToken)","bundle_id":"\#(RelayInstance.bundleID)","app_version":"1.0 (42)"}"#.utf8)
         let header = try RequestSigner(key: signing).sign(method: "POST", origin: AccountsInstance.origin, pathAndQuery: "/v1/devices", body: body,
                                                           timestamp: Int64(Date().timeIntervalSince1970))
-        let response = try await client.execute(.init(method: .post, url: accounts.url + "/v1/devices",
-                                                      headers: ["Content-Type": "application/json", SignatureHeader.name: header.value], body: body))
+        var headers: HTTPHeaders = ["Content-Type": "application/json", SignatureHeader.name: header.value]
+        if let session = accountsSession.session { headers.add("Mailwake-Session", session) }
+        let response = try await client.execute(.init(method: .post, url: accounts.url + "/v1/devices", headers: headers, body: body))
         guard response.status == .created || response.status == .ok else { throw TestHarnessError("device registration answered \(response.status.code): \(response.text)") }
+        accountsSession.session = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["session_id"] as? String
     }
 
     /// Tells accounts the push-to-start token and one activity's update token.
@@ -38,7 +41,8 @@ public struct SimulatedDevice: Sendable {
         let header = try RequestSigner(key: signing).sign(method: "POST", origin: AccountsInstance.origin, pathAndQuery: path, body: body,
                                                           timestamp: Int64(Date().timeIntervalSince1970))
         let response = try await client.execute(.init(method: .post, url: accounts.url + path,
-                                                      headers: ["Content-Type": "application/json", SignatureHeader.name: header.value], body: body))
+                                                      headers: ["Content-Type": "application/json", SignatureHeader.name: header.value,
+                                                                "Mailwake-Session": accountsSession.session ?? ""], body: body))
         guard response.status == .noContent else { throw TestHarnessError("activity token answered \(response.status.code)") }
     }
 

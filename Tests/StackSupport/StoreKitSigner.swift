@@ -22,18 +22,25 @@ public struct StoreKitSigner: Sendable {
         try TestJWS.compact(x5c: chain.x5c(), payload: payload) { try key.signature(for: $0).rawRepresentation }
     }
 
+    /// A signed transaction; `appAccountToken` is what the App set at purchase (`AppAccountToken.of(deviceID:)`), none for older Apps.
     public func transaction(original: String, product: String = "net.mailwake.push.monthly", expires: Date, signed: Date = Date(),
-                     revoked: Date? = nil) throws -> String {
+                            revoked: Date? = nil, appAccountToken: UUID? = nil) throws -> String {
         var payload: [String: any Sendable] = [
             "transactionId": original + "1", "originalTransactionId": original, "bundleId": Self.bundleID, "productId": product,
             "purchaseDate": TestJWS.milliseconds(signed) - 1000, "expiresDate": TestJWS.milliseconds(expires), "type": "Auto-Renewable Subscription",
             "inAppOwnershipType": "PURCHASED", "signedDate": TestJWS.milliseconds(signed), "environment": "Sandbox",
         ]
+        if let appAccountToken { payload["appAccountToken"] = appAccountToken.uuidString.lowercased() }
         if let revoked {
             payload["revocationDate"] = TestJWS.milliseconds(revoked)
             payload["revocationReason"] = 0
         }
         return try jws(payload)
+    }
+
+    /// A transaction the App on `deviceID` bought: its `appAccountToken` is that device's.
+    public func transaction(original: String, boughtBy deviceID: String, expires: Date, signed: Date = Date()) throws -> String {
+        try transaction(original: original, expires: expires, signed: signed, appAccountToken: AppAccountToken.of(deviceID: deviceID))
     }
 
     public func notification(type: String, uuid: String = UUID().uuidString.lowercased(), transaction: String?, signed: Date = Date()) throws -> String {

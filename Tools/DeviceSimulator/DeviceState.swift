@@ -35,6 +35,8 @@ struct DeviceState: Codable {
     var seenEventIDs: [String] = []
     /// Absent in files written before management invitations existed.
     var outposts: [Outpost]? = nil
+    /// The session accounts answered the last registration (`Mailwake-Session` on later calls); absent before `register`.
+    var accountsSession: String? = nil
 
     static func path(_ dir: String) -> String { dir + "/device.json" }
 

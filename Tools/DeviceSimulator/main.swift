@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeAppStore
 import MailwakeCore
 import MailwakeCrypto
 import MailwakeDeviceKit
@@ -24,10 +25,12 @@ func client(_ args: ParsedArguments, http2: Bool = false) throws -> HTTPClient {
 }
 
 /// A request signed by the device (PROTOCOL.md §8) for `origin`, sent to `base`.
-func signed(_ http: HTTPClient, _ state: DeviceState, _ method: HTTPMethod, base: String, origin: String, path: String, body: [UInt8]?) async throws -> HTTPClient.Response {
+func signed(_ http: HTTPClient, _ state: DeviceState, _ method: HTTPMethod, base: String, origin: String, path: String, body: [UInt8]?,
+            session: String? = nil) async throws -> HTTPClient.Response {
     let header = try RequestSigner(key: try state.signing).sign(method: method.rawValue, origin: origin, pathAndQuery: path, body: body ?? [],
                                                                 timestamp: Int64(Date().timeIntervalSince1970))
     var headers: HTTPHeaders = [SignatureHeader.name: header.value]
+    if let session { headers.add("Mailwake-Session", session) }
     if body != nil { headers.add("Content-Type", "application/json") }
     return try await http.execute(.init(method: method, url: base + path, headers: headers, body: body))
 }
@@ -50,12 +53,12 @@ func consentToPairing(_ link: PairingLink, _ state: inout DeviceState, _ args: P
     state.pairings.append(.init(pairingID: link.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: link.relay))
 }
 
-/// A signed POST to accounts (`--accounts`, `--origin`, `--ca-file`); throws unless it answers 2xx.
+/// A signed POST to accounts (`--accounts`, `--origin`, `--ca-file`) in the device's session; throws unless it answers 2xx.
 func postToAccounts(_ args: ParsedArguments, _ state: DeviceState, path: String, body: [UInt8]) async throws -> HTTPClient.Response {
     let base = try args.required("accounts")
     let http = try client(args)
     defer { http.shutdown() }
-    let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: path, body: body)
+    let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: path, body: body, session: state.accountsSession)
     guard (200..<300).contains(Int(r.status.code)) else { throw DeviceError("accounts answered \(r.status.code): \(r.text)") }
     return r
 }
@@ -81,10 +84,20 @@ let tool = CommandLineTool(
             dirOption, caOption,
             accountsOption, accountsOriginOption,
         ])) { args in
-            let state = try DeviceState.load(try args.required("dir"))
+            let dir = try args.required("dir")
+            var state = try DeviceState.load(dir)
             let body = Array(#"{"signing_key":"\#(Base64URL.encode(try state.signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(try state.agreement.publicKey.x963Representation))","apns_token":"\#(state.apnsToken)","apns_environment":"\#(state.environment)","push_to_start_token":"\#(state.pushToStartToken)","bundle_id":"net.mailwake.app","app_version":"simulator"}"#.utf8)
-            _ = try await postToAccounts(args, state, path: "/v1/devices", body: body)
+            let r = try await postToAccounts(args, state, path: "/v1/devices", body: body)
+            state.accountsSession = (try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])?["session_id"] as? String
+            try state.save(dir)
             say("registered \(try state.deviceID) at \(try args.required("accounts"))")
+            return .success
+        },
+        .init(CommandSpec("app-account-token", summary: "Print the appAccountToken the App sets on its StoreKit purchases (docs/app-store.md).", options: [
+            dirOption,
+        ])) { args in
+            let state = try DeviceState.load(try args.required("dir"))
+            say(AppAccountToken.of(deviceID: try state.deviceID).uuidString.lowercased())
             return .success
         },
         .init(CommandSpec("purchase", summary: "Send a StoreKit signed transaction to accounts.", options: [

@@ -44,19 +44,34 @@ public final class AccountsApp: Sendable {
         try await PostgresMigrator(AccountsMigrations.all, logger: logger).migrate(database)
     }
 
-    /// The public router: device, outpost, internal and operator APIs.
+    /// Every route: device, outpost, purchase, internal and operator APIs.
     public func router() -> Router {
+        var router = publicRouter()
+        addInternalRoutes(to: &router)
+        addOperatorRoutes(to: &router)
+        return router
+    }
+
+    /// The device, outpost and purchase APIs (the public listener's when `INTERNAL_LISTEN` is set).
+    public func publicRouter() -> Router {
         var router = Router()
         router.add(middleware: DatabaseUnavailableMiddleware())
         addDeviceRoutes(to: &router)
         addOutpostRoutes(to: &router)
-        addInternalRoutes(to: &router)
-        addOperatorRoutes(to: &router)
         addPurchaseRoutes(to: &router)
         return router
     }
 
-    /// The public and admin listeners, ready for a `ServiceGroup`.
+    /// The internal and operator APIs (the internal listener's when `INTERNAL_LISTEN` is set).
+    public func internalRouter() -> Router {
+        var router = Router()
+        router.add(middleware: DatabaseUnavailableMiddleware())
+        addInternalRoutes(to: &router)
+        addOperatorRoutes(to: &router)
+        return router
+    }
+
+    /// The public and admin listeners, and the internal one when `INTERNAL_LISTEN` is set, ready for a `ServiceGroup`.
     public func servers() -> [HTTPServer] {
         var publicListener = HTTPServer.Configuration()
         publicListener.name = "public"
@@ -72,9 +87,19 @@ public final class AccountsApp: Sendable {
         let admin = AdminRoutes.router(metrics: metrics, checks: ["postgres": {
             (try? await database.query("SELECT 1")) != nil
         }])
+        guard let internalAddress = configuration.internalListen else {
+            return [
+                HTTPServer(configuration: publicListener, router: router(), logger: logger, metrics: metrics),
+                HTTPServer(configuration: adminListener, router: admin, logger: logger, metrics: metrics),
+            ]
+        }
+        // Plain HTTP on loopback, the service's certificate elsewhere (checked at start), as the admin listener.
+        var internalListener = AdminListener.configuration(internalAddress, tls: configuration.tls, metricsPrefix: "mailwake_accounts")
+        internalListener.name = "internal"
         return [
-            HTTPServer(configuration: publicListener, router: router(), logger: logger, metrics: metrics),
+            HTTPServer(configuration: publicListener, router: publicRouter(), logger: logger, metrics: metrics),
             HTTPServer(configuration: adminListener, router: admin, logger: logger, metrics: metrics),
+            HTTPServer(configuration: internalListener, router: internalRouter(), logger: logger, metrics: metrics),
         ]
     }
 }

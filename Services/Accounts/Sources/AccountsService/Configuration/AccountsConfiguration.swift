@@ -10,6 +10,8 @@ public struct AccountsConfiguration: Sendable {
     public var listenHost: String
     public var listenPort: UInt16
     public var adminHost: String
+    /// A listener of its own for `/internal/*` and `/operator/*`; nil serves them on the public listener.
+    public var internalListen: ListenAddress?
     public var adminPort: UInt16
     public var publicOrigin: String
     public var databaseURL: String
@@ -23,6 +25,8 @@ public struct AccountsConfiguration: Sendable {
     public var serviceTokens: [String]
     public var operatorToken: String
     public var pushProductIDs: Set<String>
+    /// Devices one App Store purchase (one `originalTransactionId`) may entitle.
+    public var purchaseDeviceLimit: Int = 5
     public var trialSeconds: Int64
     public var diagnosticsRetentionSeconds: Int64
     public var logLevel: LogLevel
@@ -55,6 +59,8 @@ public struct AccountsConfiguration: Sendable {
     public init(_ c: ServiceConfiguration) throws(ConfigurationError) {
         let listen = try ListenAddress.parse(c[AccountsSettings.listen], key: c.prefix + AccountsSettings.listen.name)
         let admin = try ListenAddress.parse(c[AccountsSettings.adminListen], key: c.prefix + AccountsSettings.adminListen.name)
+        let internalText = c[AccountsSettings.internalListen]
+        let internalAddress = internalText.isEmpty ? nil : try ListenAddress.parse(internalText, key: c.prefix + AccountsSettings.internalListen.name)
         self.init(listenHost: listen.host, listenPort: listen.port, adminHost: admin.host, adminPort: admin.port,
                   publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[AccountsSettings.databaseURL],
                   tlsCertificate: c[AccountsSettings.tlsCertificate], tlsKey: c[AccountsSettings.tlsKey],
@@ -63,9 +69,12 @@ public struct AccountsConfiguration: Sendable {
                   trialSeconds: Int64(c[AccountsSettings.trialDays]) * 86400,
                   diagnosticsRetentionSeconds: Int64(c[AccountsSettings.diagnosticsRetentionDays]) * 86400,
                   logLevel: c[AccountsSettings.logLevel])
-        guard (try? PostgresClient.Configuration(url: databaseURL)) != nil else {
+        guard let database = try? PostgresClient.Configuration(url: databaseURL) else {
             throw ConfigurationError(key: c.prefix + AccountsSettings.databaseURL.name, reason: "is not a valid postgres:// URL")
         }
+        try PostgresTransportPolicy.check(database, in: c, urlSetting: AccountsSettings.databaseURL)
+        internalListen = internalAddress
+        purchaseDeviceLimit = c[AccountsSettings.purchaseDeviceLimit]
         let bundleID = c[AccountsSettings.appStoreBundleID]
         if !bundleID.isEmpty {
             let environmentName = c[AccountsSettings.appStoreEnvironment]
@@ -98,6 +107,13 @@ public struct AccountsConfiguration: Sendable {
         databaseStartTimeout = c[AccountsSettings.databaseStartTimeout]
         perIPConnectionLimit = c[AccountsSettings.perIPConnectionLimit]
         try AdminListener.check(admin, hasTLS: tlsCertificate != nil, in: c, setting: AccountsSettings.adminListen)
+        if let internalAddress, tlsCertificate == nil, !HTTPServer.Configuration.isLoopback(internalAddress.host) {
+            throw ConfigurationError(
+                key: c.prefix + AccountsSettings.internalListen.name,
+                reason: "is not a loopback address, so the internal listener serves HTTPS, but \(c.prefix)TLS_CERT and \(c.prefix)TLS_KEY are not set "
+                    + "(set them, or listen on 127.0.0.1 or [::1] for plain HTTP)",
+                source: c.source(of: AccountsSettings.internalListen), shownValue: internalAddress.description)
+        }
     }
 
     /// The TLS files of both listeners, when set.

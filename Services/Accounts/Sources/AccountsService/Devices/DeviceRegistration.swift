@@ -9,6 +9,8 @@ struct DeviceRegistration: Decodable, Sendable {
     var bundleID: String
     var appVersion: String
     var pushToStartToken: String?
+    /// The App's recovery step for a deleted device: the code `DELETE /v1/devices/{id}` answered.
+    var recoveryCode: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case signingKey = "signing_key"
@@ -18,6 +20,7 @@ struct DeviceRegistration: Decodable, Sendable {
         case bundleID = "bundle_id"
         case appVersion = "app_version"
         case pushToStartToken = "push_to_start_token"
+        case recoveryCode = "recovery_code"
     }
 
     init(from decoder: any Decoder) throws {
@@ -30,6 +33,10 @@ struct DeviceRegistration: Decodable, Sendable {
         bundleID = try DeviceFields.bundleID(c.decode(String.self, forKey: .bundleID))
         appVersion = try DeviceFields.short(c.decode(String.self, forKey: .appVersion), field: "app_version")
         pushToStartToken = try c.decodeIfPresent(String.self, forKey: .pushToStartToken).map { try DeviceFields.apnsToken($0, field: "push_to_start_token") }
+        recoveryCode = try c.decodeIfPresent(String.self, forKey: .recoveryCode).map { code in
+            guard (1...128).contains(code.utf8.count) else { throw ProtocolError(.malformed, "recovery_code must be 1–128 characters") }
+            return code
+        }
     }
 }
 

@@ -40,6 +40,18 @@ extension AccountsApp {
                 return .empty(.noContent)
             }
         }
+        addOperatorPurchaseRoutes(to: &router)
+    }
+
+    func addOperatorPurchaseRoutes(to router: inout Router) {
+        router.get("/operator/v1/purchases/{original_transaction_id}") { [self] request, context in
+            try checkOperator(request)
+            let original = try context.parameter("original_transaction_id")
+            guard let purchase = try await PurchaseSharing.load([original], from: database, limit: configuration.purchaseDeviceLimit).first else {
+                throw HTTPError(.notFound, code: "purchase-not-found", detail: "no such originalTransactionId")
+            }
+            return try .json(purchase)
+        }
     }
 
     func checkOperator(_ request: HTTPRequest) throws {

@@ -26,16 +26,43 @@ extension AccountsApp {
             let verifier = try appStoreVerifier()
             let submission = try request.decodeJSON(PurchaseSubmission.self)
             let transaction = try verifier.verifyTransaction(submission.signedTransaction)
+            // Bought by the App on another device: that device's purchase, not this one's (docs/app-store.md).
+            if let token = transaction.appAccountToken, token != AppAccountToken.of(deviceID: device.deviceID) {
+                throw HTTPError(.forbidden, code: "app-account-token-mismatch",
+                                detail: "this transaction's appAccountToken belongs to another device: it was bought there, and nothing was linked here")
+            }
             let now = clock()
+            let limit = configuration.purchaseDeviceLimit
             try await database.withTransaction { tx in
                 try await store(transaction, in: tx, now: now)
+                // One link decision at a time per purchase: the row lock serializes devices racing for the last place.
+                try await tx.execute("SELECT 1 FROM app_store_transactions WHERE original_transaction_id = \(transaction.originalTransactionId) FOR UPDATE")
+                let linked = try await tx.query("""
+                    SELECT 1 FROM purchase_links WHERE original_transaction_id = \(transaction.originalTransactionId) AND device_id = \(device.deviceID)
+                    """)
+                guard linked.count == 0 else { return }
+                let others = try await tx.query("""
+                    SELECT count(*)::bigint FROM purchase_links l JOIN devices d USING (device_id)
+                    WHERE l.original_transaction_id = \(transaction.originalTransactionId) AND d.deleted_at IS NULL
+                    """).single().decode(Int64.self, at: 0)
+                guard others < Int64(limit) else {
+                    throw HTTPError(.conflict, code: "purchase-device-limit",
+                                    detail: "this purchase entitles \(limit) devices already, the most this service allows; delete one of them to free its place")
+                }
                 try await tx.execute("""
                     INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES (\(transaction.originalTransactionId), \(device.deviceID), \(now))
-                    ON CONFLICT DO NOTHING
                     """)
             }
             context.logger.info("purchase linked", ["device_id": .string(device.deviceID), "product_id": .string(transaction.productId)])
             return try .json(try await entitlement(of: device))
+        }
+        router.get("/v1/devices/{id}/purchases") { [self] request, context in
+            let device = try await authenticateDevice(request, context)
+            let originals = try await database.query("""
+                SELECT original_transaction_id FROM purchase_links WHERE device_id = \(device.deviceID)
+                """).map { try $0.decode(String.self, at: 0) }
+            let purchases = try await PurchaseSharing.load(originals, from: database, limit: configuration.purchaseDeviceLimit)
+            return try .json(DevicePurchases(deviceID: device.deviceID, purchases: purchases))
         }
         router.post("/v1/app-store/notifications") { [self] request, context in
             let verifier = try appStoreVerifier()

@@ -82,5 +82,9 @@ enum AccountsMigrations {
             CREATE INDEX delivery_diagnostics_device ON delivery_diagnostics (device_id, occurred_at DESC);
             CREATE INDEX delivery_diagnostics_recorded ON delivery_diagnostics (recorded_at);
             """ + "\n" + PostgresNonceStore.migrationSQL),
+        PostgresMigration(version: 2, name: "device recovery after deletion, devices per purchase", sql: """
+            ALTER TABLE devices ADD COLUMN recovery_digest bytea;
+            CREATE INDEX purchase_links_original ON purchase_links (original_transaction_id);
+            """),
     ]
 }

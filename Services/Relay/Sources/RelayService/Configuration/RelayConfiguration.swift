@@ -147,9 +147,10 @@ public struct RelayConfiguration: Sendable {
             maxEnvelopeAge: c[RelaySettings.maxEnvelopeAge].components.seconds, rateLimit: c[RelaySettings.rateLimit], rateBurst: c[RelaySettings.rateBurst],
             retention: c[RelaySettings.retention].components.seconds, lease: c[RelaySettings.leaseDuration].components.seconds,
             instanceName: c[RelaySettings.instanceName], logLevel: c[RelaySettings.logLevel])
-        guard (try? PostgresClient.Configuration(url: databaseURL)) != nil else {
+        guard let database = try? PostgresClient.Configuration(url: databaseURL) else {
             throw ConfigurationError(key: key(RelaySettings.databaseURL.name), reason: "is not a valid postgres:// URL")
         }
+        try PostgresTransportPolicy.check(database, in: c, urlSetting: RelaySettings.databaseURL)
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: key(RelaySettings.tlsKey.name), reason: "TLS_CERT and TLS_KEY must be given together")
         }

@@ -1,4 +1,5 @@
 public import MailwakeCore
+import MailwakePostgres
 
 /// Every setting of `mailwake-relay` (`MAILWAKE_RELAY_*`), with its default and meaning.
 public enum RelaySettings {
@@ -6,6 +7,7 @@ public enum RelaySettings {
     public static let adminListen = ConfigurationSetting<String>.string("ADMIN_LISTEN", default: "127.0.0.1:9444", help: "Address and port of the admin listener (/metrics, /healthz, /readyz, /admin): plain HTTP on loopback, HTTPS with TLS_CERT/TLS_KEY on any other address.")
     public static let publicOrigin = ConfigurationSetting<ConfigURL>.origin("PUBLIC_ORIGIN", help: "This relay's public origin: the envelope `aud` and the origin requests are signed for (PROTOCOL §5, §8).")
     public static let databaseURL = ConfigurationSetting<String>.string("DATABASE_URL", secret: true, help: "PostgreSQL connection URL, postgres://user:password@host:port/database?sslmode=verify-full (secret).")
+    public static let databaseAllowUnverifiedTLS = PostgresTransportPolicy.setting
     public static let databaseStartTimeout = ConfigurationSetting<Duration>.duration("DATABASE_START_TIMEOUT", default: .seconds(120), range: 0...3600, help: "How long the service retries connecting to PostgreSQL at start (0.5 s, doubling to 10 s) before it gives up and exits 1; 0 tries once.")
     public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT", help: "PEM certificate chain of the public listener (and of the admin listener off loopback).").optional()
     public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of TLS_CERT.").optional()
@@ -39,7 +41,7 @@ public enum RelaySettings {
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "relay", settings: [
-        listen, adminListen, publicOrigin, databaseURL, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP,
+        listen, adminListen, publicOrigin, databaseURL, databaseAllowUnverifiedTLS, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP,
         perIPConnectionLimit, accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight, apnsTokenRefresh,
         operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, pairingRateOutpost, pairingRateAddress, leaseDuration, instanceName, logLevel,

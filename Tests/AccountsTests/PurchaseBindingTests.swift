@@ -1,0 +1,108 @@
+import AccountsService
+import Foundation
+import MailwakeCrypto
+import MailwakeHTTPClient
+import StackSupport
+import TestSupport
+import Testing
+
+/// One purchase, bound to the device that bought it and shared by at most the limit of devices (issue 16 §2).
+@Suite("Accounts: purchases bound to devices", .serialized, .awaitedCleanup)
+struct PurchaseBindingTests {
+    static func store(limit: Int = 5) async throws -> (StoreKitSigner, AccountsFixture) {
+        let signer = try await Blocking.run { try StoreKitSigner.make() }
+        AwaitedCleanup.register { signer.chain.remove() }
+        return (signer, try await AccountsFixture.start(appStore: signer.configuration, purchaseDeviceLimit: limit))
+    }
+
+    static func device(_ f: AccountsFixture) async throws -> AccountsFixture.Device {
+        let device = try AccountsFixture.Device.make()
+        #expect(try await f.register(device).status == .created)
+        return device
+    }
+
+    static func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
+        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
+    }
+
+    static func links(_ f: AccountsFixture, _ original: String) async throws -> Int64 {
+        try await f.app.database.query("SELECT count(*)::bigint FROM purchase_links WHERE original_transaction_id = \(original)").single().decode(Int64.self, at: 0)
+    }
+
+    /// The derivation written out again, independently of `AppAccountToken`.
+    static func token(of deviceID: String) -> UUID {
+        let label = Array("mailwake/app-account-token/v1".utf8)
+        var bytes = Array(SHA256.hash([0, 0, 0, UInt8(label.count)] + label + Array(deviceID.utf8)).bytes.prefix(16))
+        bytes[6] = bytes[6] & 0x0F | 0x80
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    @Test func aTransactionBoughtOnAnotherDeviceIsRefusedAndLinksNothing() async throws {
+        let (signer, f) = try await Self.store()
+        let buyer = try await Self.device(f), other = try await Self.device(f)
+        let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
+        let bought = try signer.transaction(original: "4000000001", expires: expires, appAccountToken: Self.token(of: buyer.id))
+
+        let refused = try await PurchaseTests.purchase(f, other, bought)
+        #expect(refused.status == .forbidden)
+        #expect(refused.text.contains("urn:mailwake:problem:app-account-token-mismatch"))
+        #expect(try await Self.entitled(f, other) == false)
+        #expect(try await Self.links(f, "4000000001") == 0, "nothing linked")
+
+        let accepted = try await PurchaseTests.purchase(f, buyer, bought)
+        #expect(accepted.status == .ok)
+        #expect(try await Self.entitled(f, buyer) == true)
+        #expect(try await Self.links(f, "4000000001") == 1)
+        #expect(try await PurchaseTests.purchase(f, other, bought).status == .forbidden, "still refused once the buyer linked it")
+    }
+
+    @Test func onePurchaseEntitlesAtMostTheLimitOfDevices() async throws {
+        let (signer, f) = try await Self.store(limit: 2)
+        let a = try await Self.device(f), b = try await Self.device(f), c = try await Self.device(f)
+        // An older App sets no appAccountToken: the transaction counts against the same limit.
+        let shared = try signer.transaction(original: "4000000002", expires: Date(timeIntervalSince1970: Double(f.clock + 30 * 86400)))
+        #expect(try await PurchaseTests.purchase(f, a, shared).status == .ok)
+        #expect(try await PurchaseTests.purchase(f, b, shared).status == .ok)
+        let third = try await PurchaseTests.purchase(f, c, shared)
+        #expect(third.status == .conflict)
+        #expect(third.text.contains("urn:mailwake:problem:purchase-device-limit"))
+        #expect(try await Self.entitled(f, c) == false)
+        #expect(try await PurchaseTests.purchase(f, a, shared).status == .ok, "a linked device posting again is not a new device")
+        #expect(try await Self.links(f, "4000000002") == 2)
+
+        // Deleting a device frees its place.
+        #expect(try await f.send(.delete, "/v1/devices/\(b.id)", signer: b.signing).status == .ok)
+        #expect(try await PurchaseTests.purchase(f, c, shared).status == .ok)
+        #expect(try await Self.entitled(f, c) == true)
+    }
+
+    @Test func theDeviceAndTheOperatorSeeWhichDevicesShareAPurchase() async throws {
+        let (signer, f) = try await Self.store(limit: 3)
+        let a = try await Self.device(f), b = try await Self.device(f), loner = try await Self.device(f)
+        let expires = f.clock + 30 * 86400
+        let shared = try signer.transaction(original: "4000000003", expires: Date(timeIntervalSince1970: Double(expires)))
+        #expect(try await PurchaseTests.purchase(f, a, shared).status == .ok)
+        f.advance(5)
+        #expect(try await PurchaseTests.purchase(f, b, shared).status == .ok)
+
+        let view = try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: b.signing)
+        #expect(view.status == .ok)
+        let body = try f.json(view)
+        #expect(body["device_id"] as? String == b.id)
+        let purchase = try #require((body["purchases"] as? [[String: Any]])?.first)
+        #expect(purchase["original_transaction_id"] as? String == "4000000003")
+        #expect(purchase["device_limit"] as? Int == 3)
+        #expect(purchase["expires_at"] as? Int64 == expires)
+        #expect((purchase["devices"] as? [[String: Any]])?.compactMap { $0["device_id"] as? String } == [a.id, b.id])
+        let none = try f.json(try await f.send(.get, "/v1/devices/\(loner.id)/purchases", signer: loner.signing))
+        #expect((none["purchases"] as? [Any])?.isEmpty == true)
+        #expect(try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: loner.signing).status == .forbidden, "only a device's own view")
+
+        let operatorView = try await f.send(.get, "/operator/v1/purchases/4000000003", bearer: AccountsFixture.operatorToken)
+        #expect(operatorView.status == .ok)
+        #expect((try f.json(operatorView)["devices"] as? [[String: Any]])?.compactMap { $0["device_id"] as? String } == [a.id, b.id])
+        #expect(try await f.send(.get, "/operator/v1/purchases/4000000003").status == .unauthorized)
+        #expect(try await f.send(.get, "/operator/v1/purchases/4999999999", bearer: AccountsFixture.operatorToken).status == .notFound)
+    }
+}
