@@ -2,6 +2,7 @@ import AccountsService
 import Foundation
 import MailwakeCrypto
 import MailwakeHTTPClient
+import MailwakeHTTPTypes
 import StackSupport
 import TestSupport
 import Testing
@@ -75,6 +76,20 @@ struct PurchaseBindingTests {
         #expect(try await f.send(.delete, "/v1/devices/\(b.id)", signer: b.signing).status == .ok)
         #expect(try await PurchaseTests.purchase(f, c, shared).status == .ok)
         #expect(try await Self.entitled(f, c) == true)
+    }
+
+    @Test func devicesRacingForTheLastPlaceDoNotPassTheLimitTogether() async throws {
+        let (signer, f) = try await Self.store(limit: 2)
+        var devices: [AccountsFixture.Device] = []
+        for _ in 0..<6 { devices.append(try await Self.device(f)) }
+        let shared = try signer.transaction(original: "4000000004", expires: Date(timeIntervalSince1970: Double(f.clock + 30 * 86400)))
+        let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+            for device in devices { group.addTask { try await PurchaseTests.purchase(f, device, shared).status } }
+            return try await group.reduce(into: [HTTPStatus]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == .ok }.count == 2)
+        #expect(statuses.filter { $0 == .conflict }.count == 4)
+        #expect(try await Self.links(f, "4000000004") == 2)
     }
 
     @Test func theDeviceAndTheOperatorSeeWhichDevicesShareAPurchase() async throws {
