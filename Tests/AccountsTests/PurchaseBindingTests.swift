@@ -55,7 +55,22 @@ struct PurchaseBindingTests {
         #expect(accepted.status == .ok)
         #expect(try await Self.entitled(f, buyer) == true)
         #expect(try await Self.links(f, "4000000001") == 1)
-        #expect(try await PurchaseTests.purchase(f, other, bought).status == .forbidden, "still refused once the buyer linked it")
+        let shared = try await PurchaseTests.purchase(f, other, bought)
+        #expect(shared.status == .ok, "once the buyer linked it, the purchase is shared (Family Sharing, the same Apple ID): \(shared.text)")
+        #expect(try await Self.links(f, "4000000001") == 2)
+    }
+
+    @Test func aPurchaseSharedFromItsBuyerCountsAgainstTheLimit() async throws {
+        let (signer, f) = try await Self.store(limit: 2)
+        let buyer = try await Self.device(f), second = try await Self.device(f), third = try await Self.device(f)
+        let bought = try signer.transaction(original: "4000000009", expires: Date(timeIntervalSince1970: Double(f.clock + 30 * 86400)),
+                                            appAccountToken: Self.token(of: buyer.id))
+        #expect(try await PurchaseTests.purchase(f, buyer, bought).status == .ok)
+        #expect(try await PurchaseTests.purchase(f, second, bought).status == .ok)
+        let over = try await PurchaseTests.purchase(f, third, bought)
+        #expect(over.status == .conflict)
+        #expect(over.text.contains("urn:mailwake:problem:purchase-device-limit"))
+        #expect(try await Self.entitled(f, third) == false)
     }
 
     @Test func onePurchaseEntitlesAtMostTheLimitOfDevices() async throws {

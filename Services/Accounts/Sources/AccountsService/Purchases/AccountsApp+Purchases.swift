@@ -26,11 +26,7 @@ extension AccountsApp {
             let verifier = try appStoreVerifier()
             let submission = try request.decodeJSON(PurchaseSubmission.self)
             let transaction = try verifier.verifyTransaction(submission.signedTransaction)
-            // Bought by the App on another device: that device's purchase, not this one's (docs/app-store.md).
-            if let token = transaction.appAccountToken, token != AppAccountToken.of(deviceID: device.deviceID) {
-                throw HTTPError(.forbidden, code: "app-account-token-mismatch",
-                                detail: "this transaction's appAccountToken belongs to another device: it was bought there, and nothing was linked here")
-            }
+            let boughtElsewhere = transaction.appAccountToken.map { $0 != AppAccountToken.of(deviceID: device.deviceID) } ?? false
             let now = clock()
             let limit = configuration.purchaseDeviceLimit
             try await database.withTransaction { tx in
@@ -41,6 +37,18 @@ extension AccountsApp {
                     SELECT 1 FROM purchase_links WHERE original_transaction_id = \(transaction.originalTransactionId) AND device_id = \(device.deviceID)
                     """)
                 guard linked.count == 0 else { return }
+                // Bought by the App on another device (docs/app-store.md): shared (Family Sharing, the same Apple ID)
+                // only once the buying device, the one the token names, has linked it itself.
+                if boughtElsewhere, let token = transaction.appAccountToken {
+                    let sharing = try await tx.query("""
+                        SELECT l.device_id FROM purchase_links l JOIN devices d USING (device_id)
+                        WHERE l.original_transaction_id = \(transaction.originalTransactionId) AND d.deleted_at IS NULL
+                        """).map { try $0.decode(String.self, at: 0) }
+                    guard sharing.contains(where: { AppAccountToken.of(deviceID: $0) == token }) else {
+                        throw HTTPError(.forbidden, code: "app-account-token-mismatch",
+                                        detail: "this transaction was bought on another device, which has not linked it: link it there first; nothing was linked here")
+                    }
+                }
                 let others = try await tx.query("""
                     SELECT count(*)::bigint FROM purchase_links l JOIN devices d USING (device_id)
                     WHERE l.original_transaction_id = \(transaction.originalTransactionId) AND d.deleted_at IS NULL
