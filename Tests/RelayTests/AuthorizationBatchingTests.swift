@@ -17,7 +17,11 @@ struct AuthorizationBatchingTests {
     @Test func concurrentCacheMissesShareAccountsCalls() async throws {
         // No cache: every envelope needs its device's authorization twice
         // (intake, then the delivery), all from accounts.
-        let stack = try await RelayStack.start(trialDays: 7) { $0.accounts.cacheTTL = .zero }
+        // Sixteen pairings of one outpost: more than its default pairing rate allows in a minute.
+        let stack = try await RelayStack.start(trialDays: 7) {
+            $0.accounts.cacheTTL = .zero
+            $0.pairingRateOutpost = 0
+        }
         let outpost = try SimulatedOutpost()
         var pairs: [(SimulatedDevice, String)] = []
         for _ in 0..<16 {
