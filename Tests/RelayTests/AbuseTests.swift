@@ -72,14 +72,7 @@ struct AbuseTests {
         let envelope = try p.envelope()
         #expect(try await p.stack.submit(envelope).status == .accepted)
         _ = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 30)
-        let database = p.stack.relay.app.database
-        let waitUntil = ContinuousClock.now + .seconds(30)
-        while try await database.query("""
-            SELECT 1 FROM deliveries WHERE event_id = \(envelope.context.eventID) AND status = 'queued' AND attempts >= 1
-            """).isEmpty {
-            guard ContinuousClock.now < waitUntil else { Issue.record("the 503 was not scheduled for a retry"); return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await p.stack.waitUntilQueuedForRetry(envelope.context.eventID)
         // The operator blocks the outpost; APNs would accept now.
         try await Self.block(p.outpost.id, at: p.stack)
         try await p.stack.simulator.clearBehaviours()

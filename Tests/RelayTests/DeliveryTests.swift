@@ -196,14 +196,7 @@ struct DeliveryTests {
         #expect(try await p.stack.submit(envelope).status == .accepted)
         let first = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 30)
         #expect(first.first?.status == 503)
-        let database = p.stack.relay.app.database
-        let waitUntil = ContinuousClock.now + .seconds(30)
-        while try await database.query("""
-            SELECT 1 FROM deliveries WHERE event_id = \(envelope.context.eventID) AND status = 'queued' AND attempts >= 1
-            """).isEmpty {
-            guard ContinuousClock.now < waitUntil else { Issue.record("the 503 was not scheduled for a retry"); return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await p.stack.waitUntilQueuedForRetry(envelope.context.eventID)
         clock.advance(by: .seconds(61))
         let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
         #expect(final["status"] as? String == "expired")

@@ -53,6 +53,17 @@ public final class RelayStack: Sendable {
         client.shutdown()
     }
 
+    /// Waits until the relay holds `eventID` queued for a retry (attempted at least once, not in flight); throws after `timeout` seconds.
+    public func waitUntilQueuedForRetry(_ eventID: String, timeout: Double = 30) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while try await relay.app.database.query("""
+            SELECT 1 FROM deliveries WHERE event_id = \(eventID) AND status = 'queued' AND attempts >= 1
+            """).isEmpty {
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("delivery \(eventID) was not queued for a retry within \(timeout) s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// A request to the relay; `signer` signs it (PROTOCOL.md §8) for the relay's origin.
     public func send(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, signer: P256.Signing.PrivateKey? = nil,
                      signedAt: Int64? = nil, to base: String? = nil, headers extra: HTTPHeaders = [:]) async throws -> HTTPClient.Response {
