@@ -40,7 +40,7 @@ struct BodyReadBenchmark {
         defer { invite.stop() }
         var link: ManagementLink?
         while link == nil, invite.isRunning {
-            let line = await Blocking.run { invite.readStdoutLine() }
+            guard let line = await Blocking.run({ invite.readStdoutLine() }) else { break }
             if line.hasPrefix("mailwake://manage?") { link = try ManagementLink.parse(line) }
         }
         let scanned = try #require(link)

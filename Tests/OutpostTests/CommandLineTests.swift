@@ -34,8 +34,7 @@ struct OutpostCommandLineTests {
         var transcript: [String] = []
         var link: PairingLink?
         while link == nil {
-            let line = await Blocking.run { pairing.readStdoutLine() }
-            guard !line.isEmpty || pairing.isRunning else { break }
+            guard let line = await Blocking.run({ pairing.readStdoutLine() }) else { break }
             transcript.append(line)
             if line.hasPrefix("mailwake://pair?") { link = try PairingLink.parse(line) }
         }
@@ -45,8 +44,7 @@ struct OutpostCommandLineTests {
         #expect(FileManager.default.fileExists(atPath: png))
         #expect(try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent", body: try device.consent(to: scanned).jsonBytes).status == .accepted)
         while true {
-            let line = await Blocking.run { pairing.readStdoutLine() }
-            if line.isEmpty && !pairing.isRunning { break }
+            guard let line = await Blocking.run({ pairing.readStdoutLine() }) else { break }
             transcript.append(line)
             if line.hasPrefix("  pairing id:") { break }
         }

@@ -38,8 +38,7 @@ struct InviteCommandLineTests {
         var transcript: [String] = []
         var link: ManagementLink?
         while link == nil {
-            let line = await Blocking.run { invite.readStdoutLine() }
-            guard !line.isEmpty || invite.isRunning else { break }
+            guard let line = await Blocking.run({ invite.readStdoutLine() }) else { break }
             transcript.append(line)
             if line.hasPrefix("mailwake://manage?") { link = try ManagementLink.parse(line) }
         }
@@ -56,8 +55,7 @@ struct InviteCommandLineTests {
         let consent = try await stack.send(.post, "/v1/pairings/\(pairing.pairingID)/consent", body: try device.consent(to: pairing).jsonBytes)
         #expect(consent.status == .accepted)
         while invite.isRunning || !transcript.contains(where: { $0.hasPrefix("Paired for push") }) {
-            let line = await Blocking.run { invite.readStdoutLine() }
-            if line.isEmpty && !invite.isRunning { break }
+            guard let line = await Blocking.run({ invite.readStdoutLine() }) else { break }
             transcript.append(line)
         }
         #expect(transcript.contains("Redeemed by device \(device.id)"), "\(transcript)")

@@ -24,8 +24,7 @@ struct PairOnATerminalTests {
         defer { pairing.stop() }
         var transcript: [String] = []
         while true {
-            let line = await Blocking.run { pairing.readStdoutLine() }
-            if line.isEmpty && !pairing.isRunning { break }
+            guard let line = await Blocking.run({ pairing.readStdoutLine() }) else { break }
             transcript.append(line)
             if let link = line.firstRange(of: "mailwake://pair?").map({ String(line[$0.lowerBound...]).trimmingCharacters(in: .whitespacesAndNewlines) }) {
                 let scanned = try PairingLink.parse(link)

@@ -87,8 +87,7 @@ struct SecretFileModeTests {
         ], logName: "outpost-invite-modes", pipeStdout: true)
         var transcript: [String] = []
         while true {
-            let line = await Blocking.run { invite.readStdoutLine() }
-            if line.isEmpty && !invite.isRunning { break }
+            guard let line = await Blocking.run({ invite.readStdoutLine() }) else { break }
             transcript.append(line)
             if line.hasPrefix("Waiting for the App") { break }
         }

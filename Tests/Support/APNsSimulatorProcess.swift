@@ -104,7 +104,7 @@ public final class APNsSimulatorProcess: Sendable {
                 try await Task.sleep(for: .seconds(60))
                 await Blocking.run { process.stop(keepLog: true) }
             }
-            let line = await Blocking.run { process.readStdoutLine() }
+            let line = await Blocking.run { process.readStdoutLine() } ?? ""
             watchdog.cancel()
             guard let port = Self.listeningPort(line) else {
                 await Blocking.run { process.stop(keepLog: true) }

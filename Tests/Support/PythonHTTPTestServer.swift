@@ -33,7 +33,7 @@ public final class PythonHTTPTestServer: Sendable {
         }
         isTLS = certificates != nil
         process = try TestServerProcess(executable: Self.python, arguments: arguments, logName: "python-http", pipeStdout: true)
-        let line = process.readStdoutLine()
+        let line = process.readStdoutLine() ?? ""
         guard let port = UInt16(line) else {
             let log = process.logText()
             process.stop()

@@ -63,18 +63,21 @@ public final class TestServerProcess: Sendable {
         (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
     }
 
-    /// Reads one line from the piped stdout (blocking; empty at EOF).
-    public func readStdoutLine() -> String {
+    /// Reads one line from the piped stdout (blocking), without its newline; nil at end of file.
+    public func readStdoutLine() -> String? {
         Blocking.requireOffPool("TestServerProcess.readStdoutLine")
         let fd = process.stdoutPipe
-        guard fd >= 0, !state.withLock({ $0.stdoutClosed }) else { return "" }
+        guard fd >= 0, !state.withLock({ $0.stdoutClosed }) else { return nil }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while read(fd, &byte, 1) == 1 {
-            if byte == 0x0A { break }
+        // A signal interrupts read with EINTR: read on, so a line is never cut.
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0, errno == EINTR { continue }
+            guard n == 1 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
             bytes.append(byte)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// False once the process has exited (it is reaped then).
