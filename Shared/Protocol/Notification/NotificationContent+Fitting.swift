@@ -10,15 +10,28 @@ extension NotificationContent {
     ///   - context: the envelope context the plaintext will be sealed under.
     ///   - limit: the payload limit, 4096 by default.
     public func fitted(for context: EncryptionContext, limit: Int = APNsPayload.maxBytes, liveActivity: APNsPayload.LiveActivitySettings = .init()) throws(ProtocolError) -> NotificationContent {
-        // Only the ciphertext length varies with the plaintext: the payload is a
-        // fixed part plus b64u(plaintext + 16 bytes). Find the largest plaintext
-        // that fits, then shorten until the plaintext is within it.
+        try fitted(toPlaintextBytes: try Self.plaintextBudget(for: context, limit: limit, liveActivity: liveActivity))
+    }
+
+    /// The largest plaintext (bytes) whose sealed envelope under `context` fits `limit`.
+    ///
+    /// Only the ciphertext length varies with the plaintext: the payload is a
+    /// fixed part plus b64u(plaintext + 16 bytes). Throws `too_large` when
+    /// not even an empty plaintext fits.
+    public static func plaintextBudget(for context: EncryptionContext, limit: Int = APNsPayload.maxBytes,
+                                       liveActivity: APNsPayload.LiveActivitySettings = .init()) throws(ProtocolError) -> Int {
         let fixed = APNsPayload.size(context: context, plaintextBytes: 0, liveActivity: liveActivity) - Base64URL.encodedLength(of: 16)
         var budget = max(0, (limit - fixed) * 3 / 4 - 16 + 2)
         while budget > 0, fixed + Base64URL.encodedLength(of: budget + 16) > limit { budget -= 1 }
         guard fixed + Base64URL.encodedLength(of: 16) <= limit else {
             throw ProtocolError(.tooLarge, "the envelope does not fit an APNs payload even when empty")
         }
+        return budget
+    }
+
+    /// Returns a copy whose plaintext JSON is at most `budget` bytes, shortening
+    /// the subject first and the sender name second.
+    func fitted(toPlaintextBytes budget: Int) throws(ProtocolError) -> NotificationContent {
         if jsonBytes.count <= budget { return self }
 
         var copy = self

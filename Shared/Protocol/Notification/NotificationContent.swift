@@ -54,7 +54,7 @@ public struct NotificationContent: Sendable, Hashable {
         return w.bytes
     }
 
-    /// Decodes a plaintext strictly (the device side).
+    /// Decodes a plaintext strictly (the device side); a `pad` key is ignored.
     public static func decode(_ json: [UInt8]) throws(ProtocolError) -> NotificationContent {
         try StrictJSON.decode(NotificationContent.self, from: json, limits: .init(maxBytes: Envelope.maxCiphertextBytes))
     }
@@ -64,6 +64,8 @@ extension NotificationContent: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case mailbox, folder, from, subject, code, ref
         case receivedAt = "received_at"
+        /// Padding (§6, revision 2): accepted with any value and ignored.
+        case pad
     }
 
     enum SenderKeys: String, CodingKey, CaseIterable {

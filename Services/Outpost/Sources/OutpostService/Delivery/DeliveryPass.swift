@@ -9,6 +9,9 @@ public struct DeliveryPass: Sendable {
     let clock: @Sendable () -> Int64
     /// Seconds between status checks of a delivery the relay has.
     let statusInterval: Int64 = 3
+    /// Seconds past a delivery's `expiresAt` (its `iat` + `DELIVERY_MAX_AGE`)
+    /// the outpost still follows it, for the relay's last APNs attempt to report.
+    public static let statusGrace: Int64 = 600
     /// Counts outcomes.
     let metrics: OutpostMetrics
 
@@ -58,26 +61,63 @@ public struct DeliveryPass: Sendable {
     }
 
     private func followUp(_ d: DeliveryRecord, now: Int64) async throws {
-        guard let response = try? await client.signed(.get, "/v1/envelopes/\(d.pairingID)/\(d.eventID)"), response.status == .ok,
-              let status = try? JSONDecoder().decode(RelayDeliveryStatus.self, from: Data(response.body))
-        else {
-            try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: now + statusInterval * 2, attempted: false, error: d.lastError)
-            return
+        let deadline = d.expiresAt + Self.statusGrace
+        let answer: RelayDeliveryStatus
+        do {
+            let response = try await client.signed(.get, "/v1/envelopes/\(d.pairingID)/\(d.eventID)")
+            if response.status == .notFound {
+                // The relay does not know it (pruned after its retention, or lost): it will never report an outcome.
+                return try await end(d, .expired, now: now, reason: "the relay no longer knows this delivery (404 \(Self.code(response.body) ?? "not found")); outcome unknown")
+            }
+            guard response.status == .ok else {
+                return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check answered \(response.status.code) \(Self.code(response.body) ?? "")")
+            }
+            guard let decoded = try? JSONDecoder().decode(RelayDeliveryStatus.self, from: Data(response.body)) else {
+                return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check answered an unreadable body")
+            }
+            answer = decoded
+        } catch {
+            return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check failed: relay unreachable")
         }
-        switch status.status {
+        switch answer.status {
         case "sent":
             try await store.updateDelivery(d.pairingID, d.eventID, status: .sent, nextAttemptAt: now, attempted: false, error: nil)
             metrics.delivery("sent")
         case "failed", "expired":
-            let s: DeliveryRecord.Status = status.status == "failed" ? .failed : .expired
+            let s: DeliveryRecord.Status = answer.status == "failed" ? .failed : .expired
             try await store.updateDelivery(d.pairingID, d.eventID, status: s, nextAttemptAt: now, attempted: false,
-                                           error: status.apnsReason.map { "APNs \(status.apnsStatus.map(String.init) ?? "") \($0)" } ?? status.status)
-            metrics.delivery(status.status)
+                                           error: answer.apnsReason.map { "APNs \(answer.apnsStatus.map(String.init) ?? "") \($0)" } ?? answer.status)
+            metrics.delivery(answer.status)
             // No push-to-start token: the App has not allowed Live Activities; stop starting them for this device.
-            if d.kind == "live-activity-start", status.apnsReason == "no_device_token" { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
+            if d.kind == "live-activity-start", answer.apnsReason == "no_device_token" { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
         default:
-            try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: now + statusInterval, attempted: false, error: nil)
+            if now >= deadline {
+                return try await end(d, .expired, now: now, reason: "the relay had not sent it by the deadline (still \(answer.status))")
+            }
+            try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: min(now + statusInterval, deadline), attempted: false, error: nil)
         }
+    }
+
+    /// Checks again later (backing off), or ends the delivery once its deadline has passed.
+    private func retryFollowUp(_ d: DeliveryRecord, now: Int64, deadline: Int64, last: String) async throws {
+        if now >= deadline {
+            return try await end(d, .expired, now: now, reason: "no outcome from the relay by the deadline; last: \(last)")
+        }
+        let next = min(now + max(statusInterval * 2, Self.backoff(attempts: d.attempts)), deadline)
+        try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: next, attempted: true, error: last)
+    }
+
+    /// Gives a delivery its final state and reason.
+    private func end(_ d: DeliveryRecord, _ status: DeliveryRecord.Status, now: Int64, reason: String) async throws {
+        try await store.updateDelivery(d.pairingID, d.eventID, status: status, nextAttemptAt: now, attempted: false, error: reason)
+        metrics.delivery(status.rawValue)
+    }
+
+    /// The problem code of a relay error body (`urn:mailwake:problem:<code>`), if it has one.
+    private static func code(_ body: [UInt8]) -> String? {
+        let prefix = "urn:mailwake:problem:"
+        guard let type = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["type"] as? String, type.hasPrefix(prefix) else { return nil }
+        return String(type.dropFirst(prefix.count))
     }
 
     /// Seconds before the next submission: 2, 4, 8 … capped at 5 minutes.

@@ -53,8 +53,8 @@ public struct OutpostNotifier: Sendable {
                                                      folder: position.folder, uidValidity: position.uidValidity, uid: position.uid,
                                                      iat: UInt64(now)).sign(with: identity.signingKey)
             }
-            let fitted = try perDevice.fitted(for: context)
-            let envelope = try sealer.seal(fitted.jsonBytes, to: recipient, context: context)
+            // Shortened to fit and padded to 512, 1024 or 2048 bytes (§6).
+            let envelope = try sealer.seal(try perDevice.paddedPlaintext(for: context), to: recipient, context: context)
             sealed.append((pairing.pairingID, context.eventID, envelope.jsonBytes))
             if content.code != nil, liveActivityLifetime > 0, pairing.liveActivities == .on {
                 starts.append(try activityStart(perDevice, for: pairing, recipient: recipient, sealer: sealer, now: now))
@@ -87,9 +87,10 @@ public struct OutpostNotifier: Sendable {
         let activity = ActivityInfo(id: activityID, event: .start, timestamp: UInt64(now), staleDate: UInt64(now + liveActivityLifetime))
         let context = EncryptionContext(aud: relay.origin, pairingID: pairing.pairingID, eventID: try EventID.generate(), kind: .liveActivity,
                                         iat: UInt64(now), activity: activity)
-        let fitted = try content.fitted(for: context)
-        let envelope = try sealer.seal(fitted.jsonBytes, to: recipient, context: context)
-        let contentSealed = try store.box.seal(fitted.jsonBytes, purpose: "live-activity", context: "live-activity:\(pairing.pairingID):\(activityID)")
+        // Padded like a notification (§6); the `end` envelopes reseal these same bytes.
+        let plaintext = try content.paddedPlaintext(for: context)
+        let envelope = try sealer.seal(plaintext, to: recipient, context: context)
+        let contentSealed = try store.box.seal(plaintext, purpose: "live-activity", context: "live-activity:\(pairing.pairingID):\(activityID)")
         return ActivityStart(pairingID: pairing.pairingID, activityID: activityID, eventID: context.eventID, envelope: envelope.jsonBytes,
                              contentSealed: contentSealed, endAt: now + liveActivityLifetime)
     }
