@@ -6,6 +6,11 @@ extension APNsSimulatorProcess {
     public struct OnlineResult: Sendable, Hashable {
         public let acceptedWhileOffline: Int
         public let delivered: Int
+
+        public init(acceptedWhileOffline: Int, delivered: Int) {
+            self.acceptedWhileOffline = acceptedWhileOffline
+            self.delivered = delivered
+        }
     }
 
     /// Marks a device offline: APNs answers 200 but stores only the last notification for it.
