@@ -27,9 +27,11 @@ extension APNsSimulatorProcess {
         /// The status answered, and the reason for an error.
         public let status: Int
         public let reason: String?
+        /// True when accepted while the device was offline (not delivered; see `markOffline`).
+        public let held: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case seq, connection, stream, topic, priority, expiration, payload, status, reason
+            case seq, connection, stream, topic, priority, expiration, payload, status, reason, held
             case receivedAtMS = "received_at_ms"
             case deviceToken = "device_token"
             case pushType = "push_type"

@@ -255,7 +255,7 @@ public final class APNsSimulatorProcess: Sendable {
     }
 
     @discardableResult
-    private func send(_ method: HTTPMethod, _ path: String, json: [String: Any]? = nil) async throws -> HTTPClient.Response {
+    func send(_ method: HTTPMethod, _ path: String, json: [String: Any]? = nil) async throws -> HTTPClient.Response {
         let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
         let request = HTTPClient.Request(method: method, url: url + path, headers: ["content-type": "application/json"], body: body)
         var attempt = 0

@@ -32,6 +32,7 @@ struct DeviceState: Codable {
     var pushToStartToken: String
     var environment: String
     var pairings: [Pairing] = []
+    /// What the inbox has shown, as `pairing_id/event_id` (files written before catch-up hold bare event ids).
     var seenEventIDs: [String] = []
     /// Absent in files written before management invitations existed.
     var outposts: [Outpost]? = nil

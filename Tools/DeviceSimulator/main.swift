@@ -195,38 +195,58 @@ let tool = CommandLineTool(
             say("\(r.status.code) \(r.text)")
             return (200..<300).contains(Int(r.status.code)) ? .success : .failure
         },
-        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device; print new notifications as JSON lines.", options: [
+        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device (and, with --relay-url, what the relay's catch-up log holds); print each new notification once as a JSON line.", options: [
             dirOption, caOption,
             OptionSpec("apns", value: "URL", help: "The APNs simulator's URL (its recent deliveries, in memory)"),
             OptionSpec("record", value: "FILE", help: "Read the simulator's --record file instead (every delivery since it was started, across restarts)"),
+            OptionSpec("relay-url", value: "URL", help: "Also read the device's catch-up log at this relay (what APNs dropped while the device was offline)"),
             OptionSpec("wait", value: "SECONDS", help: "Wait up to this long for at least one new notification"),
         ])) { args in
             let dir = try args.required("dir")
             var state = try DeviceState.load(dir)
             let http = try client(args, http2: true)
             defer { http.shutdown() }
+            let relayHTTP = try args.value("relay-url").map { _ in try client(args) }
+            defer { relayHTTP?.shutdown() }
             let deadline = ContinuousClock.now + .seconds(Double(try args.int64("wait") ?? 0))
+            // PROTOCOL.md §12: one notification is shown once, however it came (APNs, catch-up, both).
+            var seen = Set(state.seenEventIDs)
             var shown = 0
+            func show(_ envelope: Envelope, receivedAtMS: Int64, source: String) throws {
+                let key = DeviceInbox.key(of: envelope)
+                guard !seen.contains(key) else { return }
+                say(try DeviceInbox.open(envelope, state: state, receivedAtMS: receivedAtMS, source: source))
+                seen.insert(key)
+                state.seenEventIDs.append(key)
+                shown += 1
+            }
             repeat {
+                if let relayHTTP, let base = args.value("relay-url") {
+                    for origin in Set(state.pairings.map(\.relay)).sorted() {
+                        for envelope in try await CatchUpReader.envelopes(relayHTTP, state, base: base, origin: origin) {
+                            try show(envelope, receivedAtMS: Int64(Date().timeIntervalSince1970 * 1000), source: "catch-up")
+                        }
+                    }
+                }
                 let deliveries: [[String: Any]]
                 if let record = args.value("record") {
                     let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
                     deliveries = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-                } else {
-                    guard let apns = args.value("apns") else { throw DeviceError("name the simulator with --apns URL or its record with --record FILE") }
+                } else if let apns = args.value("apns") {
                     let r = try await http.execute(.init(url: apns + "/_sim/deliveries?since=0&limit=10000"))
                     let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]
                     deliveries = (object?["deliveries"] as? [[String: Any]]) ?? []
+                } else if relayHTTP != nil {
+                    deliveries = []
+                } else {
+                    throw DeviceError("name the simulator with --apns URL or its record with --record FILE (or the relay with --relay-url)")
                 }
                 for d in deliveries {
-                    guard d["status"] as? Int == 200, let token = d["device_token"] as? String,
-                          token == state.apnsToken || token == state.pushToStartToken,
-                          let payload = d["payload"] as? String, let eventID = d["apns_id"] as? String, !state.seenEventIDs.contains(eventID)
+                    // `held`: accepted while the device was offline, never delivered (the simulator delivers the last one when it is back).
+                    guard d["status"] as? Int == 200, d["held"] as? Bool != true, let token = d["device_token"] as? String,
+                          token == state.apnsToken || token == state.pushToStartToken, let payload = d["payload"] as? String
                     else { continue }
-                    let line = try DeviceInbox.open(payload: payload, state: state, receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0)
-                    say(line)
-                    state.seenEventIDs.append(eventID)
-                    shown += 1
+                    try show(try DeviceInbox.envelope(inPayload: payload), receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0, source: "apns")
                 }
                 if shown == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
             } while shown == 0 && ContinuousClock.now < deadline

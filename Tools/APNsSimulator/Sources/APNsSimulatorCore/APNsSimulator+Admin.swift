@@ -13,6 +13,8 @@ import MailwakeProtocol
 /// | `GET /_sim/deliveries?since=SEQ&limit=N` | `{"deliveries":[...],"next":SEQ}` |
 /// | `DELETE /_sim/deliveries` | forgets the deliveries held in memory |
 /// | `GET /_sim/stats` | counts by status and reason, total, connections |
+/// | `GET /_sim/offline` | the devices marked offline and what each holds |
+/// | `POST /_sim/offline` | `{"device_token":"…","offline":true\|false}`: offline, APNs stores the last notification only; online delivers it |
 /// | `POST /_sim/goaway` | GOAWAY on `{"connection":N}` or, without a body, on every connection |
 extension APNsSimulator {
     /// Deliveries returned by one page when `limit` is not given, and at most.
@@ -63,7 +65,11 @@ extension APNsSimulator {
                 let target = request.body.isEmpty ? GoawayRequest(connection: nil) : try Self.decode(GoawayRequest.self, request.body)
                 let asked = transportState.withLock { $0 }?.goaway(connection: target.connection) ?? 0
                 return .json(200, Array(#"{"connections":\#(asked)}"#.utf8))
-            case (_, "/_sim/config"), (_, "/_sim/behaviours"), (_, "/_sim/deliveries"), (_, "/_sim/stats"), (_, "/_sim/goaway"):
+            case ("GET", "/_sim/offline"):
+                return .json(200, offline.json())
+            case ("POST", "/_sim/offline"):
+                return .json(200, try setOffline(try Self.decode(OfflineRequest.self, request.body)))
+            case (_, "/_sim/config"), (_, "/_sim/behaviours"), (_, "/_sim/offline"), (_, "/_sim/deliveries"), (_, "/_sim/stats"), (_, "/_sim/goaway"):
                 return Self.error(405, "method \(request.method) is not allowed on \(path)")
             default:
                 return Self.error(404, "no simulator endpoint \(path)")
@@ -73,6 +79,46 @@ extension APNsSimulator {
         } catch {
             return Self.error(400, "the body is not the expected JSON: \(error)")
         }
+    }
+
+    /// `POST /_sim/offline`'s body.
+    struct OfflineRequest: Decodable {
+        let deviceToken: String
+        let offline: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case deviceToken = "device_token"
+            case offline
+        }
+    }
+
+    /// Marks a device offline or online; online, the notification stored for it is delivered (recorded) now.
+    private func setOffline(_ r: OfflineRequest) throws(SimulatorError) -> [UInt8] {
+        guard !r.deviceToken.isEmpty, r.deviceToken.utf8.count <= 200, r.deviceToken.utf8.allSatisfy({ $0 < 0x80 && $0 > 0x20 }) else {
+            throw SimulatorError("device_token must be a device token")
+        }
+        var delivered = 0
+        var accepted = 0
+        if r.offline {
+            offline.markOffline(r.deviceToken)
+        } else if let entry = offline.markOnline(r.deviceToken) {
+            accepted = entry.accepted
+            if var held = entry.held {
+                held.receivedAtMS = clock()
+                held.held = false
+                deliveries.append(held)
+                delivered = 1
+            }
+        }
+        logger.info("device \(r.offline ? "offline" : "online")", ["delivered": .int(delivered), "accepted_while_offline": .int(accepted)])
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("device_token", r.deviceToken.lowercased())
+        w.bool("offline", r.offline)
+        w.int("accepted_while_offline", Int64(accepted))
+        w.int("delivered", Int64(delivered))
+        w.endObject()
+        return w.bytes
     }
 
     /// `POST /_sim/goaway`'s body.

@@ -16,10 +16,11 @@ public final class APNsSimulator: Sendable {
     public let behaviours = BehaviourTable()
     public let deliveries: DeliveryLog
     public let statistics = SimulatorStatistics()
+    public let offline = OfflineDevices()
     let settingsState: Mutex<SimulatorSettings>
     let transportState = Mutex<(any SimulatorTransport)?>(nil)
     let logger: Logger
-    private let clock: @Sendable () -> Int64
+    let clock: @Sendable () -> Int64
 
     /// - Parameters:
     ///   - clock: milliseconds since 1970 (the wall clock by default).
@@ -86,12 +87,13 @@ public final class APNsSimulator: Sendable {
         }
 
         let token = inspection.providerToken
-        let delivery = Delivery(
+        var delivery = Delivery(
             seq: 0, receivedAtMS: nowMS, connection: request.connection, stream: request.stream,
             deviceToken: inspection.deviceToken, pushType: request.pushType, topic: request.topic,
             priority: request.priority.flatMap { Int($0) }, apnsID: request.apnsID, collapseID: request.collapseID,
             expiration: request.expiration.flatMap { Int64($0) }, jwtKeyID: token?.keyID, jwtIssuer: token?.teamID,
             jwtIssuedAt: token?.issuedAt, payload: String(decoding: request.body, as: UTF8.self), status: status, reason: reason)
+        if status == 200, offline.holdIfOffline(delivery) { delivery.held = true }
         if !deliveries.append(delivery) { logger.warning("cannot append to the record file; recording to memory only") }
         statistics.count(status: status, reason: reason, connection: request.connection)
         if let refusal = inspection.refusal {

@@ -31,6 +31,10 @@ public struct Delivery: Sendable, Hashable {
     public var status: Int
     /// The error reason; nil for 200.
     public var reason: String?
+    /// Accepted (200) while the device was offline, so not delivered: APNs
+    /// stores the last such one per device and delivers it, recorded again
+    /// without `held`, when the device is back online (`POST /_sim/offline`).
+    public var held: Bool = false
 
     public init(seq: UInt64, receivedAtMS: Int64, connection: UInt64, stream: Int32, deviceToken: String? = nil, pushType: String? = nil,
                 topic: String? = nil, priority: Int? = nil, apnsID: String? = nil, collapseID: String? = nil, expiration: Int64? = nil,
@@ -75,6 +79,7 @@ public struct Delivery: Sendable, Hashable {
         w.string("payload", payload)
         w.int("status", Int64(status))
         w.optionalString("reason", reason)
+        if held { w.bool("held", true) }
         w.endObject()
         var bytes = w.bytes
         bytes.append(0x0A)

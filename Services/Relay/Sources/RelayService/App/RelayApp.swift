@@ -49,7 +49,8 @@ public final class RelayApp: Sendable {
         accounts = try AccountsClient(configuration: configuration.accounts, logger: logger, metrics: metrics)
         apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics)
         queue = DeliveryQueue(database: database, instance: configuration.instanceName, leaseSeconds: configuration.lease,
-                              rate: configuration.rateLimit, burst: configuration.rateBurst)
+                              rate: configuration.rateLimit, burst: configuration.rateBurst,
+                              keepCatchUp: configuration.catchupRetention > 0 && configuration.catchupLimit > 0)
         handoff = DeliveryHandoff(capacity: 2 * configuration.apns.maxInFlight)
         // Short: an ended pairing stops intake at other instances within this
         // time; delivery checks the table itself at every claim.
@@ -74,6 +75,7 @@ public final class RelayApp: Sendable {
         router.add(middleware: DatabaseUnavailableMiddleware())
         addPairingRoutes(to: &router)
         addIntakeRoutes(to: &router)
+        addCatchUpRoutes(to: &router)
         return router
     }
 

@@ -87,6 +87,10 @@ public struct RelayConfiguration: Sendable {
     public var pairingRateOutpost: Int = 10
     /// Pairing registrations one client address may attempt per minute; 0: no limit.
     public var pairingRateAddress: Int = 30
+    /// Seconds a device's catch-up log keeps an envelope (PROTOCOL.md §12); 0: none kept.
+    public var catchupRetention: Int64 = 72 * 3600
+    /// Envelopes a device's catch-up log keeps at most; 0: none kept.
+    public var catchupLimit: Int = 1000
     /// Seconds a claim lasts.
     public var lease: Int64
     public var instanceName: String
@@ -160,6 +164,8 @@ public struct RelayConfiguration: Sendable {
         databaseStartTimeout = c[RelaySettings.databaseStartTimeout]
         perIPConnectionLimit = c[RelaySettings.perIPConnectionLimit]
         pairingRateOutpost = c[RelaySettings.pairingRateOutpost]
+        catchupRetention = c[RelaySettings.catchupRetention].components.seconds
+        catchupLimit = c[RelaySettings.catchupLimit]
         pairingRateAddress = c[RelaySettings.pairingRateAddress]
         if let problem = retentionProblem {
             throw ConfigurationError(key: key(RelaySettings.retention.name), reason: problem, shownValue: String(retention))

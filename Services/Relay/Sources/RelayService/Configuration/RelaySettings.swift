@@ -38,6 +38,8 @@ public enum RelaySettings {
     public static let leaseDuration = ConfigurationSetting<Duration>.duration("LEASE", default: .seconds(60), range: 5...3600, help: "How long a claimed delivery belongs to one instance; a crashed instance's claims come back after it.")
     public static let instanceName = ConfigurationSetting<String>.string("INSTANCE_NAME", default: "", allowEmpty: true, help: "This instance's name in claims and logs; host name and process id when empty.")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
+    public static let catchupRetention = ConfigurationSetting<Duration>.duration("CATCHUP_RETENTION", default: .seconds(72 * 3600), range: 0...2_592_000, help: "How long each device's catch-up log keeps the envelopes accepted for it (ciphertext only, PROTOCOL §12); 0 keeps none.")
+    public static let catchupLimit = ConfigurationSetting<Int>.int("CATCHUP_LIMIT", default: 1000, range: 0...100_000, help: "Envelopes a device's catch-up log keeps at most (the oldest go first); 0 keeps none.")
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "relay", settings: [
@@ -45,5 +47,6 @@ public enum RelaySettings {
         perIPConnectionLimit, accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight, apnsTokenRefresh,
         operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, pairingRateOutpost, pairingRateAddress, leaseDuration, instanceName, logLevel,
+        catchupRetention, catchupLimit,
     ])
 }

@@ -102,7 +102,7 @@ extension RelayApp {
         let delivery = NewDelivery(
             pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: c.kind.rawValue,
             activityID: c.activity?.id, activityEvent: c.activity?.event.rawValue, payload: payload,
-            envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS(),
+            envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS(),
             claimedHere: claimedHere)
         let outcome: EnqueueOutcome
         do {

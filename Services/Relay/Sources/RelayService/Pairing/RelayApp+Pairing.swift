@@ -144,6 +144,7 @@ extension RelayApp {
                 """)
             pairings.remove(id)
             let cancelled = try await queue.failUnfinished(pairingID: id, reason: "pairing_ended", nowMS: clockMS())
+            if let deviceID = pairing.deviceID { try await queue.dropCatchUp(pairingID: id, deviceID: deviceID) }
             context.logger.info("pairing ended", ["pairing_id": .string(id), "by": .string(endedBy), "deliveries_cancelled": .int(cancelled)])
             return .empty(.noContent)
         }

@@ -19,14 +19,15 @@ final class DeliveryQueue: Sendable {
     /// - Parameters:
     ///   - rate: envelopes a second one outpost may submit (all instances together).
     ///   - burst: envelopes one outpost may submit at once.
-    init(database: PostgresClient, instance: String, leaseSeconds: Int64, rate: Int, burst: Int) {
+    ///   - keepCatchUp: also write each stored envelope to its device's catch-up log (PROTOCOL.md §12).
+    init(database: PostgresClient, instance: String, leaseSeconds: Int64, rate: Int, burst: Int, keepCatchUp: Bool = true) {
         self.database = database
         self.instance = instance
         leaseMS = leaseSeconds * 1000
         let lease = leaseSeconds * 1000
         let limit = EnvelopeRate(rate: Double(max(rate, 1)), burst: Double(max(burst, 1)))
         inserts = BatchCommitter(maxBatch: 256, maxConcurrentFlushes: 2) { items in
-            try await Self.insert(items, database: database, instance: instance, leaseMS: lease, limit: limit)
+            try await Self.insert(items, database: database, instance: instance, leaseMS: lease, limit: limit, keepCatchUp: keepCatchUp)
         }
         completions = BatchCommitter(maxBatch: 512, maxConcurrentFlushes: 1) { items in
             try await Self.complete(items, database: database)
@@ -55,7 +56,7 @@ final class DeliveryQueue: Sendable {
     /// new ones take tokens from the outpost's bucket (`rate_buckets`, shared
     /// by every instance), in submission order, and those granted are stored.
     private static func insert(_ items: [NewDelivery], database: PostgresClient, instance: String, leaseMS: Int64,
-                               limit: EnvelopeRate) async throws -> [EnqueueOutcome] {
+                               limit: EnvelopeRate, keepCatchUp: Bool) async throws -> [EnqueueOutcome] {
         // The same event twice in one batch: write the first, judge the rest by it.
         var firstIndex: [String: Int] = [:]
         var unique: [NewDelivery] = []
@@ -83,6 +84,8 @@ final class DeliveryQueue: Sendable {
         b.append(limit.rate)
         b.append(limit.burst)
         b.append(unique.map(\.acceptedMS).max() ?? 0)
+        b.append(PostgresArray(unique.map { PostgresBytes(keepCatchUp ? $0.envelope : []) }))
+        b.append(keepCatchUp)
         // pg_notify runs in the statement's transaction: other instances hear
         // of the new rows when they are committed. Buckets are taken in
         // outpost order, so two batches never wait for each other's rows in
@@ -90,10 +93,11 @@ final class DeliveryQueue: Sendable {
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             WITH input AS (
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                                     $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[], $16::text[])
+                                     $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[], $16::text[],
+                                     $20::bytea[])
                     WITH ORDINALITY
                     AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat, deadline_at,
-                         accepted_ms, status, next_attempt_ms, claimed_by, ord)
+                         accepted_ms, status, next_attempt_ms, claimed_by, envelope, ord)
             ), looked AS (
                 SELECT i.*, d.envelope_hash AS stored_hash,
                        (d.pairing_id IS NULL AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id AND p.state = 'active')) AS fresh
@@ -123,6 +127,14 @@ final class DeliveryQueue: Sendable {
                 WHERE f.fresh AND f.rank <= c.granted
                 ON CONFLICT (pairing_id, event_id) DO NOTHING
                 RETURNING pairing_id, event_id, status
+            ), logged AS (
+                -- The catch-up log (PROTOCOL.md §12), in the same statement and
+                -- transaction: exactly the deliveries stored now, in submission order.
+                INSERT INTO catchup_envelopes (device_id, pairing_id, event_id, accepted_ms, envelope)
+                SELECT i.device_id, i.pairing_id, i.event_id, i.accepted_ms, i.envelope
+                FROM inserted n JOIN input i ON i.pairing_id = n.pairing_id AND i.event_id = n.event_id
+                WHERE $21::bool
+                ORDER BY i.ord
             ), notified AS (
                 SELECT pg_notify($13, '') WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'queued')
             )
@@ -227,6 +239,12 @@ final class DeliveryQueue: Sendable {
             SELECT device_id, pairing_id, event_id, status, apns_reason, updated_ms / 1000 FROM updated
             WHERE status IN ('sent', 'failed', 'expired')
             """, bindings: b))
+    }
+
+    /// Drops a pairing's envelopes from its device's catch-up log (the pairing ended).
+    @discardableResult
+    func dropCatchUp(pairingID: String, deviceID: String) async throws -> Int {
+        try await database.execute("DELETE FROM catchup_envelopes WHERE device_id = \(deviceID) AND pairing_id = \(pairingID)")
     }
 
     /// Ends every unfinished delivery of a pairing that ended.

@@ -9,6 +9,8 @@ struct NewDelivery: Sendable {
     var activityEvent: String?
     /// The APNs payload built from the envelope (PROTOCOL.md §11).
     var payload: [UInt8]
+    /// The envelope exactly as submitted, for the device's catch-up log (PROTOCOL.md §12).
+    var envelope: [UInt8]
     /// SHA-256 of the submitted bytes: the same event again must be the same bytes.
     var envelopeHash: [UInt8]
     var iat: Int64

@@ -63,6 +63,45 @@ struct QueueMaintenance: Service {
         // Unconfirmed pairings a day past their expiry are of no use to anyone.
         try await database.execute("DELETE FROM pairings WHERE state IN ('pending', 'consented') AND expires_at < \(now / 1000 - 86400)")
         if deleted > 0 { logger.info("finished deliveries pruned", ["count": .int(deleted)]) }
+        let trimmed = try await pruneCatchUp(nowMS: now)
+        if trimmed > 0 { logger.info("catch-up log pruned", ["count": .int(trimmed)]) }
+        return deleted
+    }
+
+    /// Deletes catch-up envelopes past `CATCHUP_RETENTION` and beyond each
+    /// device's newest `CATCHUP_LIMIT`, in bounded batches; returns how many.
+    ///
+    /// Between rounds a device may hold a few more than the limit for a
+    /// while; `GET /v1/devices/{id}/envelopes` applies both bounds itself.
+    @discardableResult
+    func pruneCatchUp(nowMS now: Int64) async throws -> Int {
+        var deleted = 0
+        let cutoff = now - configuration.catchupRetention * 1000
+        while true {
+            let n = try await database.execute("""
+                DELETE FROM catchup_envelopes WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM catchup_envelopes WHERE accepted_ms < \(cutoff) LIMIT 5000))
+                """)
+            deleted += n
+            if n < 5000 { break }
+        }
+        let limit = Int64(configuration.catchupLimit)
+        while true {
+            // Devices over the limit (an index-only scan of (device_id, seq)),
+            // a batch of them at a time; each keeps its newest `limit`.
+            let n = try await database.execute("""
+                WITH over AS (
+                    SELECT device_id FROM catchup_envelopes GROUP BY device_id HAVING count(*) > \(limit) LIMIT 100
+                ), bound AS (
+                    SELECT o.device_id, (SELECT c.seq FROM catchup_envelopes c WHERE c.device_id = o.device_id
+                                         ORDER BY c.seq DESC OFFSET \(limit) LIMIT 1) AS last_dropped
+                    FROM over o
+                )
+                DELETE FROM catchup_envelopes c USING bound b WHERE c.device_id = b.device_id AND c.seq <= b.last_dropped
+                """)
+            deleted += n
+            if n == 0 { break }
+        }
         return deleted
     }
 }

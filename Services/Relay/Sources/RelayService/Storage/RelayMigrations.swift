@@ -79,5 +79,22 @@ enum RelayMigrations {
             );
             CREATE INDEX rate_buckets_updated ON rate_buckets (updated_ms);
             """),
+        // Catch-up (PROTOCOL.md §12): per device, the envelopes accepted for its
+        // active pairings, exactly as submitted (ciphertext), in acceptance
+        // order (`seq`). Written by the intake statement; pruned by
+        // QueueMaintenance (CATCHUP_RETENTION, CATCHUP_LIMIT a device) and
+        // when a pairing ends.
+        PostgresMigration(version: 4, name: "catch-up log of accepted envelopes", sql: """
+            CREATE TABLE catchup_envelopes (
+                seq bigserial NOT NULL,
+                device_id text NOT NULL,
+                pairing_id text NOT NULL,
+                event_id text NOT NULL,
+                accepted_ms bigint NOT NULL,
+                envelope bytea NOT NULL
+            );
+            CREATE INDEX catchup_envelopes_device ON catchup_envelopes (device_id, seq);
+            CREATE INDEX catchup_envelopes_accepted ON catchup_envelopes (accepted_ms);
+            """),
     ]
 }
