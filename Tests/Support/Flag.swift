@@ -10,7 +10,7 @@ public final class Flag: Sendable {
     public var isSet: Bool { value.load(ordering: .acquiring) }
 
     /// Waits (without blocking a thread) until set, at most `timeout`; throws a `TestHarnessError` saying so after it.
-    public func wait(timeout: Duration = .seconds(10)) async throws {
+    public func wait(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !isSet {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("the flag was not set within \(timeout)") }

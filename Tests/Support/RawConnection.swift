@@ -15,7 +15,7 @@ public final class RawConnection: @unchecked Sendable {
     private var fd: Int32
 
     /// Connects to 127.0.0.1:`port`.
-    public init(port: UInt16, receiveTimeoutSeconds: Int = 10) throws {
+    public init(port: UInt16, receiveTimeoutSeconds: Int = 30) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestHarnessError("socket() failed") }
         var tv = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
