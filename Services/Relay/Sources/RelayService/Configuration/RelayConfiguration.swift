@@ -87,6 +87,10 @@ public struct RelayConfiguration: Sendable {
     public var pairingRateOutpost: Int = 10
     /// Pairing registrations one client address may attempt per minute; 0: no limit.
     public var pairingRateAddress: Int = 30
+    /// Seconds without a heartbeat after which an outpost's devices get `outpost-silent` (PROTOCOL.md §14).
+    public var outpostSilence: Int64 = 600
+    /// Whether the relay raises outpost alerts (silent, back, mailbox failing); heartbeats are recorded either way.
+    public var silenceAlerts: Bool = true
     /// Seconds a claim lasts.
     public var lease: Int64
     public var instanceName: String
@@ -161,6 +165,8 @@ public struct RelayConfiguration: Sendable {
         perIPConnectionLimit = c[RelaySettings.perIPConnectionLimit]
         pairingRateOutpost = c[RelaySettings.pairingRateOutpost]
         pairingRateAddress = c[RelaySettings.pairingRateAddress]
+        outpostSilence = c[RelaySettings.outpostSilence].components.seconds
+        silenceAlerts = c[RelaySettings.silenceAlerts]
         if let problem = retentionProblem {
             throw ConfigurationError(key: key(RelaySettings.retention.name), reason: problem, shownValue: String(retention))
         }
