@@ -195,7 +195,7 @@ let tool = CommandLineTool(
             say("\(r.status.code) \(r.text)")
             return (200..<300).contains(Int(r.status.code)) ? .success : .failure
         },
-        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device; print new notifications as JSON lines.", options: [
+        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device; print new notifications as JSON lines and relay service notices as `notice:` lines.", options: [
             dirOption, caOption,
             OptionSpec("apns", value: "URL", help: "The APNs simulator's URL (its recent deliveries, in memory)"),
             OptionSpec("record", value: "FILE", help: "Read the simulator's --record file instead (every delivery since it was started, across restarts)"),
@@ -223,7 +223,9 @@ let tool = CommandLineTool(
                           token == state.apnsToken || token == state.pushToStartToken,
                           let payload = d["payload"] as? String, let eventID = d["apns_id"] as? String, !state.seenEventIDs.contains(eventID)
                     else { continue }
-                    let line = try DeviceInbox.open(payload: payload, state: state, receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0)
+                    // A relay's service notice (outpost silent, back, mailbox failing) is no mail: its own line, never a notification.
+                    let line = try DeviceNotice.line(payload: payload)
+                        ?? DeviceInbox.open(payload: payload, state: state, receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0)
                     say(line)
                     state.seenEventIDs.append(eventID)
                     shown += 1
