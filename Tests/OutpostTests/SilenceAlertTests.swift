@@ -42,15 +42,14 @@ struct SilenceAlertTests {
                                             logName: "outpost-pair", pipeStdout: true)
         var link = ""
         while link.isEmpty {
-            let line = await Blocking.run { pairing.readStdoutLine() }
-            if line.isEmpty && !pairing.isRunning { break }
+            guard let line = await Blocking.run({ pairing.readStdoutLine() }) else { break }
             if line.hasPrefix("mailwake://pair?") { link = line }
         }
         try #require(!link.isEmpty, "no link: \(pairing.logText())")
         _ = try await DeviceSimulatorTests.run("mailwake-device", ["pair", link, "--dir", deviceDir, "--relay-url", stack.relay.url])
         while true {
-            let line = await Blocking.run { pairing.readStdoutLine() }
-            if line.hasPrefix("Paired with device") || (line.isEmpty && !pairing.isRunning) { break }
+            guard let line = await Blocking.run({ pairing.readStdoutLine() }) else { break }
+            if line.hasPrefix("Paired with device") { break }
         }
         pairing.stop()
 
