@@ -195,7 +195,7 @@ let tool = CommandLineTool(
             say("\(r.status.code) \(r.text)")
             return (200..<300).contains(Int(r.status.code)) ? .success : .failure
         },
-        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device (and, with --relay-url, what the relay's catch-up log holds); print each new notification once as a JSON line.", options: [
+        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device (and, with --relay-url, what the relay's catch-up log holds); print each new notification once as a JSON line, and relay service notices as `notice:` lines.", options: [
             dirOption, caOption,
             OptionSpec("apns", value: "URL", help: "The APNs simulator's URL (its recent deliveries, in memory)"),
             OptionSpec("record", value: "FILE", help: "Read the simulator's --record file instead (every delivery since it was started, across restarts)"),
@@ -246,6 +246,16 @@ let tool = CommandLineTool(
                     guard d["status"] as? Int == 200, d["held"] as? Bool != true, let token = d["device_token"] as? String,
                           token == state.apnsToken || token == state.pushToStartToken, let payload = d["payload"] as? String
                     else { continue }
+                    // A relay's service notice (outpost silent, back, mailbox failing) is no mail: its own line, never a notification.
+                    if let notice = DeviceNotice.line(payload: payload) {
+                        let key = "notice/" + ((d["apns_id"] as? String) ?? notice)
+                        guard !seen.contains(key) else { continue }
+                        say(notice)
+                        seen.insert(key)
+                        state.seenEventIDs.append(key)
+                        shown += 1
+                        continue
+                    }
                     try show(try DeviceInbox.envelope(inPayload: payload), receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0, source: "apns")
                 }
                 if shown == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }

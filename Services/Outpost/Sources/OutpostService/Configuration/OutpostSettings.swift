@@ -5,6 +5,7 @@ public import MailwakeCore
 public enum OutpostSettings {
     public static let dataDir = ConfigurationSetting<String>.string("DATA_DIR", default: "", allowEmpty: true, help: "The data directory; empty means /var/lib/mailwake-outpost as root, $XDG_DATA_HOME/mailwake-outpost otherwise.")
     public static let deliveryMaxAge = ConfigurationSetting<Duration>.duration("DELIVERY_MAX_AGE", default: .seconds(86400), range: 60...604_800, help: "How long a notification the relay has not taken is kept trying before it expires (the relay refuses older ones too).")
+    public static let heartbeatInterval = ConfigurationSetting<Duration>.duration("HEARTBEAT_INTERVAL", default: .seconds(60), range: 1...600, help: "How often the outpost tells its relay it is alive while it has active pairings (watched and failing mailbox counts); the relay alerts the paired devices after its OUTPOST_SILENCE without one.")
     public static let historyDays = ConfigurationSetting<Int>.int("HISTORY_DAYS", default: 30, range: 1...3650, help: "Days the administrator history (what was notified, to which device, how it went) is kept.")
     public static let idleRestart = ConfigurationSetting<Duration>.duration("IDLE_RESTART", default: .seconds(240), range: 1...300, help: "IMAP IDLE is ended and re-issued after this long (at most 5 minutes): servers and NATs drop quiet connections well before RFC 2177's 29 minutes.")
     public static let pollInterval = ConfigurationSetting<Duration>.duration("POLL_INTERVAL", default: .seconds(60), range: 1...3600, help: "How often a folder is checked when its server has no IDLE, or beyond an account's connection limit.")
@@ -19,7 +20,7 @@ public enum OutpostSettings {
     public static let bodyMaxBytes = ConfigurationSetting<Int>.int("BODY_MAX_BYTES", default: 10 << 20, range: (64 << 10)...(15 << 20), help: "Bytes of a message fetched at most to show it; the rest of a larger message is cut (and the answer says so).")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
 
-    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, historyDays, idleRestart, pollInterval, reconnectBackoff, liveActivityLifetime,
+    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, heartbeatInterval, historyDays, idleRestart, pollInterval, reconnectBackoff, liveActivityLifetime,
                                                                                   listen, perIPConnectionLimit, adminListen, publicURL, tlsCertificate, tlsKey, bodyMaxBytes, logLevel])
 
     /// The watchers' pacing from `configuration`.

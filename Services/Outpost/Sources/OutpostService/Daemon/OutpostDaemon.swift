@@ -40,7 +40,9 @@ public struct OutpostDaemon: Sendable {
         let reconfigured = Doorbell()
         let watch = MailWatchService(store: store, notifier: notifier, timing: OutpostSettings.watchTiming(configuration), logger: logger,
                                      reconfigured: reconfigured, metrics: metrics)
-        var services: [any Service] = [worker, watch]
+        let heartbeat = HeartbeatService(store: store, client: client, outpostID: identity.id,
+                                         interval: configuration[OutpostSettings.heartbeatInterval], logger: logger)
+        var services: [any Service] = [worker, watch, heartbeat]
         var tls: OutpostTLS?
         func resolvedTLS(origin: String) throws -> OutpostTLS {
             if let tls { return tls }

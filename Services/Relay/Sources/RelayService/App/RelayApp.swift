@@ -76,6 +76,7 @@ public final class RelayApp: Sendable {
         addPairingRoutes(to: &router)
         addIntakeRoutes(to: &router)
         addCatchUpRoutes(to: &router)
+        addHeartbeatRoutes(to: &router)
         return router
     }
 
@@ -101,10 +102,13 @@ public final class RelayApp: Sendable {
     }
 
     /// The background services: delivery, the cross-instance wake-up,
-    /// diagnostics to accounts, queue maintenance and the accounts check.
+    /// diagnostics to accounts, queue maintenance, the accounts check and
+    /// (unless turned off) the outpost silence watch.
     public func backgroundServices() -> [any Service] {
         let listener = PostgresListener(configuration: database.configuration, logger: logger)
-        return [
+        let silenceWatch: [any Service] = configuration.silenceAlerts
+            ? [SilenceWatch(database: database, configuration: configuration, logger: logger, clockMS: clockMS)] : []
+        return silenceWatch + [
             DeliveryWorker(queue: queue, apns: apns, accounts: accounts, handoff: handoff, configuration: configuration,
                            metrics: relayMetrics, logger: logger, clockMS: clockMS),
             listener,

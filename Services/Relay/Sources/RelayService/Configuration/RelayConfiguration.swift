@@ -91,6 +91,10 @@ public struct RelayConfiguration: Sendable {
     public var catchupRetention: Int64 = 72 * 3600
     /// Envelopes a device's catch-up log keeps at most; 0: none kept.
     public var catchupLimit: Int = 1000
+    /// Seconds without a heartbeat after which an outpost's devices get `outpost-silent` (PROTOCOL.md §14).
+    public var outpostSilence: Int64 = 600
+    /// Whether the relay raises outpost alerts (silent, back, mailbox failing); heartbeats are recorded either way.
+    public var silenceAlerts: Bool = true
     /// Seconds a claim lasts.
     public var lease: Int64
     public var instanceName: String
@@ -167,6 +171,8 @@ public struct RelayConfiguration: Sendable {
         catchupRetention = c[RelaySettings.catchupRetention].components.seconds
         catchupLimit = c[RelaySettings.catchupLimit]
         pairingRateAddress = c[RelaySettings.pairingRateAddress]
+        outpostSilence = c[RelaySettings.outpostSilence].components.seconds
+        silenceAlerts = c[RelaySettings.silenceAlerts]
         if let problem = retentionProblem {
             throw ConfigurationError(key: key(RelaySettings.retention.name), reason: problem, shownValue: String(retention))
         }

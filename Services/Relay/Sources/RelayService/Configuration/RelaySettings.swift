@@ -36,6 +36,8 @@ public enum RelaySettings {
     public static let pairingRateOutpost = ConfigurationSetting<Int>.int("PAIRING_RATE_OUTPOST", default: 10, range: 0...10_000, help: "Pairing registrations (POST /v1/pairings) one outpost may make per minute, across every instance; 0 turns the limit off.")
     public static let pairingRateAddress = ConfigurationSetting<Int>.int("PAIRING_RATE_ADDRESS", default: 30, range: 0...100_000, help: "Pairing registrations one client address (IPv4, or IPv6 /64) may attempt per minute, as many at once, across every instance; 0 turns the limit off (behind a proxy that shares one address).")
     public static let leaseDuration = ConfigurationSetting<Duration>.duration("LEASE", default: .seconds(60), range: 5...3600, help: "How long a claimed delivery belongs to one instance; a crashed instance's claims come back after it.")
+    public static let outpostSilence = ConfigurationSetting<Duration>.duration("OUTPOST_SILENCE", default: .seconds(600), range: 1...604_800, help: "How long an outpost with active pairings may go without a heartbeat before each paired device gets one outpost-silent alert (PROTOCOL §14).")
+    public static let silenceAlerts = ConfigurationSetting<Bool>.bool("SILENCE_ALERTS", default: true, help: "Send relay-authored outpost alerts (outpost-silent, outpost-back, mailbox-failing); false records heartbeats but alerts nobody.")
     public static let instanceName = ConfigurationSetting<String>.string("INSTANCE_NAME", default: "", allowEmpty: true, help: "This instance's name in claims and logs; host name and process id when empty.")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
     public static let catchupRetention = ConfigurationSetting<Duration>.duration("CATCHUP_RETENTION", default: .seconds(72 * 3600), range: 0...2_592_000, help: "How long each device's catch-up log keeps the envelopes accepted for it (ciphertext only, PROTOCOL §12); 0 keeps none.")
@@ -47,6 +49,6 @@ public enum RelaySettings {
         perIPConnectionLimit, accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight, apnsTokenRefresh,
         operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, pairingRateOutpost, pairingRateAddress, leaseDuration, instanceName, logLevel,
-        catchupRetention, catchupLimit,
+        catchupRetention, catchupLimit, outpostSilence, silenceAlerts,
     ])
 }

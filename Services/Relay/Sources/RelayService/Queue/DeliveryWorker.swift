@@ -140,7 +140,8 @@ final class DeliveryWorker: Service {
             window.giveBack(1)
             return finish(.failed, reason: "no_device_token")
         }
-        let kind = EnvelopeKind(rawValue: d.kind) ?? .notification
+        // A relay-authored alert (PROTOCOL.md §14) travels like a notification: push type alert, the bundle id as topic.
+        let kind = d.kind == SystemAlert.deliveryKind ? .notification : EnvelopeKind(rawValue: d.kind) ?? .notification
         let request = APNsRequest(
             deviceToken: token, environment: PushEnvironment(rawValue: target.authorization.apnsEnvironment) ?? .production,
             pushType: APNsPayload.pushType(for: kind), topic: APNsPayload.topic(for: kind, bundleID: configuration.apns.bundleID),

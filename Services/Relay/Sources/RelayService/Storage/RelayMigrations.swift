@@ -96,5 +96,21 @@ enum RelayMigrations {
             CREATE INDEX catchup_envelopes_device ON catchup_envelopes (device_id, seq);
             CREATE INDEX catchup_envelopes_accepted ON catchup_envelopes (accepted_ms);
             """),
+        // PROTOCOL.md §14: the last heartbeat per outpost, its alert state
+        // (the transition that queues an alert happens once, under the row
+        // lock), and relay-authored `system` deliveries in the same queue.
+        PostgresMigration(version: 5, name: "outpost heartbeats and silence alerts", sql: """
+            CREATE TABLE outpost_heartbeats (
+                outpost_id text PRIMARY KEY,
+                last_seen_ms bigint NOT NULL,
+                mailboxes integer NOT NULL,
+                failing integer NOT NULL,
+                state text NOT NULL CHECK (state IN ('alive', 'silent')),
+                silent_at_ms bigint
+            );
+            CREATE INDEX outpost_heartbeats_alive ON outpost_heartbeats (last_seen_ms) WHERE state = 'alive';
+            ALTER TABLE deliveries DROP CONSTRAINT deliveries_kind_check;
+            ALTER TABLE deliveries ADD CONSTRAINT deliveries_kind_check CHECK (kind IN ('notification', 'live-activity', 'system'));
+            """),
     ]
 }
