@@ -30,8 +30,20 @@ struct MailboxFailingAlertTests {
         }
         // The owner changes the password at the server; the session is dropped and the login refused.
         try h.dovecot.setPassword(MailWatchHarness.user, "a new password the outpost does not know")
-        try await h.dovecot.kick(MailWatchHarness.user)
-        let alerts = try await HeartbeatAlertWait.alerts(h.stack, "mailbox-failing", count: 1, timeout: 60)
+        // `doveadm kick` misses a session Dovecot has not registered yet: kick until the outpost's session is gone.
+        deadline = ContinuousClock.now + .seconds(60)
+        while try await h.outpost.store.folderStates().first?.watchState == .idle {
+            try await h.dovecot.kick(MailWatchHarness.user)
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("the outpost's IMAP session was never dropped") }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        let alerts: [APNsSimulatorProcess.Delivery]
+        do {
+            alerts = try await HeartbeatAlertWait.alerts(h.stack, "mailbox-failing", count: 1, timeout: 60)
+        } catch {
+            let deliveries = try await database.query("SELECT kind, status, apns_reason FROM deliveries").map { try $0.decode((String, String, String?).self) }
+            throw TestHarnessError("\(error); folders \(try await h.outpost.store.folderStates()); relay holds \(String(describing: try await heartbeatCounts())); deliveries \(deliveries)")
+        }
         #expect(alerts.count == 1)
         #expect(alerts.first?.deviceToken == h.device.apnsToken)
         let payload = try #require(alerts.first?.payload)
