@@ -12,6 +12,9 @@ public struct HeartbeatService: Service {
     let interval: Duration
     let logger: Logger
     let clock: @Sendable () -> Int64
+    /// Mailboxes last counted failing: a watcher that only reconnects (`connecting`, `starting`, a short `retrying`)
+    /// between refused logins stays failing, so the count does not drop to 0 and rise again (a new alert) at every retry.
+    private let failingBefore = SharedFailingSet()
 
     /// A folder retrying for longer than this counts as failing to connect.
     public static let retryingCountsAfter: Int64 = 120
@@ -62,14 +65,21 @@ public struct HeartbeatService: Service {
     public func counts() async throws -> (mailboxes: Int, failing: Int) {
         let enabled = Set(try await store.mailboxes().filter(\.enabled).map(\.id))
         let now = clock()
+        let before = failingBefore.value
         var failing = Set<Int64>()
+        var healthy = Set<Int64>()
         for state in try await store.folderStates() where enabled.contains(state.mailboxID) {
             switch state.watchState {
             case .authenticationFailed: failing.insert(state.mailboxID)
             case .retrying where now - state.stateSince >= Self.retryingCountsAfter: failing.insert(state.mailboxID)
+            case .idle, .polling: healthy.insert(state.mailboxID)
             default: break
             }
         }
+        // Between attempts a failing mailbox's folders pass through connecting: it keeps failing until a folder watches again.
+        failing.formUnion(before.subtracting(healthy).intersection(enabled))
+        failingBefore.value = failing
         return (enabled.count, failing.count)
     }
 }
+
