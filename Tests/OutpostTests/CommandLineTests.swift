@@ -19,14 +19,21 @@ struct OutpostCommandLineTests {
         try await runOffPool { try ChildProcess.run(Self.executable, arguments, directory: nil) }
     }
 
+    /// `mailwake-outpost init` in `dir`, then `relay set` to `stack`'s relay (sandbox); returns what init printed.
+    @discardableResult
+    static func initOutpost(at dir: String, relayOf stack: RelayStack) async throws -> String {
+        let initialized = try await run(["init", "--data-dir", dir])
+        _ = try await run(["relay", "set", "--data-dir", dir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
+        return initialized
+    }
+
     @Test func initRelayPairNotifyAndTheDeviceOpensIt() async throws {
         let stack = try await RelayStack.start()
         let device = try await stack.registeredDevice()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-outpost-cli-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let initialized = try await Self.run(["init", "--data-dir", dir])
+        let initialized = try await Self.initOutpost(at: dir, relayOf: stack)
         #expect(initialized.contains("fingerprint:"))
-        _ = try await Self.run(["relay", "set", "--data-dir", dir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
 
         let png = dir + "/pair.png"
         let pairing = try TestServerProcess(executable: Self.executable, arguments: ["pair", "--data-dir", dir, "--png", png], logName: "outpost-pair",

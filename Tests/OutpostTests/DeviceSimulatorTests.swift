@@ -24,8 +24,7 @@ struct DeviceSimulatorTests {
         #expect((try FileManager.default.attributesOfItem(atPath: deviceDir + "/device.json")[.posixPermissions] as? Int) == 0o600)
         _ = try await Self.run("mailwake-device", ["register", "--dir", deviceDir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
 
-        _ = try await Self.run("mailwake-outpost", ["init", "--data-dir", outpostDir])
-        _ = try await Self.run("mailwake-outpost", ["relay", "set", "--data-dir", outpostDir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
+        try await OutpostCommandLineTests.initOutpost(at: outpostDir, relayOf: stack)
         let pairing = try TestServerProcess(executable: Self.binary("mailwake-outpost"), arguments: ["pair", "--data-dir", outpostDir, "--no-qr"],
                                             logName: "outpost-pair", pipeStdout: true)
         var link = ""

@@ -21,8 +21,7 @@ struct InviteCommandLineTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let dir = scratch.file("outpost")
-        _ = try await OutpostCommandLineTests.run(["init", "--data-dir", dir])
-        _ = try await OutpostCommandLineTests.run(["relay", "set", "--data-dir", dir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
+        try await OutpostCommandLineTests.initOutpost(at: dir, relayOf: stack)
         let port = try PortAllocator.freePort()
         let origin = "https://127.0.0.1:\(port)"
         let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=\(origin)\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n")

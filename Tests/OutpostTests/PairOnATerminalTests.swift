@@ -15,8 +15,7 @@ struct PairOnATerminalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let dir = scratch.file("outpost")
-        _ = try await OutpostCommandLineTests.run(["init", "--data-dir", dir])
-        _ = try await OutpostCommandLineTests.run(["relay", "set", "--data-dir", dir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
+        try await OutpostCommandLineTests.initOutpost(at: dir, relayOf: stack)
         let answerFile = try scratch.write("answer", answer)
         let command = "\(OutpostCommandLineTests.executable) pair --data-dir \(dir) --no-qr"
         let pairing = try TestServerProcess(executable: "/bin/sh", arguments: ["-c", "exec script -qefc \"$0\" /dev/null < \"$1\"", command, answerFile],

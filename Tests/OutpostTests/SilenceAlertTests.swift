@@ -35,9 +35,7 @@ struct SilenceAlertTests {
         let (deviceDir, outpostDir) = (root + "/device", root + "/outpost")
         _ = try await DeviceSimulatorTests.run("mailwake-device", ["init", "--dir", deviceDir])
         _ = try await DeviceSimulatorTests.run("mailwake-device", ["register", "--dir", deviceDir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
-        _ = try await DeviceSimulatorTests.run("mailwake-outpost", ["init", "--data-dir", outpostDir])
-        _ = try await DeviceSimulatorTests.run("mailwake-outpost", ["relay", "set", "--data-dir", outpostDir, "--url", stack.relay.url,
-                                                                    "--origin", RelayInstance.origin, "--env", "sandbox"])
+        try await OutpostCommandLineTests.initOutpost(at: outpostDir, relayOf: stack)
         let pairing = try TestServerProcess(executable: DeviceSimulatorTests.binary("mailwake-outpost"), arguments: ["pair", "--data-dir", outpostDir, "--no-qr"],
                                             logName: "outpost-pair", pipeStdout: true)
         var link = ""
