@@ -32,6 +32,12 @@ struct MessageSummaryTests {
         #expect(CodeDetector.detect(subject: s.subject, body: s.visibleText)?.value == "730112")
     }
 
+    @Test func aCodeAfterAHeaderElementInHTMLOnlyMailIsFound() throws {
+        let html = "<html><head><title>Acme</title></head><body><header><img alt=\"Acme\"></header><p>Your verification code is 640017</p></body></html>"
+        let s = try MessageSummary(rfc822: Array("Subject: Sign in\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\(html)".utf8))
+        #expect(CodeDetector.detect(subject: s.subject, body: s.visibleText)?.value == "640017")
+    }
+
     @Test func aKOI8ROrderMessageHasNoCode() throws {
         let s = try Self.summary("koi8-r-order.eml")
         #expect(s.subject == "Ваш заказ")

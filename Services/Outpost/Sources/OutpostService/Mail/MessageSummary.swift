@@ -1,4 +1,5 @@
 import CGMimeShims
+import MailwakeMail
 
 /// What the outpost reads from a message to notify about it (GMime: RFC 2047
 /// words decoded, any charset converted to UTF-8, malformed headers tolerated).
@@ -31,6 +32,6 @@ public struct MessageSummary: Sendable, Hashable {
     /// The visible text for code detection: text/plain, else the HTML's text.
     public var visibleText: String {
         if let textPlain, !textPlain.isEmpty { return textPlain }
-        return textHTML.map(HTMLText.visibleText) ?? ""
+        return textHTML.map { HTMLVisibleText.of($0) } ?? ""
     }
 }
