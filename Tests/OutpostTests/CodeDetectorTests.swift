@@ -24,8 +24,8 @@ struct CodeDetectorTests {
         }
         let (precision, recall) = (tally.precision, tally.recall)
         print("codes: \(cases.count) cases, precision \(precision), recall \(recall)")
-        #expect(precision >= 0.97, "\(tally.report)")
-        #expect(recall >= 0.90, "\(tally.report)")
+        #expect(precision >= 0.99, "\(tally.report)")
+        #expect(recall >= 0.97, "\(tally.report)")
         #expect(Set(cases.map(\.lang)).count == 10)
     }
 

@@ -104,7 +104,7 @@ def encode_part(text, ctype, charset, enc):
 def hdr_text(s, charset):
     if all(ord(ch) < 128 for ch in s):
         return s
-    return Header(s, charset, header_name="Subject").encode()
+    return Header(s, charset, header_name="Subject").encode(linesep="\r\n")
 
 def slug(name):
     s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")

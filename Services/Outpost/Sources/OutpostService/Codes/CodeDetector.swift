@@ -21,88 +21,164 @@ public enum CodeDetector {
     /// Characters between a verb and its code ("Use: 123456").
     static let afterVerb = 3
 
-    /// The keywords, folded like the text they are looked for in.
-    static let keywords: [(word: String, folded: [Character], bounded: Bool)] = CodeKeywords.all.map { ($0, Array(fold($0)), !isUnspaced($0)) }
-    static let verbs: [[Character]] = CodeKeywords.verbs.map { Array(fold($0)) }
+    /// A word to look for: as written, folded like the text, and whether it must start a word.
+    struct Word {
+        var word: String
+        var folded: [Character]
+        /// Must start a word (spaced scripts, unless the word ends compounds or its language attaches prefixes).
+        var startsWord: Bool
+        /// Spaced script: short words must also end a word (unless their language attaches suffixes).
+        var spaced: Bool
+        var endsWord: Bool
+
+        init(_ word: String, startsWord: Bool? = nil, endsWord: Bool? = nil) {
+            self.word = word
+            folded = Array(CodeDetector.fold(word))
+            spaced = !CodeDetector.isUnspaced(word)
+            self.startsWord = startsWord ?? spaced
+            self.endsWord = endsWord ?? spaced
+        }
+    }
+
+    /// The keywords, longest first.
+    static let keywords: [Word] = CodeKeywords.all.map { word in
+        func inAny(_ languages: Set<String>) -> Bool { languages.contains { CodeKeywords.byLanguage[$0]?.contains(word) == true } }
+        return Word(word, startsWord: isUnspaced(word) || inAny(CodeKeywords.prefixingLanguages) || CodeKeywords.compoundTails.contains(word) ? false : nil,
+                    endsWord: isUnspaced(word) || inAny(CodeKeywords.suffixingLanguages) ? false : nil)
+    }
+    static let verbs: [Word] = (CodeKeywords.verbs + CodeKeywords.verbsUnspaced).map { Word($0) }
+    static let verbsAfter: [[Character]] = CodeKeywords.verbsAfter.map { Array(fold($0)) }
+    static let booking: [[Character]] = CodeKeywords.bookingContext.map { Array(fold($0)) }
     static let links: [String] = CodeKeywords.links.map(fold)
     static let traps: [(folded: [Character], whole: Bool)] = CodeKeywords.traps.map { (Array(fold($0)), $0.count <= 4 && !isUnspaced($0)) }
+
+    /// What a pass over one text may take.
+    struct Scope {
+        /// Look after keywords (first pass) or after verbs (second pass, in a message about signing in).
+        var verbs = false
+        /// Letter codes count (not in a message about a booking, where they are references).
+        var letters = true
+    }
 
     /// The code, or nil.
     public static func detect(subject: String, body: String) -> VerificationCode? {
         let body = String(body.prefix(20_000))
-        if let code = detect(in: subject, source: .subject, authenticationContext: false) { return code }
-        if let code = detect(in: body, source: .body, authenticationContext: false) { return code }
-        guard speaksOfAuthentication(subject) || speaksOfAuthentication(body) else { return nil }
-        return detect(in: subject, source: .subject, authenticationContext: true, verbsOnly: true)
-            ?? detect(in: body, source: .body, authenticationContext: true, verbsOnly: true)
+        let subjectText = Folded(subject), bodyText = Folded(body)
+        var scope = Scope(letters: !subjectText.containsAny(booking) && !bodyText.containsAny(booking))
+        if let code = detect(in: subjectText, source: .subject, scope: scope) ?? detect(in: bodyText, source: .body, scope: scope) { return code }
+        guard subjectText.containsAny(context) || bodyText.containsAny(context) else { return nil }
+        scope.verbs = true
+        return detect(in: subjectText, source: .subject, scope: scope) ?? detect(in: bodyText, source: .body, scope: scope)
     }
 
-    /// The code in one text.
-    ///
-    /// - Parameters:
-    ///   - raw: the subject or the visible body.
-    ///   - authenticationContext: whether the message speaks of a code, signing in or confirming (verbs count only then);
-    ///     nil: judged from `raw` alone.
-    ///   - verbsOnly: look only after verbs (the keywords were looked at already).
-    static func detect(in raw: String, source: VerificationCode.Source, authenticationContext: Bool? = nil, verbsOnly: Bool = false) -> VerificationCode? {
-        let text = Array(fold(raw))
-        let lower = text.map { Character($0.lowercased()) }
+    /// The code in one text, judged on its own (a subject without its body).
+    static func detect(in raw: String, source: VerificationCode.Source) -> VerificationCode? {
+        let text = Folded(raw)
+        let scope = Scope(letters: !text.containsAny(booking))
+        if let code = detect(in: text, source: source, scope: scope) { return code }
+        guard text.containsAny(context) else { return nil }
+        return detect(in: text, source: source, scope: Scope(verbs: true, letters: scope.letters))
+    }
+
+    /// A text folded for matching: its characters, and the same lower-cased.
+    struct Folded {
+        var text: [Character]
+        var lower: [Character]
+
+        init(_ raw: String) {
+            text = Array(CodeDetector.fold(raw))
+            lower = text.map { Character($0.lowercased()) }
+        }
+
+        func containsAny(_ words: [[Character]]) -> Bool {
+            words.contains { CodeDetector.find($0, in: lower, from: 0) != nil }
+        }
+    }
+
+    static func detect(in folded: Folded, source: VerificationCode.Source, scope: Scope) -> VerificationCode? {
+        let text = folded.text, lower = folded.lower
         var best: (distance: Int, code: VerificationCode)?
         func consider(_ distance: Int, _ candidate: Candidate, _ keyword: String) {
+            guard scope.letters || candidate.value.allSatisfy(\.isCodeDigit), !isTrap(candidate, in: text, lower: lower) else { return }
             if best == nil || distance < best!.distance {
                 best = (distance, VerificationCode(value: candidate.value, source: source, keyword: keyword))
             }
         }
-        for keyword in keywords where !verbsOnly {
-            let k = keyword.folded
-            var i = 0
-            while let at = find(k, in: lower, from: i) {
-                i = at + 1
-                guard !keyword.bounded || standsAsWord(k, at: at, in: lower) else { continue }
-                for candidate in candidates(in: text, from: max(0, at - before), to: min(text.count, at + k.count + after)) {
-                    let distance = candidate.start >= at + k.count ? candidate.start - (at + k.count) : (at - candidate.end) * 3
-                    guard distance >= 0, !isTrap(candidate, in: text, lower: lower) else { continue }
-                    // A code before its keyword is joined to it: "123456 is your … code".
-                    if candidate.end <= at {
-                        let between = " " + String(lower[candidate.end..<at]) + " "
-                        guard links.contains(where: { between.contains($0) }) else { continue }
+        if !scope.verbs {
+            for keyword in keywords {
+                let k = keyword.folded
+                var i = 0
+                while let at = find(k, in: lower, from: i) {
+                    i = at + 1
+                    guard standsAsWord(keyword, at: at, in: lower) else { continue }
+                    for candidate in candidates(in: text, from: max(0, at - before), to: min(text.count, at + k.count + after)) {
+                        if candidate.start >= at + k.count {
+                            // Across a sentence end the code more likely belongs to something else.
+                            let crossed = sentenceEnds(in: text, from: at + k.count, to: candidate.start)
+                            consider(candidate.start - (at + k.count) + 60 * crossed, candidate, keyword.word)
+                        } else if candidate.end <= at, joins(String(lower[candidate.end..<at])) {
+                            // A code before its keyword: "123456 is your … code", "854828 आपका लॉगिन कोड".
+                            consider((at - candidate.end) * 3, candidate, keyword.word)
+                        }
                     }
-                    consider(distance, candidate, keyword.word)
+                }
+            }
+            return best?.code
+        }
+        for verb in verbs {
+            var i = 0
+            while let at = find(verb.folded, in: lower, from: i) {
+                i = at + 1
+                guard standsAsWord(verb, at: at, in: lower, end: verb.spaced) else { continue }
+                let from = at + verb.folded.count
+                for candidate in candidates(in: text, from: from, to: min(text.count, from + afterVerb + 1)) where candidate.start - from <= afterVerb {
+                    guard text[from..<candidate.start].allSatisfy(isGap) else { continue }
+                    consider(candidate.start - from, candidate, verb.word)
                 }
             }
         }
-        if best == nil, authenticationContext ?? speaksOfAuthentication(raw) {
-            for (index, verb) in verbs.enumerated() {
-                var i = 0
-                while let at = find(verb, in: lower, from: i) {
-                    i = at + 1
-                    guard standsAsWord(verb, at: at, in: lower, end: true) else { continue }
-                    let from = at + verb.count
-                    for candidate in candidates(in: text, from: from, to: min(text.count, from + afterVerb + 1)) where candidate.start - from <= afterVerb {
-                        let gap = String(text[from..<candidate.start])
-                        guard gap.allSatisfy({ $0 == " " || $0 == ":" || $0 == "\"" || $0 == "«" || $0 == "„" }), !isTrap(candidate, in: text, lower: lower) else { continue }
-                        consider(candidate.start - from, candidate, CodeKeywords.verbs[index])
-                    }
-                }
+        for candidate in candidates(in: text, from: 0, to: text.count) {
+            var k = candidate.end
+            while k < text.count, k - candidate.end < 2, text[k] == " " { k += 1 }
+            if let verb = verbsAfter.firstIndex(where: { v in k + v.count <= lower.count && lower[k..<(k + v.count)].elementsEqual(v) }) {
+                consider(k - candidate.end, candidate, CodeKeywords.verbsAfter[verb])
             }
         }
         return best?.code
     }
 
-    /// Whether `text` speaks of a code, signing in or confirming.
-    static func speaksOfAuthentication(_ text: String) -> Bool {
-        let lower = Array(fold(String(text.prefix(20_000))).lowercased())
-        return context.contains { find($0, in: lower, from: 0) != nil }
+    /// Sentence ends between two positions: ".", "!" or "?" before a space or line break, "。", "！", "？".
+    static func sentenceEnds(in text: [Character], from: Int, to: Int) -> Int {
+        guard from < to else { return 0 }
+        var n = 0
+        for i in from..<to {
+            let c = text[i]
+            if c == "。" || c == "！" || c == "？" { n += 1 } else if ".!?".contains(c), i + 1 < to, text[i + 1].isWhitespace { n += 1 }
+        }
+        return n
+    }
+
+    /// Characters that may stand between a verb and its code.
+    static func isGap(_ c: Character) -> Bool { c == " " || c == ":" || c == "\"" || c == "«" || c == "„" || c == "“" || c == "「" }
+
+    /// Whether the text between a code and the keyword after it joins them: a linking word, or a few words with no
+    /// number and no sentence end between ("854828 your login code").
+    static func joins(_ between: String) -> Bool {
+        let padded = " " + between + " "
+        if links.contains(where: { padded.contains($0) }) { return true }
+        return between.count <= 12 && !between.contains(where: { $0.isCodeDigit || ".!?。！？\n".contains($0) })
     }
 
     /// The words that make verbs count, folded: `CodeKeywords.authenticationContext` and every keyword.
     static let context: [[Character]] = CodeKeywords.authenticationContext.map { Array(fold($0)) } + keywords.map(\.folded)
 
-    /// Whether the word at `at` is not the tail of a longer word (and, when `end` or the word is short, not its head either).
-    static func standsAsWord(_ word: [Character], at: Int, in lower: [Character], end: Bool = false) -> Bool {
-        let firstWord = word.prefix { $0.isLetter }.count
-        if at > 0, lower[at - 1].isLetter, firstWord <= 5 || end { return false }
-        if end || word.count <= 5, word.last?.isLetter == true, at + word.count < lower.count, lower[at + word.count].isLetter { return false }
+    /// Whether `word` found at `at` stands as a word: in spaced scripts not the tail of a longer word (when it must
+    /// start one, and its first word is short or `end` is set), and, when short or `end` is set, not the head of one.
+    static func standsAsWord(_ word: Word, at: Int, in lower: [Character], end: Bool = false) -> Bool {
+        let w = word.folded
+        let firstWord = w.prefix { $0.isLetter }.count
+        if word.startsWord, at > 0, lower[at - 1].isLetter, firstWord <= 5 || end { return false }
+        if word.endsWord, end || w.count <= 5, w.last?.isLetter == true, at + w.count < lower.count, lower[at + w.count].isLetter { return false }
         return true
     }
 
@@ -121,7 +197,8 @@ public enum CodeDetector {
         var raw: String
     }
 
-    /// Runs of letters and digits (joined across one space or hyphen between digit groups) that could be codes.
+    /// Runs of letters and digits that could be codes: joined across one space or hyphen between two groups of 3–4
+    /// ("123 456", "ZMJH-HGW7"), and single digits spaced out ("1 5 5 7 9 7", one a table cell).
     static func candidates(in text: [Character], from: Int, to: Int) -> [Candidate] {
         var out: [Candidate] = []
         var i = from
@@ -131,25 +208,45 @@ public enum CodeDetector {
             while j < text.count, isCodeChar(text[j]) { j += 1 }
             var raw = String(text[i..<j])
             var end = j
-            // "123 456" and "123-456": two digit groups of 3–4.
-            if j + 1 < text.count, text[j] == " " || text[j] == "-", raw.allSatisfy(\.isCodeDigit), (3...4).contains(raw.count) {
+            var grouped = false
+            if j + 1 < text.count, text[j] == " " || text[j] == "-", (3...4).contains(raw.count) {
                 var k = j + 1
-                while k < text.count, text[k].isCodeDigit { k += 1 }
+                while k < text.count, isCodeChar(text[k]) { k += 1 }
                 let second = String(text[(j + 1)..<k])
-                if (3...4).contains(second.count), k == text.count || !isCodeChar(text[k]) {
+                let sameKind = raw.allSatisfy(\.isCodeDigit) == second.allSatisfy(\.isCodeDigit) || text[j] == "-"
+                if (3...4).contains(second.count), sameKind, k == text.count || !isCodeChar(text[k]) {
                     raw += String(text[j]) + second
                     end = k
+                    grouped = !raw.allSatisfy { $0.isCodeDigit || $0 == " " || $0 == "-" }
                 }
+            } else if raw.count == 1, raw.first!.isCodeDigit {
+                var k = j
+                while k + 1 < text.count, text[k] == " ", text[k + 1].isCodeDigit, k + 2 == text.count || !isCodeChar(text[k + 2]) {
+                    raw += " " + String(text[k + 1])
+                    k += 2
+                }
+                if (4...8).contains(raw.count / 2 + 1), raw.count > 1 { end = k } else { raw = String(text[i..<j]) }
             }
             let value = raw.filter { $0 != " " && $0 != "-" }
             let digits = value.filter(\.isCodeDigit).count
             let isNumeric = digits == value.count && (4...8).contains(value.count)
             let isMixed = (4...8).contains(value.count) && digits >= 1 && value.allSatisfy { $0.isCodeDigit || ("A"..."Z").contains($0) }
-                && value.contains(where: { ("A"..."Z").contains($0) }) && alternations(value) >= 2
+                && value.contains(where: { ("A"..."Z").contains($0) }) && (alternations(value) >= 2 || grouped || isRandomBlock(value))
             if isNumeric || isMixed { out.append(Candidate(start: i, end: end, value: value, raw: raw)) }
-            i = j
+            i = max(end, j)
         }
         return out
+    }
+
+    /// Whether a code made of one block of letters and one of digits has letters that do not read as a word or a
+    /// designator: "YTFHB7", "46SJJE" are codes; "COVID19" (a word) and "LH1234" (an airline) are not, nor is a
+    /// promotion ("FLASH30", "SALE2025": digits that are a percentage, an amount or a year).
+    static func isRandomBlock(_ value: String) -> Bool {
+        let letters = value.filter { !$0.isCodeDigit }
+        guard letters.count >= 3 else { return false }
+        if value.last!.isCodeDigit, let n = Int(value.filter(\.isCodeDigit)), n % 5 == 0 || (1990...2099).contains(n) { return false }
+        let vowels = letters.filter { "AEIOU".contains($0) }.count
+        return Double(vowels) / Double(letters.count) < 0.3
     }
 
     /// How often a code switches between letters and digits ("K7Q2" 3, "SAVE20" 1).
@@ -169,6 +266,16 @@ public enum CodeDetector {
         if ["/", ":"].contains(right) && right2.isCodeDigit { return true }
         if [".", ","].contains(right) && right2.isCodeDigit { return true }
         if left == "+" || left == "#" || left == "-" && c.start > 1 && text[c.start - 2].isCodeDigit { return true }
+        // A flight, train or route number: "LH 1234", "FR 9519" (a short word of capitals that is no keyword).
+        if left == " ", c.start >= 3 {
+            var s = c.start - 1
+            while s > 0, ("A"..."Z").contains(text[s - 1]) { s -= 1 }
+            let word = String(text[s..<(c.start - 1)])
+            if (2...3).contains(word.count), s == 0 || !text[s - 1].isLetter, !keywords.contains(where: { String($0.folded) == word.lowercased() }) { return true }
+        }
+        // The end of a masked card or account number: "*4242", "•••• 4242".
+        let masked = String(text[max(0, c.start - 2)..<c.start])
+        if masked.contains(where: { "*•∗·●".contains($0) }) { return true }
         if "年月日時分".contains(right) || "년월일시".contains(right) { return true }
         // Part of a longer digit sequence: an IBAN, a card or account number in groups.
         if [" ", "-"].contains(left), c.start > 1, text[c.start - 2].isCodeDigit { return true }
@@ -187,7 +294,9 @@ public enum CodeDetector {
         let word = wordAround(c, in: lower)
         if word.contains("http") || word.contains("www.") || word.contains("@") || word.contains("/") { return true }
         // An order, invoice or tracking number: its label comes shortly before.
-        let from = max(0, c.start - 24)
+        // A label names the first number after it only: "card ending in 4242, is: 072 914".
+        var from = max(0, c.start - 24)
+        if let lastDigit = lower[from..<c.start].lastIndex(where: \.isCodeDigit) { from = lastDigit + 1 }
         let context = Array(lower[from..<c.start])
         for trap in traps {
             var i = 0
