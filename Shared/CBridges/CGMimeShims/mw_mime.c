@@ -66,6 +66,61 @@ static void mw_visit(GMimeObject *parent, GMimeObject *part, gpointer data) {
     g_free(text);
 }
 
+/* GMime joins adjacent encoded-words of one charset before decoding them, so
+ * that a character split across two words survives; with base64 it joins the
+ * encoded text, and a word that ends in "=" padding (as Python's email package
+ * and many mailers write them) cuts the joined text short: the rest of the
+ * subject is lost. Each base64 word is rewritten as the same bytes in "Q"
+ * encoding, which joins safely, before GMime decodes the header. */
+static char *mw_rewrite_base64_words(const char *raw) {
+    GString *out = g_string_sized_new(strlen(raw) * 3 + 16);
+    const char *p = raw;
+    while (*p != '\0') {
+        const char *start = strstr(p, "=?");
+        if (start == NULL) { g_string_append(out, p); break; }
+        g_string_append_len(out, p, start - p);
+        const char *q1 = strchr(start + 2, '?');
+        const char *q2 = q1 != NULL ? strchr(q1 + 1, '?') : NULL;
+        const char *end = q2 != NULL ? strstr(q2 + 1, "?=") : NULL;
+        if (end == NULL || q2 != q1 + 2 || (q1[1] != 'B' && q1[1] != 'b') || memchr(start, ' ', end - start) != NULL) {
+            g_string_append_len(out, start, 2);
+            p = start + 2;
+            continue;
+        }
+        gchar *text = g_strndup(q2 + 1, end - (q2 + 1));
+        gsize length = 0;
+        guchar *bytes = g_base64_decode(text, &length);
+        g_free(text);
+        g_string_append_len(out, start, q1 - start);
+        g_string_append(out, "?Q?");
+        for (gsize i = 0; i < length; i++) {
+            unsigned char c = bytes[i];
+            if (g_ascii_isalnum(c)) g_string_append_c(out, (char)c);
+            else g_string_append_printf(out, "=%02X", c);
+        }
+        g_string_append(out, "?=");
+        g_free(bytes);
+        p = end + 2;
+    }
+    return g_string_free(out, FALSE);
+}
+
+/* The decoded Subject, or NULL; the caller frees it with g_free. */
+static char *mw_decoded_subject(GMimeMessage *message) {
+    GMimeHeaderList *headers = g_mime_object_get_header_list(GMIME_OBJECT(message));
+    GMimeHeader *header = headers != NULL ? g_mime_header_list_get_header(headers, "Subject") : NULL;
+    const char *raw = header != NULL ? g_mime_header_get_raw_value(header) : NULL;
+    if (raw == NULL) return g_strdup(g_mime_message_get_subject(message));
+    GString *unfolded = g_string_new(NULL);
+    for (const char *c = raw; *c != '\0'; c++) if (*c != '\r' && *c != '\n') g_string_append_c(unfolded, *c);
+    char *rewritten = mw_rewrite_base64_words(unfolded->str);
+    g_string_free(unfolded, TRUE);
+    char *decoded = g_mime_utils_header_decode_text(NULL, rewritten);
+    g_free(rewritten);
+    if (decoded != NULL) g_strstrip(decoded);
+    return decoded;
+}
+
 /* Parses a whole message: 0 with *message set, -1 not a message, -2 too complex. */
 static int mw_mime_parse_message(const uint8_t *data, size_t length, GMimeMessage **message) {
     *message = NULL;
@@ -86,7 +141,9 @@ int mw_mime_summarize(const uint8_t *data, size_t length, size_t max_text, mw_mi
     int rc = mw_mime_parse_message(data, length, &message);
     if (rc != 0) return rc;
 
-    out->subject = mw_strdup_bounded(g_mime_message_get_subject(message), 4096);
+    char *subject = mw_decoded_subject(message);
+    out->subject = mw_strdup_bounded(subject, 4096);
+    g_free(subject);
     InternetAddressList *from = g_mime_message_get_from(message);
     if (from != NULL && internet_address_list_length(from) > 0) {
         InternetAddress *address = internet_address_list_get_address(from, 0);
@@ -260,7 +317,9 @@ int mw_mime_body_parse(const uint8_t *data, size_t length, size_t max_text, size
     int rc = mw_mime_parse_message(data, length, &message);
     if (rc != 0) return rc;
 
-    out->subject = mw_strdup_bounded(g_mime_message_get_subject(message), 4096);
+    char *subject = mw_decoded_subject(message);
+    out->subject = mw_strdup_bounded(subject, 4096);
+    g_free(subject);
     GDateTime *date = g_mime_message_get_date(message);
     if (date != NULL) out->date = g_date_time_to_unix(date);
     int failed = 0;
