@@ -121,6 +121,26 @@ static char *mw_decoded_subject(GMimeMessage *message) {
     return decoded;
 }
 
+/* The Authentication-Results values, top first, unfolded, one per line (at most 16 of 8 KiB). */
+static char *mw_authentication_results(GMimeMessage *message) {
+    GMimeHeaderList *headers = g_mime_object_get_header_list(GMIME_OBJECT(message));
+    if (headers == NULL) return NULL;
+    GString *out = g_string_new(NULL);
+    int count = g_mime_header_list_get_count(headers), taken = 0;
+    for (int i = 0; i < count && taken < 16; i++) {
+        GMimeHeader *header = g_mime_header_list_get_header_at(headers, i);
+        const char *name = header != NULL ? g_mime_header_get_name(header) : NULL;
+        const char *raw = header != NULL ? g_mime_header_get_raw_value(header) : NULL;
+        if (name == NULL || raw == NULL || g_ascii_strcasecmp(name, "Authentication-Results") != 0 || strlen(raw) > 8192) continue;
+        for (const char *c = raw; *c != '\0'; c++) g_string_append_c(out, *c == '\r' || *c == '\n' ? ' ' : *c);
+        g_string_append_c(out, '\n');
+        taken++;
+    }
+    char *result = out->len > 0 ? strdup(out->str) : NULL;
+    g_string_free(out, TRUE);
+    return result;
+}
+
 /* Parses a whole message: 0 with *message set, -1 not a message, -2 too complex. */
 static int mw_mime_parse_message(const uint8_t *data, size_t length, GMimeMessage **message) {
     *message = NULL;
@@ -144,6 +164,7 @@ int mw_mime_summarize(const uint8_t *data, size_t length, size_t max_text, mw_mi
     char *subject = mw_decoded_subject(message);
     out->subject = mw_strdup_bounded(subject, 4096);
     g_free(subject);
+    out->authentication_results = mw_authentication_results(message);
     InternetAddressList *from = g_mime_message_get_from(message);
     if (from != NULL && internet_address_list_length(from) > 0) {
         InternetAddress *address = internet_address_list_get_address(from, 0);
@@ -167,6 +188,7 @@ void mw_mime_summary_free(mw_mime_summary *summary) {
     free(summary->from_address);
     free(summary->text_plain);
     free(summary->text_html);
+    free(summary->authentication_results);
     memset(summary, 0, sizeof *summary);
 }
 

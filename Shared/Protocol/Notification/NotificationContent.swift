@@ -25,8 +25,11 @@ public struct NotificationContent: Sendable, Hashable {
     public var code: String?
     /// A message reference for body reading (§7).
     public var ref: String?
+    /// Whether a trusted receiving server authenticated the sender's domain (revision 2); nil: unknown.
+    public var senderAuth: SenderAuthentication?
 
-    public init(mailbox: String, folder: String, from: Sender, subject: String, receivedAt: UInt64, code: String? = nil, ref: String? = nil) {
+    public init(mailbox: String, folder: String, from: Sender, subject: String, receivedAt: UInt64, code: String? = nil, ref: String? = nil,
+                senderAuth: SenderAuthentication? = nil) {
         self.mailbox = mailbox
         self.folder = folder
         self.from = from
@@ -34,6 +37,7 @@ public struct NotificationContent: Sendable, Hashable {
         self.receivedAt = receivedAt
         self.code = code
         self.ref = ref
+        self.senderAuth = senderAuth
     }
 
     /// The plaintext JSON, keys in the order of §6, optional keys omitted when nil.
@@ -50,6 +54,7 @@ public struct NotificationContent: Sendable, Hashable {
         w.uint("received_at", receivedAt)
         if let code { w.string("code", code) }
         if let ref { w.string("ref", ref) }
+        if let senderAuth { w.string("sender_auth", senderAuth.rawValue) }
         w.endObject()
         return w.bytes
     }
@@ -64,6 +69,7 @@ extension NotificationContent: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case mailbox, folder, from, subject, code, ref
         case receivedAt = "received_at"
+        case senderAuth = "sender_auth"
         /// Padding (§6, revision 2): accepted with any value and ignored.
         case pad
     }
@@ -86,6 +92,7 @@ extension NotificationContent: Codable {
         receivedAt = try c.decodeUnsigned(.receivedAt)
         code = try c.decodeIfPresent(String.self, forKey: .code)
         ref = try c.decodeIfPresent(String.self, forKey: .ref)
+        senderAuth = try c.decodeIfPresent(SenderAuthentication.self, forKey: .senderAuth)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -99,5 +106,6 @@ extension NotificationContent: Codable {
         try c.encode(receivedAt, forKey: .receivedAt)
         try c.encodeIfPresent(code, forKey: .code)
         try c.encodeIfPresent(ref, forKey: .ref)
+        try c.encodeIfPresent(senderAuth, forKey: .senderAuth)
     }
 }

@@ -16,6 +16,8 @@ typedef struct {
     char *text_plain;
     /// The first text/html part, at most `max_text` bytes.
     char *text_html;
+    /// The Authentication-Results field values (RFC 8601), top first, unfolded, each ending in a line feed; at most 16.
+    char *authentication_results;
 } mw_mime_summary;
 
 /// Parses `data` (a whole RFC 5322 message). Returns 0 on success, -1 when it

@@ -1,5 +1,6 @@
 import CGMimeShims
-import MailwakeMail
+public import MailwakeMail
+public import MailwakeProtocol
 
 /// What the outpost reads from a message to notify about it (GMime: RFC 2047
 /// words decoded, any charset converted to UTF-8, malformed headers tolerated).
@@ -13,6 +14,8 @@ public struct MessageSummary: Sendable, Hashable {
     public var textPlain: String?
     /// The first text/html part (bounded), if any.
     public var textHTML: String?
+    /// The `Authentication-Results` field values, top (most recent) first.
+    public var authenticationResults: [String]
 
     /// Parses a whole message; `maxText` bounds each text part in bytes.
     public init(rfc822 data: [UInt8], maxText: Int = 64 * 1024) throws(OutpostError) {
@@ -27,6 +30,12 @@ public struct MessageSummary: Sendable, Hashable {
         date = raw.date
         textPlain = text(raw.text_plain)
         textHTML = text(raw.text_html)
+        authenticationResults = text(raw.authentication_results).map { $0.split(separator: "\n").map(String.init) } ?? []
+    }
+
+    /// Whether a server the mailbox trusts authenticated the sender (nil: unknown, or nothing trusted).
+    public func senderAuthentication(trusting authenticity: SenderAuthenticity) -> SenderAuthentication? {
+        authenticity.verdict(fields: authenticationResults, fromAddress: fromAddress)
     }
 
     /// The visible text for code detection: text/plain, else the HTML's text.
