@@ -15,7 +15,8 @@ enum DeviceInbox {
     /// What the App dedupes shown notifications by: the pairing and the event (PROTOCOL.md §12).
     static func key(of envelope: Envelope) -> String { envelope.context.pairingID + "/" + envelope.context.eventID }
 
-    /// The notification as one JSON line, with the pairing it came through and how it came (`apns` or `catch-up`).
+    /// The notification as one JSON line, with the pairing it came through, how it came (`apns` or `catch-up`) and,
+    /// for a code from a sender that failed authentication, `"suspicious_code": true`.
     static func open(_ envelope: Envelope, state: DeviceState, receivedAtMS: Int64, source: String) throws -> String {
         guard let pairing = state.pairings.first(where: { $0.pairingID == envelope.context.pairingID }),
               let outpostKey = Base64URL.decode(pairing.outpostKey)
@@ -30,6 +31,8 @@ enum DeviceInbox {
         w.int("received_at_ms", receivedAtMS)
         w.string("source", source)
         w.raw("notification", content.jsonBytes)
+        // PROTOCOL.md §6: the App marks a code from a sender whose domain failed authentication as suspicious.
+        if content.code != nil, content.senderAuth == .fail { w.bool("suspicious_code", true) }
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
