@@ -1,5 +1,6 @@
 import APNsSimulatorCore
 import Foundation
+import MailwakeCore
 import MailwakeHTTPClient
 import TestSupport
 import Testing
@@ -93,6 +94,52 @@ import Testing
             #expect(push.payload.count == 4096)
             let response = try await sim.send(push, with: client)
             #expect(response.status == .ok)
+        }
+    }
+}
+
+/// What the simulator tolerates as Apple does, and refuses with `--strict`.
+@Suite(.awaitedCleanup) struct AppleLenienceTests {
+    /// Runs the no-ALPN client against `sim` and returns what it printed.
+    func pushWithoutALPN(_ sim: APNsSimulatorProcess) async throws -> String {
+        let script = RepositoryPaths.file("Tests/Fixtures/apns/h2_without_alpn.py").path
+        let client = try TestServerProcess(executable: PythonHTTPTestServer.python, arguments: [
+            script, "127.0.0.1", String(sim.port), sim.caFile, try sim.authorization(), deviceToken(7), "net.mailwake.app",
+        ], logName: "h2-without-alpn", pipeStdout: true)
+        return await OwnThread.run { client.readStdoutLine() ?? "" }
+    }
+
+    @Test func aClientWithoutALPNSpeakingHTTP2ByPriorKnowledgeIsServed() async throws {
+        try await withSimulator(options: [.appleLenient]) { sim, _ in
+            let printed = try await pushWithoutALPN(sim)
+            #expect(printed == "status=200")
+            let delivery = try #require(try await sim.deliveries().first)
+            #expect(delivery.status == 200 && delivery.pushType == nil, "recorded as sent: without apns-push-type")
+        }
+    }
+
+    @Test func aStrictSimulatorRefusesAClientWithoutALPN() async throws {
+        try await withSimulator { sim, _ in
+            let printed = try await pushWithoutALPN(sim)
+            #expect(printed.hasPrefix("refused"), "\(printed)")
+            let deliveries = try await sim.deliveries()
+            #expect(deliveries.isEmpty)
+        }
+    }
+
+    @Test func aPushWithoutAPNsPushTypeIsAnAlertAsOnIOS() async throws {
+        try await withSimulator(options: [.appleLenient]) { sim, client in
+            let response = try await sim.send(Push().with(\.pushType, nil), with: client)
+            #expect(response.status == .ok)
+            let delivery = try #require(try await sim.deliveries().first)
+            #expect(delivery.status == 200 && delivery.pushType == nil)
+        }
+    }
+
+    @Test func aLenientSimulatorStillRefusesAnUnknownPushType() async throws {
+        try await withSimulator(options: [.appleLenient]) { sim, client in
+            let response = try await sim.send(Push().with(\.pushType, "banner"), with: client)
+            #expect(response.status == .badRequest && response.reason == "InvalidPushType")
         }
     }
 }

@@ -14,6 +14,8 @@ extension APNsSimulatorProcess {
         case publicKeyFile
         /// `--log-level` (the log is `logText()`).
         case logLevel(String)
+        /// Serve as Apple does (no ALPN needed, `apns-push-type` optional); without it the harness passes `--strict`.
+        case appleLenient
         /// Extra command-line arguments, as given.
         case arguments([String])
 
@@ -23,7 +25,7 @@ extension APNsSimulatorProcess {
             case .maxConcurrentStreams(let n): ["--max-concurrent-streams", String(n)]
             case .tokenMaxAge(let seconds): ["--token-max-age", String(seconds)]
             case .keepDeliveries(let n): ["--keep-deliveries", String(n)]
-            case .publicKeyFile: []
+            case .publicKeyFile, .appleLenient: []
             case .logLevel(let level): ["--log-level", level]
             case .arguments(let extra): extra
             }

@@ -97,6 +97,7 @@ public final class APNsSimulatorProcess: Sendable {
                 "--topic", topic, "--record", recordFile,
             ]
             for option in options { arguments += option.arguments }
+            if !options.contains(.appleLenient) { arguments.append("--strict") }
             let process = try TestServerProcess(executable: executable, arguments: arguments, logName: "apns-simulator", pipeStdout: true)
             // A simulator that neither prints nor exits is killed after 60 s,
             // which ends the read with EOF.

@@ -118,6 +118,7 @@ struct mw_h2_server {
     SSL_CTX *tls;
     pthread_t accept_thread;
     size_t max_body_bytes;
+    int require_alpn;
     atomic_uint max_concurrent_streams;
     atomic_int stopping;
     atomic_uint_fast64_t accepted;
@@ -469,6 +470,7 @@ static int tls_handshake(struct h2_conn *c) {
     const unsigned char *proto = NULL;
     unsigned int proto_len = 0;
     SSL_get0_alpn_selected(c->ssl, &proto, &proto_len);
+    if (proto_len == 0 && !c->server->require_alpn) return 0; /* no ALPN offered: HTTP/2 by prior knowledge */
     if (proto_len != 2 || memcmp(proto, "h2", 2) != 0) {
         server_log(c->server, 0, c->id, "the client did not negotiate h2 through ALPN");
         return -1;
@@ -846,6 +848,7 @@ mw_h2_server *mw_h2_server_start(const mw_h2_server_config *config, char *error,
     }
     s->listen_fd = s->stop_fd = -1;
     s->max_body_bytes = config->max_body_bytes;
+    s->require_alpn = config->require_alpn;
     atomic_init(&s->max_concurrent_streams, config->max_concurrent_streams);
     s->on_request = config->on_request;
     s->on_log = config->on_log;

@@ -92,6 +92,10 @@ typedef struct mw_h2_server_config {
     const char *private_key_file;     /* PEM */
     uint32_t max_concurrent_streams;  /* SETTINGS_MAX_CONCURRENT_STREAMS, >= 1 */
     size_t max_body_bytes;            /* kept per request; more is counted and dropped */
+    int require_alpn;                 /* 1: refuse a TLS client that did not negotiate h2 through ALPN;
+                                         0: also serve one that offered no ALPN at all (HTTP/2 by prior
+                                         knowledge, which Apple's servers accept); a client offering
+                                         only other protocols is refused either way */
     mw_h2_request_cb on_request;
     mw_h2_log_cb on_log;              /* may be NULL */
     void *ctx;

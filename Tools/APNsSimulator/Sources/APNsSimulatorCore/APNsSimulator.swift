@@ -28,7 +28,7 @@ public final class APNsSimulator: Sendable {
         self.configuration = configuration
         let verifier = ProviderTokenVerifier(keyID: configuration.keyID, teamID: configuration.teamID,
                                              publicKey: configuration.publicKey, maxAge: configuration.tokenMaxAge)
-        validator = RequestValidator(bundleID: configuration.topic, verifier: verifier)
+        validator = RequestValidator(bundleID: configuration.topic, verifier: verifier, requirePushType: configuration.strict)
         deliveries = try DeliveryLog(capacity: configuration.keepDeliveries, recordPath: configuration.recordPath)
         settingsState = Mutex(configuration.settings)
         self.logger = logger

@@ -3,7 +3,7 @@ public import MailwakeCore
 import Synchronization
 
 /// An HTTP/2-over-TLS server (the `CH2ServerShims` C target: OpenSSL and
-/// libnghttp2, ALPN `h2` only) that hands every complete request to a
+/// libnghttp2, ALPN `h2` or, unless required, prior knowledge) that hands every complete request to a
 /// Swift handler and sends back what it returns.
 ///
 /// The handler runs synchronously on the connection's own thread (never on
@@ -40,8 +40,10 @@ public final class H2Server: @unchecked Sendable, SimulatorTransport {
     ///   - maxBodyBytes: bytes of a request body kept; the rest is counted
     ///     (`SimulatorRequest.bodyLength`) and dropped.
     ///   - handler: answers one request; runs on connection threads.
+    ///   - requireALPN: refuse a TLS client that does not negotiate `h2` through ALPN (false: also serve one that
+    ///     offers no ALPN and speaks HTTP/2 by prior knowledge, as Apple's servers do).
     public init(host: String, port: UInt16, certificateFile: String, privateKeyFile: String, maxConcurrentStreams: Int,
-                maxBodyBytes: Int, logger: Logger, handler: @escaping @Sendable (SimulatorRequest) -> SimulatorResponse) throws {
+                maxBodyBytes: Int, requireALPN: Bool = false, logger: Logger, handler: @escaping @Sendable (SimulatorRequest) -> SimulatorResponse) throws {
         let context = Unmanaged.passRetained(Dispatcher(handler: handler, logger: logger, maxBodyBytes: maxBodyBytes))
         var error = [CChar](repeating: 0, count: 512)
         // The C side reads these strings during the call only.
@@ -51,7 +53,7 @@ public final class H2Server: @unchecked Sendable, SimulatorTransport {
                     var config = mw_h2_server_config(
                         host: h, port: port, certificate_file: c, private_key_file: k,
                         max_concurrent_streams: UInt32(clamping: max(1, maxConcurrentStreams)), max_body_bytes: maxBodyBytes,
-                        on_request: h2OnRequest, on_log: h2OnLog, ctx: context.toOpaque())
+                        require_alpn: requireALPN ? 1 : 0, on_request: h2OnRequest, on_log: h2OnLog, ctx: context.toOpaque())
                     return mw_h2_server_start(&config, &error, error.count)
                 }
             }

@@ -9,7 +9,8 @@ import MailwakeProtocol
 /// (BadDeviceToken), 4. provider token (MissingProviderToken,
 /// InvalidProviderToken, ExpiredProviderToken), 5. `apns-topic` present
 /// (MissingTopic) and one of the App's topics (TopicDisallowed), 6.
-/// `apns-push-type` known (InvalidPushType) and matching the topic
+/// `apns-push-type` known (InvalidPushType; when absent, `alert` as Apple
+/// assumes for iOS, unless `requirePushType`) and matching the topic
 /// (TopicDisallowed), 7. `apns-priority` 1, 5 or 10 (BadPriority), 8.
 /// `apns-id` a UUID (BadMessageId), 9. `apns-expiration` an integer
 /// (BadExpirationDate), 10. `apns-collapse-id` at most 64 bytes
@@ -21,6 +22,8 @@ public struct RequestValidator: Sendable {
     public let bundleID: String
     public let verifier: ProviderTokenVerifier
     private let allowedTopics: Set<String>
+    /// Refuse a push without `apns-push-type` (Apple assumes `alert` on iOS).
+    public let requirePushType: Bool
 
     /// Apple's push types and the suffix each adds to the bundle id in `apns-topic`.
     public static let topicSuffixes: [String: String] = [
@@ -33,9 +36,10 @@ public struct RequestValidator: Sendable {
     /// The payload limit of VoIP pushes.
     public static let maxVoIPPayloadBytes = 5120
 
-    public init(bundleID: String, verifier: ProviderTokenVerifier) {
+    public init(bundleID: String, verifier: ProviderTokenVerifier, requirePushType: Bool = true) {
         self.bundleID = bundleID
         self.verifier = verifier
+        self.requirePushType = requirePushType
         allowedTopics = Set(Self.topicSuffixes.values.map { bundleID + $0 })
     }
 
@@ -62,7 +66,9 @@ public struct RequestValidator: Sendable {
 
         guard let topic = request.topic, !topic.isEmpty else { return refuse(.missingTopic) }
         guard allowedTopics.contains(topic) else { return refuse(.topicDisallowed) }
-        guard let pushType = request.pushType, let suffix = Self.topicSuffixes[pushType] else { return refuse(.invalidPushType) }
+        guard let pushType = request.pushType ?? (requirePushType ? nil : "alert"), let suffix = Self.topicSuffixes[pushType] else {
+            return refuse(.invalidPushType)
+        }
         guard topic.utf8.count == bundleID.utf8.count + suffix.utf8.count, topic.hasSuffix(suffix) else { return refuse(.topicDisallowed) }
         if let priority = request.priority, priority != "10", priority != "5", priority != "1" { return refuse(.badPriority) }
         if let id = request.apnsID, !Self.isUUID(id) { return refuse(.badMessageId) }

@@ -24,6 +24,10 @@ public struct SimulatorConfiguration: Sendable {
     public var keepDeliveries: Int = 100_000
     /// Largest request body read; longer ones are answered PayloadTooLarge.
     public var maxBodyBytes: Int = 65_536
+    /// Refuse what Apple's servers tolerate: a TLS client that does not negotiate `h2` through ALPN, and a push
+    /// without `apns-push-type` (InvalidPushType). Off by default, so that other gateways' clients work unchanged;
+    /// Mailwake's own tests turn it on to hold the relay to the stricter standard.
+    public var strict = false
     /// Latency, failure rates, GOAWAY and stream limit at start.
     public var settings = SimulatorSettings()
 

@@ -19,6 +19,7 @@ let serveOptions: [OptionSpec] = [
     OptionSpec("latency-ms", value: "N", help: "hold every /3/device answer back N ms (default 0)"),
     OptionSpec("token-max-age", value: "S", help: "seconds after iat a provider token expires (default 3600)"),
     OptionSpec("keep-deliveries", value: "N", help: "deliveries kept in memory for /_sim/deliveries (default 100000)"),
+    OptionSpec("strict", help: "refuse what Apple tolerates: TLS clients without ALPN h2, pushes without apns-push-type"),
     OptionSpec("log-level", value: "LEVEL", help: "trace, debug, info (default), notice, warning, error"),
 ]
 
@@ -57,6 +58,7 @@ func configuration(_ args: ParsedArguments) throws -> SimulatorConfiguration {
     if let n = try integer(args, "latency-ms", 0...600_000) { c.settings.latencyMS = Int(n) }
     if let n = try integer(args, "token-max-age", 1...86_400 * 365) { c.tokenMaxAge = n }
     if let n = try integer(args, "keep-deliveries", 1...10_000_000) { c.keepDeliveries = Int(n) }
+    c.strict = args.flag("strict")
     return c
 }
 
