@@ -13,11 +13,12 @@ extension RelayApp {
             let outpostID = try context.parameter("outpost_id")
             let header = try gate.header(of: request)
             guard header.keyID == outpostID else { throw ProtocolError(.wrongKey, "keyid must be the outpost id of the path") }
-            // The key pinned by the outpost's pairings (every pairing of one outpost pins the same key).
+            // The key pinned by the outpost's active pairings (every pairing of one outpost pins the same key);
+            // an outpost whose pairings have all ended gets no row (QueueMaintenance prunes the one it had).
             guard let key = try await database.query("""
-                SELECT outpost_key FROM pairings WHERE outpost_id = \(outpostID) ORDER BY created_at DESC LIMIT 1
+                SELECT outpost_key FROM pairings WHERE outpost_id = \(outpostID) AND state = 'active' ORDER BY created_at DESC LIMIT 1
                 """).first?.decode([UInt8].self, at: 0)
-            else { throw HTTPError(.notFound, code: "outpost-not-paired", detail: "this relay has no pairing of this outpost") }
+            else { throw HTTPError(.notFound, code: "outpost-not-paired", detail: "this relay has no active pairing of this outpost") }
             guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key) else {
                 throw HTTPError(.notFound, code: "outpost-not-paired", detail: "this relay has no pairing of this outpost")
             }
