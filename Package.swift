@@ -261,7 +261,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailwake-http-bench",
-            dependencies: ["MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeCore"],
+            dependencies: ["MailwakeBenchKit", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeCore"],
             path: "Tools/HTTPBench",
             swiftSettings: strict
         ),
@@ -273,7 +273,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailwake-accounts-bench",
-            dependencies: ["AccountsService", "MailwakeHTTPClient", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeBenchKit", "AccountsService", "MailwakeHTTPClient", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/AccountsBench",
             swiftSettings: strict
         ),

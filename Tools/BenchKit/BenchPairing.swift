@@ -7,9 +7,7 @@ public import MailwakeProtocol
 
 /// One outpost–device pairing made through the relay, and envelopes for it.
 public struct BenchPairing: Sendable {
-    public let outpost: P256.Signing.PrivateKey
-    public let deviceAgreement: P256.KeyAgreement.PublicKey
-    public let pairingID: String
+    public let outpost: P256.Signing.PrivateKey, deviceAgreement: P256.KeyAgreement.PublicKey, pairingID: String
 
     /// Registers a device at accounts (directly in its database) and pairs it with `outpost` through the relay (PROTOCOL §9).
     public static func make(outpost: P256.Signing.PrivateKey, accountsPool: PostgresClient, relayURL: String, client: HTTPClient) async throws -> BenchPairing {

@@ -14,36 +14,18 @@ public final class BenchStack: @unchecked Sendable {
     public static let bundleID = "net.mailwake.app"
     static let serviceToken = "bench-service-token-0123456789abcdef"
 
-    public let work: URL
-    public let admin: PostgresClient
-    public let databases: [String]
-    public let relayDatabaseURL: String
-    public let simulator: BenchProcess
-    public let simulatorURL: String
-    public let accounts: AccountsApp
-    public let accountsPool: PostgresClient
-    public let accountsServer: HTTPServer
-    public let relay: BenchProcess
-    public let relayURL: String
-    public let client: HTTPClient
-    public let simulatorClient: HTTPClient
+    public let work: URL, admin: PostgresClient, databases: [String], relayDatabaseURL: String
+    public let simulator: BenchProcess, simulatorURL: String, simulatorClient: HTTPClient
+    public let accounts: AccountsApp, accountsPool: PostgresClient, accountsServer: HTTPServer
+    public let relay: BenchProcess, relayURL: String, client: HTTPClient
 
     private init(work: URL, admin: PostgresClient, databases: [String], relayDatabaseURL: String, simulator: BenchProcess, simulatorURL: String,
                  accounts: AccountsApp, accountsPool: PostgresClient, accountsServer: HTTPServer, relay: BenchProcess, relayURL: String,
                  client: HTTPClient, simulatorClient: HTTPClient) {
-        self.work = work
-        self.admin = admin
-        self.databases = databases
-        self.relayDatabaseURL = relayDatabaseURL
-        self.simulator = simulator
-        self.simulatorURL = simulatorURL
-        self.accounts = accounts
-        self.accountsPool = accountsPool
-        self.accountsServer = accountsServer
-        self.relay = relay
-        self.relayURL = relayURL
-        self.client = client
-        self.simulatorClient = simulatorClient
+        (self.work, self.admin, self.databases, self.relayDatabaseURL) = (work, admin, databases, relayDatabaseURL)
+        (self.simulator, self.simulatorURL, self.simulatorClient) = (simulator, simulatorURL, simulatorClient)
+        (self.accounts, self.accountsPool, self.accountsServer) = (accounts, accountsPool, accountsServer)
+        (self.relay, self.relayURL, self.client) = (relay, relayURL, client)
     }
 
     /// Starts everything; `name` prefixes the scratch databases and directory,

@@ -10,9 +10,7 @@ import RelayService
 
 /// The benchmark's running parts: the stack, the paired outposts and its phases.
 // @unchecked Sendable: the stored properties are set once in `prepare` and only read afterwards.
-final class HeartbeatBench: @unchecked Sendable {
-    /// What PostgreSQL needs to have flushed a busy backend's counters (its idle flush interval is 10 s).
-    static let statsSettle = Duration.seconds(11)
+final class HeartbeatBench: BenchRun, @unchecked Sendable {
     static let body = Array(#"{"mailboxes":3,"failing":0}"#.utf8)
 
     let options: HeartbeatBenchOptions
@@ -92,12 +90,9 @@ final class HeartbeatBench: @unchecked Sendable {
     /// Every outpost once, as fast as `concurrency` connections are answered.
     func saturatedRound(first: Bool) async throws -> [String: Any] {
         let requests = try outposts.map { try Self.signedHeartbeat($0) }
-        let before = try await PostgresCounters.read(relayDatabase, database: relayDatabaseName)
-        let cpuBefore = stack.relay.cpuSeconds
-        let start = ContinuousClock.now
         let next = Locked(0)
         let latencies = Locked([Double]())
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let m = try await measured { try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<options.concurrency {
                 group.addTask { [self] in
                     while true {
@@ -111,17 +106,14 @@ final class HeartbeatBench: @unchecked Sendable {
                 }
             }
             try await group.waitForAll()
-        }
-        let seconds = (ContinuousClock.now - start).seconds
-        let cpu = stack.relay.cpuSeconds - cpuBefore
-        try await Task.sleep(for: Self.statsSettle)
-        let after = try await PostgresCounters.read(relayDatabase, database: relayDatabaseName)
+        } }
+        let (seconds, cpu) = (m.seconds, m.cpu)
         return [
             "heartbeats": requests.count, "first_round": first, "concurrency": options.concurrency,
             "seconds": (seconds * 100).rounded() / 100, "per_second": (Double(requests.count) / seconds).rounded(),
             "relay_cpu_seconds": (cpu * 100).rounded() / 100, "relay_cpu_us_per_heartbeat": round1(cpu * 1e6 / Double(requests.count)),
             "latency_ms": Percentiles(latencies.withLock { $0 }).summary,
-            "postgres": after.since(before, per: requests.count),
+            "postgres": m.postgres(requests.count),
         ]
     }
 
@@ -129,12 +121,10 @@ final class HeartbeatBench: @unchecked Sendable {
     func realRatePhase() async throws -> [String: Any] {
         let rate = Double(options.outposts) / options.interval
         let count = Int(rate * options.seconds)
-        let before = try await PostgresCounters.read(relayDatabase, database: relayDatabaseName)
-        let cpuBefore = stack.relay.cpuSeconds
-        let start = ContinuousClock.now
         let latencies = Locked([Double]())
         let failures = Locked(0)
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let m = try await measured { try await withThrowingTaskGroup(of: Void.self) { group in
+            let start = ContinuousClock.now
             for i in 0..<count {
                 try await Task.sleep(until: start + .seconds(Double(i) / rate), clock: .continuous)
                 let key = outposts[i % outposts.count]
@@ -151,19 +141,29 @@ final class HeartbeatBench: @unchecked Sendable {
                 }
             }
             try await group.waitForAll()
-        }
-        let seconds = (ContinuousClock.now - start).seconds
-        let cpu = stack.relay.cpuSeconds - cpuBefore
-        try await Task.sleep(for: Self.statsSettle)
-        let after = try await PostgresCounters.read(relayDatabase, database: relayDatabaseName)
+        } }
+        let (seconds, cpu) = (m.seconds, m.cpu)
         return [
             "target_per_second": round1(rate), "heartbeats": count, "failed": failures.withLock { $0 }, "seconds": round1(seconds),
             "relay_cpu_seconds": (cpu * 100).rounded() / 100, "relay_cpu_percent_of_one_core": round1(cpu / seconds * 100),
             "relay_cpu_us_per_heartbeat": round1(cpu * 1e6 / Double(count)),
             "latency_ms": Percentiles(latencies.withLock { $0 }).summary,
-            "postgres": after.since(before, per: count),
-            "postgres_note": "includes the relay's background work during the phase and the \(Int(Self.statsSettle.seconds)) s settle (gauges every 5 s, silence watch every 15 s)",
+            "postgres": m.postgres(count),
+            "postgres_note": "includes the relay's background work during the phase and the \(options.settle) s settle (gauges every 5 s, silence watch every 15 s)",
         ]
+    }
+
+    /// Runs `phase`; returns its wall and relay CPU seconds and, read after the settle, PostgreSQL's writes (per heartbeat given).
+    func measured(_ phase: () async throws -> Void) async throws -> (seconds: Double, cpu: Double, postgres: (Int) -> [String: Any]) {
+        let before = try await PostgresCounters.read(relayDatabase, database: relayDatabaseName)
+        let cpuBefore = stack.relay.cpuSeconds
+        let start = ContinuousClock.now
+        try await phase()
+        let seconds = (ContinuousClock.now - start).seconds
+        let cpu = stack.relay.cpuSeconds - cpuBefore
+        try await Task.sleep(for: .seconds(options.settle))
+        let after = try await PostgresCounters.read(relayDatabase, database: relayDatabaseName)
+        return (seconds, cpu, { after.since(before, per: $0) })
     }
 
     /// The relay's own silence-watch pass (RelayService.SilenceWatch.check) over the full table, none silent: the steady-state cost.

@@ -1,56 +1,39 @@
 import Foundation
+import MailwakeBenchKit
 
 /// Command-line options of `mailwake-heartbeat-bench`.
 struct HeartbeatBenchOptions {
-    var postgresURL = ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"] ?? ""
-    /// Simulated outposts, each with one active pairing.
-    var outposts = 10_000
-    /// Connections that pair the outposts at the start.
-    var pairConcurrency = 32
+    static let usage = """
+        usage: mailwake-heartbeat-bench [--url POSTGRES_URL] [--outposts N] [--pair-concurrency C] [--rounds R] [--concurrency C]
+                                        [--interval S] [--seconds S] [--silence-passes N] [--settle S]
+        Pairs N outposts (10,000) through the relay, then posts signed heartbeats (PROTOCOL.md §14): R rounds (3) of one an
+        outpost as fast as C connections (32) go, then N/interval a second (the real cadence, interval 60 s) for --seconds (30).
+        PostgreSQL's counters are read --settle seconds (11) after each phase; less undercounts the relay's writes.
+        URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
+        mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
+        """
+
+    let postgresURL: String
+    /// Simulated outposts, each with one active pairing, and the connections that pair them at the start.
+    let outposts: Int, pairConcurrency: Int
     /// Saturated rounds (every outpost once, as fast as `concurrency` connections are answered).
-    var rounds = 3
-    var concurrency = 32
+    let rounds: Int, concurrency: Int
     /// The real cadence: one heartbeat an outpost every `interval` seconds, kept for `seconds`.
-    var interval = 60.0
-    var seconds = 30.0
+    let interval: Double, seconds: Double
     /// Timed silence-watch passes over the full table.
-    var silencePasses = 20
+    let silencePasses: Int
+    /// Seconds before reading PostgreSQL's counters after a phase (its idle backends flush them within 10 s).
+    let settle: Double
 
-    mutating func parse(_ arguments: [String]) {
-        var args = arguments[...]
-        func number(_ flag: String) -> Double {
-            guard let text = args.popFirst(), let value = Double(text), value > 0 else { Self.fail("\(flag) takes a positive number") }
-            return value
-        }
-        while let a = args.popFirst() {
-            switch a {
-            case "--url": postgresURL = args.popFirst() ?? ""
-            case "--outposts": outposts = Int(number(a))
-            case "--pair-concurrency": pairConcurrency = Int(number(a))
-            case "--rounds": rounds = Int(number(a))
-            case "--concurrency": concurrency = Int(number(a))
-            case "--interval": interval = number(a)
-            case "--seconds": seconds = number(a)
-            case "--silence-passes": silencePasses = Int(number(a))
-            case "--help":
-                print("""
-                    usage: mailwake-heartbeat-bench [--url POSTGRES_URL] [--outposts N] [--pair-concurrency C] [--rounds R] [--concurrency C]
-                                                    [--interval S] [--seconds S] [--silence-passes N]
-                    Pairs N outposts through the relay, then posts signed heartbeats (PROTOCOL.md §14): R rounds of one a outpost as fast
-                    as C connections go, then N/S a second (the real cadence, S = 60) for --seconds. Prints JSON.
-                    URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
-                    mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
-                    """)
-                exit(0)
-            default:
-                Self.fail("unknown argument \(a)")
-            }
-        }
-        guard !postgresURL.isEmpty else { Self.fail("give --url or MAILWAKE_TEST_POSTGRES_URL") }
-    }
-
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("mailwake-heartbeat-bench: \(message)\n".utf8))
-        exit(2)
+    init(_ arguments: some Sequence<String>) {
+        let a = BenchArguments(arguments, tool: "mailwake-heartbeat-bench", names: [
+            "--url", "--outposts", "--pair-concurrency", "--rounds", "--concurrency", "--interval", "--seconds", "--silence-passes", "--settle",
+        ], usage: Self.usage)
+        postgresURL = a.string("--url", ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"] ?? "")
+        (outposts, pairConcurrency) = (a.count("--outposts", 10_000), a.count("--pair-concurrency", 32))
+        (rounds, concurrency) = (a.count("--rounds", 3), a.count("--concurrency", 32))
+        (interval, seconds) = (a.number("--interval", 60), a.number("--seconds", 30))
+        silencePasses = a.count("--silence-passes", 20)
+        settle = a.number("--settle", 11, minimum: 0)
     }
 }

@@ -9,7 +9,7 @@ import MailwakeHTTPTypes
 
 /// The benchmark's running parts and its two phases.
 // @unchecked Sendable: the stored properties are set once in `prepare` and only read afterwards.
-final class RelayBench: @unchecked Sendable {
+final class RelayBench: BenchRun, @unchecked Sendable {
     let options: BenchOptions
     let stack: BenchStack
     let pairings: [BenchPairing]
