@@ -41,8 +41,6 @@ guard !postgresURL.isEmpty else {
     exit(2)
 }
 
-}
-
 // A throwaway certificate for the TLS listener.
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-accounts-bench-\(getpid())")
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)

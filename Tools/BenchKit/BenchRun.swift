@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A prepared benchmark: its phases, whose report is printed as JSON, and its cleanup.
 public protocol BenchRun: Sendable {
