@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "mailwake-postgres-bench", targets: ["mailwake-postgres-bench"]),
         .executable(name: "mailwake-accounts-bench", targets: ["mailwake-accounts-bench"]),
         .executable(name: "mailwake-relay-bench", targets: ["mailwake-relay-bench"]),
+        .executable(name: "mailwake-heartbeat-bench", targets: ["mailwake-heartbeat-bench"]),
         .executable(name: "mailwake-apns-simulator", targets: ["mailwake-apns-simulator"]),
         .executable(name: "mailwake-device", targets: ["mailwake-device"]),
         .executable(name: "mailwake-body-bench", targets: ["mailwake-body-bench"]),
@@ -260,7 +261,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailwake-http-bench",
-            dependencies: ["MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeCore"],
+            dependencies: ["MailwakeBenchKit", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeCore"],
             path: "Tools/HTTPBench",
             swiftSettings: strict
         ),
@@ -272,7 +273,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailwake-accounts-bench",
-            dependencies: ["AccountsService", "MailwakeHTTPClient", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeBenchKit", "AccountsService", "MailwakeHTTPClient", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/AccountsBench",
             swiftSettings: strict
         ),
@@ -288,10 +289,23 @@ let package = Package(
             path: "Tools/DeviceSimulator",
             swiftSettings: strict
         ),
+        .target(
+            name: "MailwakeBenchKit",
+            dependencies: ["AccountsService", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            path: "Tools/BenchKit",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "mailwake-relay-bench",
-            dependencies: ["AccountsService", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeBenchKit", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Tools/RelayBench",
+            exclude: ["run"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-heartbeat-bench",
+            dependencies: ["MailwakeBenchKit", "RelayService", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            path: "Tools/HeartbeatBench",
             exclude: ["run"],
             swiftSettings: strict
         ),

@@ -1,5 +1,6 @@
 import AccountsService
 import Foundation
+import MailwakeBenchKit
 import MailwakeCore
 import MailwakeCrypto
 import MailwakeHTTPClient
@@ -40,23 +41,12 @@ guard !postgresURL.isEmpty else {
     exit(2)
 }
 
-func shell(_ arguments: [String]) throws {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    p.arguments = arguments
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    try p.run()
-    p.waitUntilExit()
-    guard p.terminationStatus == 0 else { throw NSError(domain: "openssl", code: Int(p.terminationStatus)) }
-}
-
 // A throwaway certificate for the TLS listener.
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-accounts-bench-\(getpid())")
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: work) }
 let cert = work.appendingPathComponent("cert.pem").path, key = work.appendingPathComponent("key.pem").path
-try shell(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+try BenchSystem.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
            "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
 
 // A scratch database with `deviceCount` registered devices and some purchases.
@@ -68,18 +58,7 @@ components.path = "/" + database
 let benchURL = components.string!
 
 let serviceToken = "bench-service-token-0123456789abcdef"
-var port: UInt16 = 0
-do {
-    let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) } }
-    port = UInt16(bigEndian: addr.sin_port)
-    close(s)
-}
+let port = try BenchSystem.freePort()
 let configuration = AccountsConfiguration(listenHost: "127.0.0.1", listenPort: port, adminHost: "127.0.0.1", adminPort: 0,
                                           publicOrigin: "https://accounts.bench", databaseURL: benchURL, tlsCertificate: cert, tlsKey: key,
                                           serviceTokens: [serviceToken], pushProductIDs: ["net.mailwake.push.monthly"])

@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeBenchKit
 import MailwakeCore
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
@@ -37,18 +38,6 @@ let requestBody = #"{"pairing_id":"9aZxQ2k1hTz0bLrP4cVwYg","event_id":"01936f3e-
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-http-bench-\(getpid())")
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: work) }
-
-func freePort() -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-    return UInt16(bigEndian: addr.sin_port)
-}
 
 func run(_ path: String, _ arguments: [String]) throws -> String {
     let p = Process()
@@ -96,7 +85,7 @@ router.post("/echo") { request, _ in
 let staticReply = Array(#"{"event_id":"01936f3e-7c1a-7d2b-9c4e-2f1a0b3c4d5e","n":1,"pairing_id":"9aZxQ2k1hTz0bLrP4cVwYg"}"#.utf8)
 router.get("/static") { _, _ in .json(bytes: staticReply) }
 var configuration = HTTPServer.Configuration()
-configuration.port = freePort()
+configuration.port = try BenchSystem.freePort()
 configuration.allowPlainHTTP = true
 configuration.threads = options.serverThreads
 configuration.perIPConnectionLimit = 0
@@ -111,7 +100,7 @@ await server.shutdown()
 
 // MARK: nginx, same machine, same load
 
-let nginxPort = freePort()
+let nginxPort = try BenchSystem.freePort()
 let root = work.appendingPathComponent("www")
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 let staticBody = #"{"event_id":"01936f3e-7c1a-7d2b-9c4e-2f1a0b3c4d5e","n":1,"pairing_id":"9aZxQ2k1hTz0bLrP4cVwYg"}"#

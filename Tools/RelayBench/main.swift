@@ -1,10 +1,4 @@
-import AccountsService
-import Foundation
-import MailwakeCore
-import MailwakeCrypto
-import MailwakeHTTPClient
-import MailwakePostgres
-import MailwakeProtocol
+import MailwakeBenchKit
 
 // mailwake-relay-bench: N outposts × M paired devices submit signed, sealed
 // envelopes over HTTPS to one `mailwake-relay serve` process, which verifies,
@@ -18,14 +12,4 @@ import MailwakeProtocol
 
 var options = BenchOptions()
 options.parse(Array(CommandLine.arguments.dropFirst()))
-let bench = try await RelayBench.prepare(options)
-let report: [String: Any]
-do {
-    report = try await bench.run()
-} catch {
-    await bench.tearDown()
-    throw error
-}
-await bench.tearDown()
-let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-FileHandle.standardOutput.write(data + Data("\n".utf8))
+try await RelayBench.prepare(options).report()

@@ -13,11 +13,12 @@ extension RelayApp {
             let outpostID = try context.parameter("outpost_id")
             let header = try gate.header(of: request)
             guard header.keyID == outpostID else { throw ProtocolError(.wrongKey, "keyid must be the outpost id of the path") }
-            // The key pinned by the outpost's pairings (every pairing of one outpost pins the same key).
+            // The key pinned by the outpost's active pairings (every pairing of one outpost pins the same key);
+            // an outpost whose pairings have all ended gets no row (QueueMaintenance prunes the one it had).
             guard let key = try await database.query("""
-                SELECT outpost_key FROM pairings WHERE outpost_id = \(outpostID) ORDER BY created_at DESC LIMIT 1
+                SELECT outpost_key FROM pairings WHERE outpost_id = \(outpostID) AND state = 'active' ORDER BY created_at DESC LIMIT 1
                 """).first?.decode([UInt8].self, at: 0)
-            else { throw HTTPError(.notFound, code: "outpost-not-paired", detail: "this relay has no pairing of this outpost") }
+            else { throw HTTPError(.notFound, code: "outpost-not-paired", detail: "this relay has no active pairing of this outpost") }
             guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key) else {
                 throw HTTPError(.notFound, code: "outpost-not-paired", detail: "this relay has no pairing of this outpost")
             }
@@ -42,25 +43,30 @@ extension RelayApp {
         let alerts = configuration.silenceAlerts
         let maxAge = configuration.maxEnvelopeAge
         return try await database.withTransaction { connection in
-            let inserted = try await connection.execute("""
-                INSERT INTO outpost_heartbeats (outpost_id, last_seen_ms, mailboxes, failing, state)
-                VALUES (\(outpostID), \(nowMS), \(Int64(body.mailboxes)), \(Int64(body.failing)), 'alive')
-                ON CONFLICT (outpost_id) DO NOTHING
-                """)
             var wasSilent = false
             var failingBefore = 0
-            if inserted == 0 {
-                let row = try await connection.query("""
-                    SELECT state, failing FROM outpost_heartbeats WHERE outpost_id = \(outpostID) FOR UPDATE
-                    """).single()
-                let (state, failing) = try row.decode((String, Int32).self)
-                wasSilent = state == "silent"
-                failingBefore = Int(failing)
-                try await connection.execute("""
-                    UPDATE outpost_heartbeats SET last_seen_ms = GREATEST(last_seen_ms, \(nowMS)), mailboxes = \(Int64(body.mailboxes)),
+            while true {
+                // The common case, one statement: the row's previous state and count
+                // (read under its row lock by the subquery) and the update.
+                if let row = try await connection.query("""
+                    UPDATE outpost_heartbeats h SET last_seen_ms = GREATEST(h.last_seen_ms, \(nowMS)), mailboxes = \(Int64(body.mailboxes)),
                         failing = \(Int64(body.failing)), state = 'alive', silent_at_ms = NULL
-                    WHERE outpost_id = \(outpostID)
+                    FROM (SELECT outpost_id, state, failing FROM outpost_heartbeats WHERE outpost_id = \(outpostID) FOR UPDATE) before
+                    WHERE h.outpost_id = before.outpost_id
+                    RETURNING before.state, before.failing
+                    """).first {
+                    let (state, failing) = try row.decode((String, Int32).self)
+                    wasSilent = state == "silent"
+                    failingBefore = Int(failing)
+                    break
+                }
+                // The outpost's first heartbeat; should another instance insert it first, update that row.
+                let inserted = try await connection.execute("""
+                    INSERT INTO outpost_heartbeats (outpost_id, last_seen_ms, mailboxes, failing, state)
+                    VALUES (\(outpostID), \(nowMS), \(Int64(body.mailboxes)), \(Int64(body.failing)), 'alive')
+                    ON CONFLICT (outpost_id) DO NOTHING
                     """)
+                if inserted == 1 { break }
             }
             guard alerts else { return [] }
             var queued: [SystemAlert.Kind] = []

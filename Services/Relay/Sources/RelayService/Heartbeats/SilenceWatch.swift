@@ -1,16 +1,24 @@
-import MailwakeCore
-import MailwakePostgres
+public import MailwakeCore
+public import MailwakePostgres
 
 /// Finds outposts with active pairings whose last heartbeat is older than
 /// `OUTPOST_SILENCE`, marks them silent and queues one `outpost-silent`
 /// alert per paired device, in one transaction per batch (rows locked with
 /// SKIP LOCKED: two instances never raise the same transition).
-struct SilenceWatch: Service {
-    var name: String { "silence-watch" }
+public struct SilenceWatch: Service {
+    public var name: String { "silence-watch" }
     let database: PostgresClient
     let configuration: RelayConfiguration
     let logger: Logger
     let clockMS: @Sendable () -> Int64
+
+    /// A watch over `database` (the heartbeat benchmark times its passes).
+    public init(database: PostgresClient, configuration: RelayConfiguration, logger: Logger, clockMS: @escaping @Sendable () -> Int64) {
+        self.database = database
+        self.configuration = configuration
+        self.logger = logger
+        self.clockMS = clockMS
+    }
 
     /// Outposts marked silent per transaction at most.
     static let batch = 500
@@ -20,7 +28,7 @@ struct SilenceWatch: Service {
         .milliseconds(min(15_000, max(200, configuration.outpostSilence * 1000 / 4)))
     }
 
-    func run() async throws {
+    public func run() async throws {
         while !Task.isCancelled {
             do {
                 try await check()
@@ -33,7 +41,7 @@ struct SilenceWatch: Service {
 
     /// One pass; returns the outposts newly marked silent.
     @discardableResult
-    func check() async throws -> [String] {
+    public func check() async throws -> [String] {
         var silenced: [String] = []
         while true {
             let nowMS = clockMS()

@@ -65,6 +65,8 @@ struct QueueMaintenance: Service {
         if deleted > 0 { logger.info("finished deliveries pruned", ["count": .int(deleted)]) }
         let trimmed = try await pruneCatchUp(nowMS: now)
         if trimmed > 0 { logger.info("catch-up log pruned", ["count": .int(trimmed)]) }
+        let heartbeats = try await pruneHeartbeats()
+        if heartbeats > 0 { logger.info("heartbeats of unpaired outposts pruned", ["count": .int(heartbeats)]) }
         return deleted
     }
 
@@ -103,5 +105,26 @@ struct QueueMaintenance: Service {
             if n == 0 { break }
         }
         return deleted
+    }
+
+    /// Deletes the heartbeat rows of outposts without an active pairing, in
+    /// bounded batches; returns how many.
+    ///
+    /// Such an outpost is neither watched nor alerted for; should it pair
+    /// again, its next heartbeat starts a fresh row (a confirm racing a batch
+    /// loses at most the row, never an alert).
+    @discardableResult
+    func pruneHeartbeats() async throws -> Int {
+        var deleted = 0
+        while true {
+            let n = try await database.execute("""
+                DELETE FROM outpost_heartbeats WHERE outpost_id = ANY(ARRAY(
+                    SELECT h.outpost_id FROM outpost_heartbeats h
+                    WHERE NOT EXISTS (SELECT 1 FROM pairings p WHERE p.outpost_id = h.outpost_id AND p.state = 'active')
+                    LIMIT 5000))
+                """)
+            deleted += n
+            if n < 5000 { return deleted }
+        }
     }
 }

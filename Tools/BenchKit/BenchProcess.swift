@@ -1,14 +1,14 @@
-import Foundation
+public import Foundation
 
 /// A child process of the benchmark (the simulator, the relay) with its
 /// stderr in a log file and its CPU time readable from /proc.
 // @unchecked Sendable: `process` is only started, signalled and awaited; `Process` itself is thread-safe for these.
-final class BenchProcess: @unchecked Sendable {
-    let process: Process
+public final class BenchProcess: @unchecked Sendable {
+    public let process: Process
     let stdout = Pipe()
-    let logPath: String
+    public let logPath: String
 
-    init(executable: String, arguments: [String], logPath: String) throws {
+    public init(executable: String, arguments: [String], logPath: String) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchError("\(executable) is missing: build it with `swift build -c release`")
         }
@@ -23,7 +23,7 @@ final class BenchProcess: @unchecked Sendable {
     }
 
     /// The first line the process writes to stdout.
-    func firstLine() -> String {
+    public func firstLine() -> String {
         var bytes: [UInt8] = []
         while true {
             let chunk = stdout.fileHandleForReading.readData(ofLength: 1)
@@ -34,7 +34,7 @@ final class BenchProcess: @unchecked Sendable {
     }
 
     /// User plus system CPU seconds the process has used so far.
-    var cpuSeconds: Double {
+    public var cpuSeconds: Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -43,15 +43,9 @@ final class BenchProcess: @unchecked Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
     }
-}
-
-/// A benchmark set-up failure.
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

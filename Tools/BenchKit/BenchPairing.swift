@@ -1,32 +1,30 @@
 import Foundation
-import MailwakeCrypto
-import MailwakeHTTPClient
-import MailwakeHTTPTypes
-import MailwakePostgres
-import MailwakeProtocol
+public import MailwakeCrypto
+public import MailwakeHTTPClient
+public import MailwakeHTTPTypes
+public import MailwakePostgres
+public import MailwakeProtocol
 
 /// One outpost–device pairing made through the relay, and envelopes for it.
-struct BenchPairing: Sendable {
-    let outpost: P256.Signing.PrivateKey
-    let deviceAgreement: P256.KeyAgreement.PublicKey
-    let pairingID: String
+public struct BenchPairing: Sendable {
+    public let outpost: P256.Signing.PrivateKey, deviceAgreement: P256.KeyAgreement.PublicKey, pairingID: String
 
     /// Registers a device at accounts (directly in its database) and pairs it with `outpost` through the relay (PROTOCOL §9).
-    static func make(outpost: P256.Signing.PrivateKey, accountsPool: PostgresClient, relayURL: String, client: HTTPClient) async throws -> BenchPairing {
+    public static func make(outpost: P256.Signing.PrivateKey, accountsPool: PostgresClient, relayURL: String, client: HTTPClient) async throws -> BenchPairing {
         let signing = try P256.Signing.PrivateKey(), agreement = try P256.KeyAgreement.PrivateKey()
         let now = Int64(Date().timeIntervalSince1970)
         let token = try SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined()
         try await accountsPool.execute("""
             INSERT INTO devices (device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id, app_version, created_at, updated_at)
             VALUES (\(KeyIdentity.id(of: signing.publicKey)), \(signing.publicKey.x963Representation), \(agreement.publicKey.x963Representation), \(token),
-                    'production', \(now), \(RelayBench.bundleID), '1.0', \(now), \(now))
+                    'production', \(now), \(BenchStack.bundleID), '1.0', \(now), \(now))
             """)
         let credential = try SecureRandom.bytes(32)
         let pairingID = try PairingID.generate()
         let registration = PairingRegistration(pairingID: pairingID, outpostKey: outpost.publicKey.x963Representation,
                                                relayTokenHash: try PairingSecrets(credential: credential).relayTokenHash, expiresAt: now + 300)
         try await signed(.post, "/v1/pairings", body: registration.jsonBytes, key: outpost, relayURL: relayURL, client: client, expect: 201)
-        let link = PairingLink(outpostKey: outpost.publicKey.x963Representation, relay: RelayBench.origin, environment: .production,
+        let link = PairingLink(outpostKey: outpost.publicKey.x963Representation, relay: BenchStack.origin, environment: .production,
                                pairingID: pairingID, credential: credential, expiresAt: now + 300)
         let consent = try ConsentSubmission.create(for: link, signingKey: signing, agreementKey: agreement.publicKey)
         let r = try await client.execute(.init(method: .post, url: relayURL + "/v1/pairings/\(pairingID)/consent",
@@ -36,9 +34,9 @@ struct BenchPairing: Sendable {
         return BenchPairing(outpost: outpost, deviceAgreement: agreement.publicKey, pairingID: pairingID)
     }
 
-    static func signed(_ method: HTTPMethod, _ path: String, body: [UInt8], key: P256.Signing.PrivateKey, relayURL: String, client: HTTPClient,
+    public static func signed(_ method: HTTPMethod, _ path: String, body: [UInt8], key: P256.Signing.PrivateKey, relayURL: String, client: HTTPClient,
                        expect: Int) async throws {
-        let header = try RequestSigner(key: key).sign(method: method.rawValue, origin: RelayBench.origin, pathAndQuery: path, body: body,
+        let header = try RequestSigner(key: key).sign(method: method.rawValue, origin: BenchStack.origin, pathAndQuery: path, body: body,
                                                       timestamp: Int64(Date().timeIntervalSince1970))
         var headers: HTTPHeaders = [SignatureHeader.name: header.value]
         if !body.isEmpty { headers.add("Content-Type", "application/json") }
@@ -47,11 +45,11 @@ struct BenchPairing: Sendable {
     }
 
     /// A sealed, signed notification with a verification code.
-    func envelope() throws -> Envelope {
+    public func envelope() throws -> Envelope {
         let now = UInt64(Date().timeIntervalSince1970)
         let content = NotificationContent(mailbox: "personal", folder: "INBOX", from: .init(name: "Example Bank", address: "no-reply@bank.example"),
                                           subject: "Your sign-in code", receivedAt: now, code: "482913")
-        let context = EncryptionContext(aud: RelayBench.origin, pairingID: pairingID, eventID: try EventID.generate(), kind: .notification, iat: now)
+        let context = EncryptionContext(aud: BenchStack.origin, pairingID: pairingID, eventID: try EventID.generate(), kind: .notification, iat: now)
         return try EnvelopeSealer(identity: outpost).seal(content.jsonBytes, to: deviceAgreement, context: context)
     }
 }

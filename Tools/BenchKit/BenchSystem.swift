@@ -1,0 +1,32 @@
+import Foundation
+
+/// What a benchmark asks of the machine: a free port, a certificate, the time.
+public enum BenchSystem {
+    /// Unix time in milliseconds.
+    public static func nowMS() -> Double { Date().timeIntervalSince1970 * 1000 }
+
+    /// Runs /usr/bin/openssl (blocking: call it from a thread of its own).
+    public static func openssl(_ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw BenchError("openssl \(arguments.first ?? "") failed") }
+    }
+
+    /// A TCP port free on 127.0.0.1 just now.
+    public static func freePort() throws -> UInt16 {
+        let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(s) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &len) } }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+}
