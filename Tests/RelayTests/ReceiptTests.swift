@@ -212,4 +212,51 @@ struct ReceiptTests {
             """).single().decode(String?.self, at: 0) ?? ""
         #expect(!dump.isEmpty && !dump.contains(subject) && !dump.contains(Base64URL.encode(Array(subject.utf8))), "no subject in deliveries")
     }
+
+    @Test func theDeviceSimulatorReceiptsWhatItShowsAndWhatItDropsAsADuplicate() async throws {
+        let stack = try await RelayStack.start()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-receipts-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await CatchUpTests.device(["init", "--dir", dir])
+        _ = try await CatchUpTests.device(["register", "--dir", dir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
+        let outpost = try SimulatedOutpost()
+        let (pairing, key) = try await CatchUpTests.pairSimulator(stack, outpost, dir: dir)
+        let start = try await stack.simulator.deliveries().last?.seq ?? 0
+        var events: [String] = []
+        for i in 0..<3 {
+            let e = try CatchUpTests.envelope(outpost, to: key, pairingID: pairing, subject: "shown \(i)")
+            #expect(try await stack.submit(e).status == .accepted)
+            events.append(e.context.eventID)
+        }
+        _ = try await stack.simulator.waitForDeliveries(count: 3, timeout: 30, since: start)
+        for event in events { try await Self.waitForStatus(stack, outpost, pairing, event, "sent") }
+        let inbox = ["inbox", "--dir", dir, "--apns", stack.simulator.url, "--ca-file", stack.simulator.caFile]
+        let relay = ["--relay-url", stack.relay.url]
+
+        // Each came twice (APNs and the catch-up log): shown once, receipted once.
+        let first = try await CatchUpTests.device(inbox + relay)
+        #expect(first.split(separator: "\n").filter { $0.hasPrefix("{") }.count == 3, "\(first)")
+        #expect(first.contains("receipts: 3 displayed, 0 duplicate, 0 ignored, 3 trimmed from catch-up"), "\(first)")
+        for event in events { #expect(try await Self.status(stack, outpost, pairing, event)["status"] as? String == "displayed") }
+        #expect(try await CatchUpTests.catchUpRows(stack, pairingID: pairing) == 0)
+        let again = try await CatchUpTests.device(inbox + relay)
+        #expect(!again.contains("receipts:") && !again.contains("{"), "nothing new, nothing receipted again: \(again)")
+
+        // Shown without --relay-url: the receipt waits in the device's state for a run with it.
+        let e = try CatchUpTests.envelope(outpost, to: key, pairingID: pairing, subject: "later")
+        #expect(try await stack.submit(e).status == .accepted)
+        _ = try await stack.simulator.waitForDeliveries(count: 4, timeout: 30, since: start)
+        let offline = try await CatchUpTests.device(inbox)
+        #expect(offline.contains(e.context.eventID) && !offline.contains("receipts:"), "\(offline)")
+        // As a device that showed it before it kept receipts: the catch-up copy is a duplicate it drops, and receipts.
+        let path = dir + "/device.json"
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        #expect((state["pendingReceipts"] as? [Any])?.count == 1)
+        state["pendingReceipts"] = nil
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: path))
+        let dropped = try await CatchUpTests.device(inbox + relay)
+        #expect(!dropped.contains("{") && dropped.contains("receipts: 1 displayed"), "\(dropped)")
+        #expect(try await Self.status(stack, outpost, pairing, e.context.eventID)["status"] as? String == "displayed")
+        #expect(try await CatchUpTests.catchUpRows(stack, pairingID: pairing) == 0)
+    }
 }
