@@ -125,7 +125,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         // The devices post receipts while the phase runs.
         let index = Dictionary(pairings.enumerated().map { ($1.pairingID, $0) }, uniquingKeysWith: { a, _ in a })
         let receipts = ReceiptPoster(bench: self, envelopes: envelopes, pairingIndex: index)
-        let receiptTask = Task { try await receipts.run() }
+        let receiptTask = Task { [options] in if options.receipts { try await receipts.run() } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (i, envelope) in envelopes.enumerated() {
                 try await Task.sleep(until: start + interval * i, clock: .continuous)

@@ -63,7 +63,13 @@ extension RelayApp {
         // A receipt for a delivery still queued or being sent ends it as
         // displayed too: the device has it (from its catch-up log), and a
         // worker's later completion leaves a finished row alone.
-        let rows = try await database.query(PostgresQuery(unsafeSQL: """
+        //
+        // Committed without waiting for the WAL flush: receipts come one
+        // small request per phone, and a flush each would compete with the
+        // intake's group commits. A crash may forget the last few hundred ms
+        // of receipts; those envelopes stay in the catch-up log, the App reads
+        // them again, drops them as duplicates and receipts them again.
+        let query = PostgresQuery(unsafeSQL: """
             WITH input AS (
                 SELECT * FROM unnest($2::text[], $3::text[], $4::int8[]) AS t(pairing_id, event_id, shown_ms)
             ), marked AS (
@@ -84,7 +90,11 @@ extension RelayApp {
             WHERE d.device_id = $1 AND d.status = 'displayed'
             UNION ALL
             SELECT 2, count(*), NULL, NULL FROM trimmed
-            """, bindings: b))
+            """, bindings: b)
+        let rows = try await database.withTransaction { connection in
+            try await connection.execute("SET LOCAL synchronous_commit TO off")
+            return try await connection.query(query)
+        }
         var counts = ReceiptCounts()
         for row in rows {
             let (kind, a, sent, displayed) = try row.decode((Int32, Int64, Int64?, Int64?).self)
