@@ -115,6 +115,16 @@ struct ReceiptTests {
         let after = try await Self.status(stack, outpost, pairing, event)
         #expect(after["status"] as? String == "displayed", "\(after)")
         #expect(after["displayed_at"] as? Int != nil)
+
+        // A Live Activity push not sent yet is not cut short by a receipt: ActivityKit needs it.
+        let now = UInt64(Date().timeIntervalSince1970)
+        let activity = try outpost.envelope(for: device, pairingID: pairing, content: SimulatedOutpost.sampleContent(), kind: .liveActivity,
+                                            activity: ActivityInfo(id: "code-1", event: .start, timestamp: now, staleDate: now + 600))
+        #expect(try await stack.submit(activity).status == .accepted)
+        let early = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, activity.context.eventID, Self.nowMS())]),
+                                         signer: device.signing)
+        #expect(stack.json(early) as NSDictionary == ["displayed": 0, "duplicate": 0, "ignored": 1, "trimmed": 1] as NSDictionary, "\(early.text)")
+        try await Self.waitForStatus(stack, outpost, pairing, activity.context.eventID, "sent")
     }
 
     @Test func onlyTheDeviceItselfPostsValidReceiptsForItsOwnPairings() async throws {

@@ -215,6 +215,8 @@ let tool = CommandLineTool(
             // PROTOCOL.md §13: a receipt for what is shown, and for a duplicate dropped (once a notification).
             var receipted = Set((state.receiptedKeys ?? []) + (state.pendingReceipts ?? []).map(\.key))
             func receipt(_ envelope: Envelope) {
+                // Receipts are for notifications shown, not Live Activity updates.
+                guard envelope.context.kind == .notification else { return }
                 let key = DeviceInbox.key(of: envelope)
                 guard receipted.insert(key).inserted else { return }
                 state.pendingReceipts = (state.pendingReceipts ?? []) + [PendingReceipt(pairingID: envelope.context.pairingID, eventID: envelope.context.eventID,

@@ -60,9 +60,11 @@ extension RelayApp {
         b.append(PostgresArray(unique.map(\.eventID)))
         b.append(PostgresArray(unique.map(\.shownAt)))
         b.append(nowMS)
-        // A receipt for a delivery still queued or being sent ends it as
+        // A receipt for a notification still queued or being sent ends it as
         // displayed too: the device has it (from its catch-up log), and a
-        // worker's later completion leaves a finished row alone.
+        // worker's later completion leaves a finished row alone. A Live
+        // Activity push not sent yet is never cut short (ActivityKit needs it):
+        // its receipt is ignored.
         //
         // Committed without waiting for the WAL flush: receipts come one
         // small request per phone, and a flush each would compete with the
@@ -78,6 +80,7 @@ extension RelayApp {
                     claimed_by = NULL, payload = ''::bytea
                 FROM input i
                 WHERE d.pairing_id = i.pairing_id AND d.event_id = i.event_id AND d.device_id = $1 AND d.status <> 'displayed'
+                  AND (d.kind = 'notification' OR d.status IN ('sent', 'failed', 'expired'))
                 RETURNING d.accepted_ms, d.sent_ms, d.displayed_ms
             ), trimmed AS (
                 DELETE FROM catchup_envelopes c USING input i
