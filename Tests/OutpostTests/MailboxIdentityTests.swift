@@ -95,7 +95,7 @@ struct MailboxIdentityTests {
         _ = try await database.execute("INSERT INTO permissions (device_id, scope, mailbox_ids, granted_at, granted_by) VALUES ('phone', 'content', '1,2,3', 100, 't')")
         _ = try await database.execute("INSERT INTO invitations (token_hash, scopes, mailbox_ids, created_at, expires_at) VALUES (X'AA', 'content', '2', 100, 999)")
 
-        #expect(try await SQLiteMigrator(OutpostMigrations.all).migrate(database) == [7])
+        #expect(try await SQLiteMigrator(Array(OutpostMigrations.all.prefix(7))).migrate(database) == [7])
         #expect(try await database.queryValue("SELECT mailbox_ids FROM permissions", as: String.self) == "1")
         #expect(try await database.queryValue("SELECT mailbox_ids FROM invitations", as: String.self) == "")
         #expect(try await database.queryValue("SELECT last_uid FROM folder_state WHERE mailbox_id = 1", as: Int64.self) == 42, "folder state survived the rebuild")

@@ -8,6 +8,9 @@ public import MailwakeProtocol
 /// One outpost–device pairing made through the relay, and envelopes for it.
 public struct BenchPairing: Sendable {
     public let outpost: P256.Signing.PrivateKey, deviceAgreement: P256.KeyAgreement.PublicKey, pairingID: String
+    /// The simulated device's signing key, for its receipts (PROTOCOL §13).
+    public let deviceSigning: P256.Signing.PrivateKey
+    public var deviceID: String { KeyIdentity.id(of: deviceSigning.publicKey) }
 
     /// Registers a device at accounts (directly in its database) and pairs it with `outpost` through the relay (PROTOCOL §9).
     public static func make(outpost: P256.Signing.PrivateKey, accountsPool: PostgresClient, relayURL: String, client: HTTPClient) async throws -> BenchPairing {
@@ -31,7 +34,7 @@ public struct BenchPairing: Sendable {
                                                headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
         guard r.status == .accepted else { throw BenchError("consent answered \(r.status.code): \(r.text)") }
         try await signed(.post, "/v1/pairings/\(pairingID)/confirm", body: [], key: outpost, relayURL: relayURL, client: client, expect: 200)
-        return BenchPairing(outpost: outpost, deviceAgreement: agreement.publicKey, pairingID: pairingID)
+        return BenchPairing(outpost: outpost, deviceAgreement: agreement.publicKey, pairingID: pairingID, deviceSigning: signing)
     }
 
     public static func signed(_ method: HTTPMethod, _ path: String, body: [UInt8], key: P256.Signing.PrivateKey, relayURL: String, client: HTTPClient,

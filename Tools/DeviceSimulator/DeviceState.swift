@@ -34,6 +34,10 @@ struct DeviceState: Codable {
     var pairings: [Pairing] = []
     /// What the inbox has shown, as `pairing_id/event_id` (files written before catch-up hold bare event ids).
     var seenEventIDs: [String] = []
+    /// Receipts (PROTOCOL.md §13) the relay has not acknowledged yet; absent in files written before receipts.
+    var pendingReceipts: [PendingReceipt]? = nil
+    /// `pairing_id/event_id` the relay acknowledged a receipt for (a later duplicate of one is not receipted again).
+    var receiptedKeys: [String]? = nil
     /// Absent in files written before management invitations existed.
     var outposts: [Outpost]? = nil
     /// The session accounts answered the last registration (`Mailwake-Session` on later calls); absent before `register`.

@@ -195,7 +195,7 @@ let tool = CommandLineTool(
             say("\(r.status.code) \(r.text)")
             return (200..<300).contains(Int(r.status.code)) ? .success : .failure
         },
-        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device (and, with --relay-url, what the relay's catch-up log holds); print each new notification once as a JSON line, and relay service notices as `notice:` lines.", options: [
+        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device (and, with --relay-url, what the relay's catch-up log holds); print each new notification once as a JSON line, and relay service notices as `notice:` lines; with --relay-url, post receipts (PROTOCOL.md §13) for what it showed or dropped as a duplicate.", options: [
             dirOption, caOption,
             OptionSpec("apns", value: "URL", help: "The APNs simulator's URL (its recent deliveries, in memory)"),
             OptionSpec("record", value: "FILE", help: "Read the simulator's --record file instead (every delivery since it was started, across restarts)"),
@@ -212,13 +212,24 @@ let tool = CommandLineTool(
             // PROTOCOL.md §12: one notification is shown once, however it came (APNs, catch-up, both).
             var seen = Set(state.seenEventIDs)
             var shown = 0
+            // PROTOCOL.md §13: a receipt for what is shown, and for a duplicate dropped (once a notification).
+            var receipted = Set((state.receiptedKeys ?? []) + (state.pendingReceipts ?? []).map(\.key))
+            func receipt(_ envelope: Envelope) {
+                // Receipts are for notifications shown, not Live Activity updates.
+                guard envelope.context.kind == .notification else { return }
+                let key = DeviceInbox.key(of: envelope)
+                guard receipted.insert(key).inserted else { return }
+                state.pendingReceipts = (state.pendingReceipts ?? []) + [PendingReceipt(pairingID: envelope.context.pairingID, eventID: envelope.context.eventID,
+                                                                                          shownAt: Int64(Date().timeIntervalSince1970 * 1000))]
+            }
             func show(_ envelope: Envelope, receivedAtMS: Int64, source: String) throws {
                 let key = DeviceInbox.key(of: envelope)
-                guard !seen.contains(key) else { return }
+                guard !seen.contains(key) else { return receipt(envelope) }
                 say(try DeviceInbox.open(envelope, state: state, receivedAtMS: receivedAtMS, source: source))
                 seen.insert(key)
                 state.seenEventIDs.append(key)
                 shown += 1
+                receipt(envelope)
             }
             repeat {
                 if let relayHTTP, let base = args.value("relay-url") {
@@ -261,6 +272,12 @@ let tool = CommandLineTool(
                 if shown == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
             } while shown == 0 && ContinuousClock.now < deadline
             try state.save(dir)
+            // Receipts go to the relay named by --relay-url; without it they wait in the device's state for a run with it.
+            if let relayHTTP, let base = args.value("relay-url"), !(state.pendingReceipts ?? []).isEmpty {
+                let outcome = try await ReceiptSender.send(relayHTTP, &state, base: base)
+                try state.save(dir)
+                StandardStreams.writeError("receipts: \(outcome.displayed) displayed, \(outcome.duplicate) duplicate, \(outcome.ignored) ignored, \(outcome.trimmed) trimmed from catch-up\n")
+            }
             return .success
         },
         .init(CommandSpec("unpair", summary: "End a pairing at the relay (signed by the device).", positionals: ["PAIRING_ID"], options: [

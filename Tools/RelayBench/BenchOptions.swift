@@ -11,6 +11,8 @@ struct BenchOptions {
     /// Saturation phase: envelopes submitted as fast as `concurrency` connections allow.
     var saturation = 40000
     var concurrency = 64
+    /// Fixed-rate phase: the simulated devices post receipts (PROTOCOL §13); `--no-receipts` for a baseline.
+    var receipts = true
 
     mutating func parse(_ arguments: [String]) {
         var args = arguments[...]
@@ -23,9 +25,10 @@ struct BenchOptions {
             case "--seconds": seconds = Double(args.popFirst() ?? "") ?? seconds
             case "--saturation": saturation = Int(args.popFirst() ?? "") ?? saturation
             case "--concurrency": concurrency = Int(args.popFirst() ?? "") ?? concurrency
+            case "--no-receipts": receipts = false
             case "--help":
                 print("""
-                    usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation N] [--concurrency C]
+                    usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation N] [--concurrency C] [--no-receipts]
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
                     """)

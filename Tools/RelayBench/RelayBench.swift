@@ -19,6 +19,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     var client: HTTPClient { stack.client }
     var simulatorClient: HTTPClient { stack.simulatorClient }
     var simulatorURL: String { stack.simulatorURL }
+    var relayDatabaseURL: String { stack.relayDatabaseURL }
 
     private init(options: BenchOptions, stack: BenchStack, pairings: [BenchPairing]) {
         self.options = options
@@ -69,6 +70,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "ecdsa_p256_verify_us": round1(verifyMicros),
             "fixed_rate": fixed, "saturation": saturation,
             "target": "≥ 8,000/s sustained; p99 accept → APNs < 50 ms at 2,000/s (DESIGN.md §6)",
+            "hops_note": "fixed_rate.accepted_to_sent_ms, sent_to_displayed_ms, accepted_to_displayed_ms: from the relay's deliveries rows after the devices' receipts (PROTOCOL §13)",
         ]
     }
 
@@ -120,6 +122,10 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         // Open loop: a rate the machine cannot carry shows as failed
         // submissions (answers that never came in time), not as an abort.
         let failures = Locked([String: Int]())
+        // The devices post receipts while the phase runs.
+        let index = Dictionary(pairings.enumerated().map { ($1.pairingID, $0) }, uniquingKeysWith: { a, _ in a })
+        let receipts = ReceiptPoster(bench: self, envelopes: envelopes, pairingIndex: index)
+        let receiptTask = Task { [options] in if options.receipts { try await receipts.run() } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (i, envelope) in envelopes.enumerated() {
                 try await Task.sleep(until: start + interval * i, clock: .continuous)
@@ -143,6 +149,9 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let failed = failures.withLock { $0 }
         let deliveries = try await waitForSimulator(total: seen + envelopes.count - failed.values.reduce(0, +), timeout: 120)
         let cpuMicros = (relay.cpuSeconds - cpuBefore) * 1e6 / Double(envelopes.count)
+        receipts.stop()
+        try await receiptTask.value
+        let hops = try await receiptHops(envelopes.map(\.context.eventID))
         let times = sendTimes.withLock { $0 }
         let answered = answerTimes.withLock { $0 }
         var latencies: [Double] = []
@@ -165,8 +174,46 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "submit_to_apns_ms": Percentiles(latencies).summary,
             "accepted_to_apns_ms": Percentiles(afterAnswer).summary,
             "relay_cpu_us_per_envelope": round1(cpuMicros),
+            "relay_cpu_note": "includes the receipt requests of the phase",
             "failed_submissions": failed,
+            "receipts": [
+                "posted": receipts.posted.withLock { $0 }, "requests": receipts.requests.withLock { $0 }, "failed": receipts.failed.withLock { $0 },
+                "displayed": hops.displayed,
+                "how": "each simulated device learns of its pushes by polling the APNs simulator every 50 ms and posts one receipt request per poll; shown_at = when it learned",
+            ] as [String: Any],
+            "accepted_to_sent_ms": Percentiles(hops.acceptedToSent).summary,
+            "sent_to_displayed_ms": Percentiles(hops.sentToDisplayed).summary,
+            "accepted_to_displayed_ms": Percentiles(hops.acceptedToDisplayed).summary,
         ]
+    }
+
+    /// Per-hop latencies of the phase's deliveries from the relay's own record
+    /// (accepted_ms, sent_ms, displayed_ms; the relay's clock, as its histograms).
+    func receiptHops(_ eventIDs: [String]) async throws -> (displayed: Int, acceptedToSent: [Double], sentToDisplayed: [Double], acceptedToDisplayed: [Double]) {
+        let db = PostgresClient(configuration: try .init(url: relayDatabaseURL), logger: .disabled)
+        var b = PostgresBindings()
+        b.append(PostgresArray(eventIDs))
+        let rows: PostgresRows
+        do {
+            rows = try await db.query(PostgresQuery(unsafeSQL: """
+                SELECT accepted_ms, sent_ms, displayed_ms FROM deliveries WHERE event_id = ANY($1::text[]) AND status = 'displayed'
+                """, bindings: b))
+        } catch {
+            await db.close()
+            throw error
+        }
+        await db.close()
+        var a2s: [Double] = [], s2d: [Double] = [], a2d: [Double] = []
+        for row in rows {
+            let (accepted, sent, displayed) = try row.decode((Int64, Int64?, Int64?).self)
+            guard let displayed else { continue }
+            a2d.append(Double(displayed - accepted))
+            if let sent {
+                a2s.append(Double(sent - accepted))
+                s2d.append(Double(max(0, displayed - sent)))
+            }
+        }
+        return (rows.count, a2s, s2d, a2d)
     }
 
     /// Closed loop with `options.concurrency` connections, then until all are sent.

@@ -63,6 +63,9 @@ PY
   grep -F -q "$pairing" "$demo/relay.sql" \
     || { e2e_fail "the relay's dump does not even hold the pairing: the search proves nothing"; return 1; }
   grep -r -F -q "$subject" "$demo/outpost" || { e2e_fail "the outpost's history does not hold the subject: the search proves nothing"; return 1; }
+  # The iPhone's receipts (PROTOCOL.md §13) are in that dump too: its deliveries are displayed, with times only.
+  grep -q -P "^$pairing\t[^\t]+\t.*\tdisplayed\t" "$demo/relay.sql" \
+    || { e2e_fail "the relay's dump holds no displayed delivery of the pairing: the receipt path was not covered"; return 1; }
   echo "e2e: no subject, sender or code in the relay's and accounts' logs and databases, nor in what APNs received"
 
   # No mailbox password in clear on the outpost.

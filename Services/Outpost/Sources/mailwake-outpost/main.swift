@@ -205,6 +205,9 @@ let tool = CommandLineTool(
             let pairings = try await store.pairings()
             say("paired devices:    \(pairings.filter(\.active).count) active, \(pairings.filter { !$0.active }.count) unpaired")
             say("waiting for relay: \(try await store.pendingCount()) deliveries")
+            let receipts = try await store.receiptSummary(since: OutpostStore.systemClock() - 86400)
+            say("shown (24 h):      \(receipts.displayed) of \(receipts.sent) sent deliveries displayed, \(receipts.awaiting) awaiting a receipt"
+                + (receipts.medianSentToDisplayed.map { ", median APNs sent → displayed \($0) s" } ?? ""))
             let channels = try await store.channels()
             say("channels:          \(channels.isEmpty ? "none" : channels.map { "\($0.name) (\($0.kind.rawValue)\($0.enabled ? "" : ", disabled"))" }.joined(separator: ", "))")
             let mailboxes = try await store.mailboxes()
@@ -232,7 +235,11 @@ let tool = CommandLineTool(
             if entries.isEmpty { say("Nothing notified in the last \(days) days.") }
             for e in entries {
                 say("\(time(e.createdAt))  \(e.mailbox)/\(e.folder)  \(e.sender)  \(e.subjectSummary)")
-                for d in e.devices { say("    \(d.deviceID.prefix(16))…  \(d.status)\(d.detail.map { " (\($0))" } ?? "")") }
+                for d in e.devices {
+                    let waiting = d.awaitingReceipt ? ", no receipt yet" : ""
+                    say("    \(d.deviceID.prefix(16))…  \(d.status)\(waiting)\(d.detail.map { " (\($0))" } ?? "")")
+                    say("      \(HistoryChain.describe(e, d, time: time))")
+                }
                 for c in channelDeliveries[e.id] ?? [] {
                     say("    channel \(channels[c.channelID] ?? "(removed)")  \(c.status.rawValue)\(c.lastError.map { " (\($0))" } ?? "")")
                 }

@@ -37,6 +37,7 @@ public struct DeliveryPass: Sendable {
             switch d.status {
             case .pending: try await submit(d, now: now)
             case .queued: try await followUp(d, now: now)
+            case .sent where d.awaitingReceipt: try await followUp(d, now: now)
             default: break
             }
         }
@@ -46,8 +47,11 @@ public struct DeliveryPass: Sendable {
     private func submit(_ d: DeliveryRecord, now: Int64) async throws {
         switch await client.submit(d.envelope) {
         case .accepted:
-            try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: now + 1, attempted: true, error: nil)
+            // First check 2 s on: a device that is online has usually shown it
+            // (and posted its receipt) by then, so one check learns `displayed`.
+            try await store.markAccepted(d.pairingID, d.eventID, at: now, nextCheckAt: now + Self.firstCheckDelay)
             metrics.delivery("accepted")
+            metrics.hop(.noticedToAccepted, seconds: now - d.createdAt)
         case .retry(let after, let reason):
             let next = now + max(after, Self.backoff(attempts: d.attempts + 1))
             try await store.updateDelivery(d.pairingID, d.eventID, status: .pending, nextAttemptAt: next, attempted: true, error: reason)
@@ -66,6 +70,10 @@ public struct DeliveryPass: Sendable {
         do {
             let response = try await client.signed(.get, "/v1/envelopes/\(d.pairingID)/\(d.eventID)")
             if response.status == .notFound {
+                // Sent, then pruned at the relay: no receipt will be reported any more; it stays sent.
+                if d.status == .sent {
+                    return try await store.markSent(d.pairingID, d.eventID, sentAt: nil, displayedAt: nil, nextCheckAt: nil)
+                }
                 // The relay does not know it (pruned after its retention, or lost): it will never report an outcome.
                 return try await end(d, .expired, now: now, reason: "the relay no longer knows this delivery (404 \(Self.code(response.body) ?? "not found")); outcome unknown")
             }
@@ -80,9 +88,8 @@ public struct DeliveryPass: Sendable {
             return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check failed: relay unreachable")
         }
         switch answer.status {
-        case "sent":
-            try await store.updateDelivery(d.pairingID, d.eventID, status: .sent, nextAttemptAt: now, attempted: false, error: nil)
-            metrics.delivery("sent")
+        case "sent", "displayed":
+            try await recordSent(d, answer, now: now, deadline: deadline)
         case "failed", "expired":
             let s: DeliveryRecord.Status = answer.status == "failed" ? .failed : .expired
             try await store.updateDelivery(d.pairingID, d.eventID, status: s, nextAttemptAt: now, attempted: false,
@@ -98,8 +105,46 @@ public struct DeliveryPass: Sendable {
         }
     }
 
+    /// `sent` (or already `displayed`): records the relay's times and keeps
+    /// following for the receipt, at widening gaps, until displayed or the deadline.
+    private func recordSent(_ d: DeliveryRecord, _ answer: RelayDeliveryStatus, now: Int64, deadline: Int64) async throws {
+        let sentAt = answer.sentAt ?? d.sentAt
+        let displayedAt = answer.status == "displayed" ? (answer.displayedAt ?? now) : nil
+        // Live Activity pushes get no receipts: sent is their end.
+        let next: Int64? = displayedAt != nil || now >= deadline || d.kind != "notification" ? nil : min(now + Self.receiptCheckGap(sinceSent: now - (sentAt ?? now)), deadline)
+        try await store.markSent(d.pairingID, d.eventID, sentAt: sentAt, displayedAt: displayedAt, nextCheckAt: next)
+        if d.status != .sent {
+            metrics.delivery("sent")
+            if let sentAt, let accepted = d.acceptedAt { metrics.hop(.acceptedToSent, seconds: sentAt - accepted) }
+        }
+        guard let displayedAt else { return }
+        metrics.delivery("displayed")
+        if let sentAt { metrics.hop(.sentToDisplayed, seconds: displayedAt - sentAt) }
+        metrics.hop(.noticedToDisplayed, seconds: displayedAt - d.createdAt)
+    }
+
+    /// Seconds after acceptance of the first status check.
+    static let firstCheckDelay: Int64 = 2
+
+    /// Seconds to the next receipt check of a sent delivery: 10 s, 1, 5, 30
+    /// minutes, then hourly (a device offline for a day costs ~28 checks; one online, none).
+    public static func receiptCheckGap(sinceSent elapsed: Int64) -> Int64 {
+        switch elapsed {
+        case ..<10: 10
+        case ..<60: 60
+        case ..<300: 300
+        case ..<1800: 1800
+        default: 3600
+        }
+    }
+
     /// Checks again later (backing off), or ends the delivery once its deadline has passed.
     private func retryFollowUp(_ d: DeliveryRecord, now: Int64, deadline: Int64, last: String) async throws {
+        if d.status == .sent {
+            // A sent delivery's receipt check failed: it stays sent, asked again later or given up at the deadline.
+            let next: Int64? = now >= deadline ? nil : min(now + Self.receiptCheckGap(sinceSent: now - (d.sentAt ?? now)), deadline)
+            return try await store.markSent(d.pairingID, d.eventID, sentAt: nil, displayedAt: nil, nextCheckAt: next)
+        }
         if now >= deadline {
             return try await end(d, .expired, now: now, reason: "no outcome from the relay by the deadline; last: \(last)")
         }

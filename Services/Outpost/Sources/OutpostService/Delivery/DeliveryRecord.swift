@@ -17,4 +17,12 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var lastError: String?
     /// `notification`, `live-activity-start` or `live-activity-end`.
     public var kind: String = "notification"
+    /// Sent, and still followed for the device's receipt (PROTOCOL.md §13).
+    public var awaitingReceipt: Bool = false
+    /// When the outpost stored it (the mail was noticed), its own clock.
+    public var createdAt: Int64 = 0
+    /// When the relay answered 202, the outpost's clock; nil before.
+    public var acceptedAt: Int64? = nil
+    /// When APNs accepted the push, the relay's clock; nil before (or unknown).
+    public var sentAt: Int64? = nil
 }

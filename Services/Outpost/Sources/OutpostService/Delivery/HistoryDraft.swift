@@ -5,4 +5,6 @@ struct HistoryDraft: Sendable {
     var folder: String
     var sender: String
     var subjectSummary: String
+    /// When the mail server received it (INTERNALDATE, else the Date header), Unix seconds; nil when unknown.
+    var mailReceivedAt: Int64? = nil
 }

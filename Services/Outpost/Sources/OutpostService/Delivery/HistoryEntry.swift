@@ -5,9 +5,12 @@ public struct HistoryEntry: Sendable, Hashable {
     public var folder: String
     public var sender: String
     public var subjectSummary: String
+    /// When the outpost noticed the mail (and stored the entry).
     public var createdAt: Int64
-    /// Device id and delivery status (`pending`, `queued`, `sent`, `failed`, `expired`).
-    public var devices: [(deviceID: String, status: String, detail: String?)]
+    /// When the mail server received it (INTERNALDATE, else the Date header); nil when unknown or recorded before receipts.
+    public var mailReceivedAt: Int64? = nil
+    /// Each device's delivery and its times.
+    public var devices: [HistoryDelivery]
 
     public static func == (a: HistoryEntry, b: HistoryEntry) -> Bool { a.id == b.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

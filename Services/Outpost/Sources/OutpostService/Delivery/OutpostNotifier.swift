@@ -69,11 +69,13 @@ public struct OutpostNotifier: Sendable {
         }
         let sender = content.from.name.isEmpty ? content.from.address : "\(content.from.name) <\(content.from.address)>"
         let entry = sealed.isEmpty && channelPayloads.isEmpty ? nil
-            : HistoryDraft(eventID: eventID, mailbox: content.mailbox, folder: content.folder, sender: sender, subjectSummary: String(content.subject.prefix(80)))
+            : HistoryDraft(eventID: eventID, mailbox: content.mailbox, folder: content.folder, sender: sender, subjectSummary: String(content.subject.prefix(80)),
+                           mailReceivedAt: content.receivedAt > 0 ? Int64(clamping: content.receivedAt) : nil)
         let historyID = try await store.recordNotification(entry, deliveries: sealed, channelDeliveries: channelPayloads, activities: starts,
                                                            expiresAt: now + maxAge, advancing: position)
         if historyID != nil {
             metrics.notificationBuilt()
+            if let received = entry?.mailReceivedAt { metrics.hop(.receivedToNoticed, seconds: now - received) }
             doorbell?.ring()
         }
         return historyID

@@ -284,5 +284,18 @@ enum OutpostMigrations {
                     JOIN mailboxes m ON m.id = j.value AND m.created_at <= invitations.created_at), '') ELSE '' END
                 WHERE mailbox_ids IS NOT NULL;
             """),
+        // Receipts (PROTOCOL.md §13): the per-delivery chain from the outpost's
+        // own times (mail received: the message's INTERNALDATE, else its Date
+        // header; noticed: history.created_at; relay accepted: when the relay
+        // answered 202) and the relay's (APNs sent, displayed), and whether a
+        // sent delivery is still followed for its receipt.
+        SQLiteMigration(version: 9, name: "receipts: displayed and per-hop times", sql: """
+            ALTER TABLE history ADD COLUMN mail_received_at INTEGER;
+            ALTER TABLE deliveries ADD COLUMN accepted_at INTEGER;
+            ALTER TABLE deliveries ADD COLUMN sent_at INTEGER;
+            ALTER TABLE deliveries ADD COLUMN displayed_at INTEGER;
+            ALTER TABLE deliveries ADD COLUMN awaiting_receipt INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX deliveries_receipt_due ON deliveries (next_attempt_at) WHERE awaiting_receipt = 1;
+            """),
     ]
 }

@@ -9,8 +9,8 @@ extension RelayApp {
         let spans: [(label: String, seconds: Int64)] = [("last minute", 60), ("last 5 minutes", 300), ("last hour", 3600)]
         var counts: [String: [Int64]] = [:]
         for row in try await database.query("""
-            SELECT status, count(*) FILTER (WHERE updated_ms >= \(nowMS - 60_000)), count(*) FILTER (WHERE updated_ms >= \(nowMS - 300_000)), count(*)
-            FROM deliveries WHERE status IN ('sent', 'failed', 'expired') AND updated_ms >= \(nowMS - 3_600_000) GROUP BY status
+            SELECT CASE WHEN status = 'displayed' THEN 'sent' ELSE status END AS s, count(*) FILTER (WHERE updated_ms >= \(nowMS - 60_000)), count(*) FILTER (WHERE updated_ms >= \(nowMS - 300_000)), count(*)
+            FROM deliveries WHERE status IN ('sent', 'displayed', 'failed', 'expired') AND updated_ms >= \(nowMS - 3_600_000) GROUP BY s
             """) {
             let (status, minute, five, hour) = try row.decode((String, Int64, Int64, Int64).self)
             counts[status] = [minute, five, hour]

@@ -76,6 +76,7 @@ public final class RelayApp: Sendable {
         addPairingRoutes(to: &router)
         addIntakeRoutes(to: &router)
         addCatchUpRoutes(to: &router)
+        addReceiptRoutes(to: &router)
         addHeartbeatRoutes(to: &router)
         return router
     }

@@ -11,6 +11,9 @@ struct RelayMetrics: Sendable {
     let accountsReachable: Gauge
     let accountsCheckFailures: Counter
     let acceptToSent: Histogram
+    let sentToDisplayed: Histogram
+    let acceptToDisplayed: Histogram
+    let receipts: [String: Counter]
     let deliveries: [String: Counter]
     let claimBatch: Histogram
     let diagnosticsSent: Counter
@@ -26,6 +29,17 @@ struct RelayMetrics: Sendable {
         accountsReachable = registry.gauge("mailwake_relay_accounts_reachable", help: "1 when the last check of accounts' internal API succeeded, 0 when it failed.")
         accountsCheckFailures = registry.counter("mailwake_relay_accounts_check_failures_total", help: "Checks of accounts' internal API that failed (unreachable, refused, or timed out).")
         acceptToSent = registry.histogram("mailwake_relay_accept_to_sent_seconds", help: "Time from answering 202 to APNs accepting the push.")
+        sentToDisplayed = registry.histogram("mailwake_relay_sent_to_displayed_seconds",
+                                             help: "Time from APNs accepting the push to the device showing it (receipt shown_at, clamped to the relay's times).")
+        acceptToDisplayed = registry.histogram("mailwake_relay_accept_to_displayed_seconds",
+                                               help: "Time from answering 202 to the device showing the notification (receipt shown_at, clamped).")
+        var receipts: [String: Counter] = [:]
+        for outcome in ["displayed", "duplicate", "ignored"] {
+            receipts[outcome] = registry.counter("mailwake_relay_receipts_total",
+                                                 help: "Receipt entries, by outcome: displayed (first receipt), duplicate (already displayed), ignored (unknown or pruned event).",
+                                                 labels: ["outcome": outcome])
+        }
+        self.receipts = receipts
         var deliveries: [String: Counter] = [:]
         for status in ["sent", "failed", "expired"] {
             deliveries[status] = registry.counter("mailwake_relay_deliveries_total", help: "Deliveries finished, by final status.", labels: ["status": status])

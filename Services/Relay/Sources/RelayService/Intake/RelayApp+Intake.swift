@@ -26,10 +26,12 @@ extension RelayApp {
             let eventID = try context.parameter("event_id")
             _ = try await authorizeOutpost(request, pairingID: pairingID)
             guard EventID.isValid(eventID), let row = try await database.query("""
-                SELECT status, attempts, apns_status, apns_reason, updated_ms FROM deliveries WHERE pairing_id = \(pairingID) AND event_id = \(eventID)
+                SELECT status, attempts, apns_status, apns_reason, updated_ms, accepted_ms, sent_ms, displayed_ms
+                FROM deliveries WHERE pairing_id = \(pairingID) AND event_id = \(eventID)
                 """).first
             else { throw HTTPError(.notFound, code: "envelope-not-found", detail: "no envelope with this event id for this pairing") }
-            let (status, attempts, apnsStatus, reason, updated) = try row.decode((String, Int32, Int32?, String?, Int64).self)
+            let (status, attempts, apnsStatus, reason, updated, accepted, sent, displayed) =
+                try row.decode((String, Int32, Int32?, String?, Int64, Int64, Int64?, Int64?).self)
             var w = JSONWriter()
             w.beginObject()
             w.string("status", status)
@@ -37,6 +39,10 @@ extension RelayApp {
             if let apnsStatus { w.int("apns_status", Int64(apnsStatus)) } else { w.raw("apns_status", Array("null".utf8)) }
             if let reason { w.string("apns_reason", reason) } else { w.raw("apns_reason", Array("null".utf8)) }
             w.int("updated_at", updated / 1000)
+            // The relay's per-hop times (PROTOCOL.md §13), Unix seconds; sent_at and displayed_at only once they happened.
+            w.int("accepted_at", accepted / 1000)
+            if let sent { w.int("sent_at", sent / 1000) }
+            if let displayed { w.int("displayed_at", displayed / 1000) }
             w.endObject()
             return .json(bytes: w.bytes)
         }

@@ -228,7 +228,7 @@ final class DeliveryQueue: Sendable {
             WITH updated AS (
                 UPDATE deliveries d
                 SET status = u.status, next_attempt_ms = u.next_ms, apns_status = COALESCE(u.apns_status, d.apns_status), apns_reason = u.reason,
-                    updated_ms = u.at_ms, claimed_by = NULL,
+                    updated_ms = u.at_ms, claimed_by = NULL, sent_ms = CASE WHEN u.status = 'sent' THEN u.at_ms ELSE d.sent_ms END,
                     payload = CASE WHEN u.status IN ('sent', 'failed', 'expired') THEN ''::bytea ELSE d.payload END
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
                     AS u(pairing_id, event_id, status, next_ms, apns_status, reason, at_ms)

@@ -52,7 +52,7 @@ struct QueueMaintenance: Service {
         while true {
             let n = try await database.execute("""
                 DELETE FROM deliveries WHERE ctid = ANY(ARRAY(
-                    SELECT ctid FROM deliveries WHERE status IN ('sent', 'failed', 'expired') AND updated_ms < \(now - configuration.retention * 1000)
+                    SELECT ctid FROM deliveries WHERE status IN ('sent', 'displayed', 'failed', 'expired') AND updated_ms < \(now - configuration.retention * 1000)
                     LIMIT 5000))
                 """)
             deleted += n

@@ -112,6 +112,18 @@ enum RelayMigrations {
             ALTER TABLE deliveries DROP CONSTRAINT deliveries_kind_check;
             ALTER TABLE deliveries ADD CONSTRAINT deliveries_kind_check CHECK (kind IN ('notification', 'live-activity', 'system'));
             """),
+        // PROTOCOL.md §13: `displayed`, a final status after `sent`, set by a
+        // device's receipt; `sent_ms` (APNs accepted the push) and
+        // `displayed_ms` (the device's shown_at, clamped to [accepted, receipt])
+        // are kept for the per-hop latency the outpost reads in its status.
+        PostgresMigration(version: 6, name: "receipts: displayed status and per-hop times", sql: """
+            ALTER TABLE deliveries ADD COLUMN sent_ms bigint, ADD COLUMN displayed_ms bigint;
+            ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check;
+            ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check
+                CHECK (status IN ('queued', 'sending', 'sent', 'displayed', 'failed', 'expired'));
+            DROP INDEX deliveries_finished;
+            CREATE INDEX deliveries_finished ON deliveries (updated_ms) WHERE status IN ('sent', 'displayed', 'failed', 'expired');
+            """),
         // Heartbeats as heap-only (HOT) updates: an index on `last_seen_ms`, which
         // every heartbeat changes, made each one write new entries in both of the
         // table's indexes; the silence watch reads the table in a sequential scan

@@ -91,11 +91,16 @@ enum ManagementJSON {
         w.string("sender", e.sender)
         w.string("subject_summary", e.subjectSummary)
         w.int("created_at", e.createdAt)
+        if let received = e.mailReceivedAt { w.int("mail_received_at", received) }
         w.beginArray("deliveries")
         for d in e.devices {
             w.beginObject()
             w.string("device_id", d.deviceID)
             w.string("status", d.status)
+            // The chain of PROTOCOL.md §13, each time once it is known.
+            if let t = d.acceptedAt { w.int("accepted_at", t) }
+            if let t = d.sentAt { w.int("sent_at", t) }
+            if let t = d.displayedAt { w.int("displayed_at", t) }
             w.endObject()
         }
         w.endArray()
