@@ -214,6 +214,10 @@ let tool = CommandLineTool(
                 for folder in m.folders {
                     let s = states.first { $0.mailboxID == m.id && $0.folder == folder }
                     say("    \(m.label)/\(folder): \(s.map(describe) ?? "not watched yet")")
+                    let gaps = try await store.watchGaps(mailboxID: m.id, folder: folder)
+                    for line in WatchCoverageReport.lines(state: s, gaps: gaps, now: Int64(Date().timeIntervalSince1970), time: time) {
+                        say("        \(line)")
+                    }
                 }
             }
             await store.close()
