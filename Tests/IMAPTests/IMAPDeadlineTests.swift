@@ -26,7 +26,10 @@ import TestSupport
     }
 
     @Test func aCommandToAStoppedServerTimesOutAndTheConnectionIsClosed() async throws {
-        let outcome = try await againstAFrozenServer { client throws(IMAPError) in try client.noop() }
+        let outcome = try await againstAFrozenServer { client, freeze throws(IMAPError) in
+            freeze()
+            try client.noop()
+        }
         #expect(outcome.code == .timedOut)
         #expect(outcome.elapsed >= .seconds(1) && outcome.elapsed < .seconds(10))
         #expect(outcome.closed)
@@ -35,10 +38,17 @@ import TestSupport
     }
 
     @Test func idleOnAStoppedServerEndsWhenDoneIsNotAnswered() async throws {
-        let outcome = try await againstAFrozenServer { client throws(IMAPError) in _ = try client.idle(maximum: .seconds(1)) }
+        let outcome = try await againstAFrozenServer { client, freeze throws(IMAPError) in
+            // Frozen once the server has said "+ idling": the quiet wait runs out, then DONE is never answered.
+            var frozen = false
+            client.onResponse = {
+                if !frozen { frozen = true; freeze() }
+            }
+            _ = try client.idle(maximum: .seconds(2))
+        }
         #expect(outcome.code == .timedOut)
-        // The quiet IDLE wait (1 s), then DONE's response deadline (1 s).
-        #expect(outcome.elapsed >= .seconds(2) && outcome.elapsed < .seconds(12))
+        // The quiet IDLE wait (2 s), then DONE's response deadline (1 s).
+        #expect(outcome.elapsed >= .seconds(3) && outcome.elapsed < .seconds(15))
         #expect(outcome.closed)
         #expect(outcome.logoutElapsed < .milliseconds(500))
     }
@@ -58,9 +68,10 @@ import TestSupport
         #expect(after != nil && after! > (before ?? 0))
     }
 
-    /// Logs in with a 1 s response deadline, freezes the `imap` process
-    /// serving the connection, then runs `body` and times it.
-    private func againstAFrozenServer(_ body: @escaping @Sendable (IMAPClient) throws(IMAPError) -> Void) async throws -> Outcome {
+    /// Logs in with a 1 s response deadline and runs `body`, timed; the
+    /// `imap` process serving the connection is frozen when `body` calls its
+    /// second argument (which returns once it is).
+    private func againstAFrozenServer(_ body: @escaping @Sendable (IMAPClient, _ freeze: @escaping () -> Void) throws(IMAPError) -> Void) async throws -> Outcome {
         let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
         var endpoint = IMAPEndpoint(host: "127.0.0.1", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
         endpoint.commandTimeout = .seconds(1)
@@ -70,15 +81,21 @@ import TestSupport
             try await runOffPool { () throws -> Outcome in
                 let client: IMAPClient
                 do {
-                    defer { loggedIn.signal() }
                     client = try IMAPClient(endpoint: endpoint)
                     try client.authenticate(.password(user: "alice", password: "secret-1"))
                     _ = try client.examine("INBOX")
+                } catch {
+                    loggedIn.signal()
+                    throw error
                 }
-                frozen.wait()
                 let started = ContinuousClock.now
                 var code: IMAPError.Code?
-                do throws(IMAPError) { try body(client) } catch { code = error.code }
+                do throws(IMAPError) {
+                    try body(client) {
+                        loggedIn.signal()
+                        frozen.wait()
+                    }
+                } catch { code = error.code }
                 let elapsed = ContinuousClock.now - started
                 let closed = client.isClosed
                 let logoutStarted = ContinuousClock.now

@@ -40,7 +40,8 @@ struct WatchCoverageUnitTests {
         }
         let kept = try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX")
         #expect(kept.count == OutpostStore.keptWatchGaps)
-        #expect(kept.first?.startedAt == 2000 + 29 * 100)
+        let newest: Int64 = 2000 + 29 * 100
+        #expect(kept.first?.startedAt == newest)
         #expect(try await store.removeMailbox(label: "m"))
         #expect(try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX").isEmpty)
         await store.close()
