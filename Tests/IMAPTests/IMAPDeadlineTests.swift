@@ -66,6 +66,22 @@ import TestSupport
         }
         #expect(before != nil)
         #expect(after != nil && after! > (before ?? 0))
+        // Read elsewhere, then deleted: each moves it (the outpost skips a catch-up only when it has not moved).
+        try await dovecot.doveadm(["flags", "add", "-u", "alice", "\\Seen", "mailbox", "INBOX", "all"])
+        let read = try await highestModSeq(endpoint)
+        #expect(read != nil && read! > (after ?? 0))
+        try await dovecot.doveadm(["expunge", "-u", "alice", "mailbox", "INBOX", "all"])
+        let expunged = try await highestModSeq(endpoint)
+        #expect(expunged != nil && expunged! > (read ?? 0))
+    }
+
+    private func highestModSeq(_ endpoint: IMAPEndpoint) async throws -> UInt64? {
+        try await runOffPool {
+            let client = try IMAPClient(endpoint: endpoint)
+            defer { client.logout() }
+            try client.authenticate(.password(user: "alice", password: "secret-1"))
+            return try client.examine("INBOX").highestModSeq
+        }
     }
 
     /// Logs in with a 1 s response deadline and runs `body`, timed; the

@@ -158,15 +158,16 @@ final class FolderWatcher: Sendable {
     }
 
     /// Right after EXAMINE (a new connection, or a poll): skips everything
-    /// when CONDSTORE's HIGHESTMODSEQ has not moved since the last catch-up
-    /// (no message added, flagged or removed: nothing to search or check),
-    /// else notifies what is new (the UID search skipped when UIDNEXT shows
+    /// when HIGHESTMODSEQ has not moved since the last catch-up on a server
+    /// with QRESYNC (RFC 7162 §3.2: expunges move it too, not only new mail
+    /// and flag changes, so nothing was added, read or removed), else
+    /// notifies what is new (the UID search skipped when UIDNEXT shows
     /// nothing new) and ends the Live Activities of mail read or deleted
     /// meanwhile; then closes the folder's open coverage gap.
     private func catchUp(_ client: IMAPClient, folder: String, selection: IMAPSelection) throws(IMAPError) {
         let state = try storeCall { [store, mailbox] in try await store.folderState(mailboxID: mailbox.id, folder: folder) }
-        if let modSeq = selection.highestModSeq, let state, state.highestModSeq == modSeq, state.uidValidity == selection.uidValidity,
-           state.lastUID != nil {
+        if let modSeq = selection.highestModSeq, client.capabilities.contains("QRESYNC"), let state, state.highestModSeq == modSeq,
+           state.uidValidity == selection.uidValidity, state.lastUID != nil {
             metrics.catchUp("unchanged")
             logger.debug("catch-up: nothing changed (HIGHESTMODSEQ)", ["folder": .string(folder)])
         } else {

@@ -99,7 +99,7 @@ public final class OutpostMetrics: Sendable {
     }
 
     /// A catch-up after EXAMINE: `unchanged` (HIGHESTMODSEQ had not moved:
-    /// nothing searched or fetched), `changed` (it had), `searched` (no CONDSTORE).
+    /// nothing searched or fetched), `changed` (it had, or no QRESYNC), `searched` (no CONDSTORE).
     func catchUp(_ kind: String) { catchUpCounter(kind).increment() }
 
     private func catchUpCounter(_ kind: String) -> Counter {
