@@ -190,7 +190,7 @@ let tool = CommandLineTool(
             await store.close()
             return code
         },
-        .init(CommandSpec("status", summary: "Print the identity, the relay's reachability, pairings and deliveries waiting.", options: [dataDirOption])) { args in
+        .init(CommandSpec("status", summary: "Print the identity, the relay's reachability, pairings, deliveries waiting and each folder's watch coverage.", options: [dataDirOption])) { args in
             let (store, identity, _) = try await openOutpost(args, needsRelay: false)
             say("outpost id:        \(identity.id)")
             say("fingerprint:       \(identity.fingerprint)")
