@@ -61,12 +61,13 @@ final class MailWatchHarness: Sendable {
     }
 
     /// Starts the outpost's watching and delivery, as `serve` runs them.
-    func startWatching(liveActivityLifetime: Int64 = 600) {
+    func startWatching(liveActivityLifetime: Int64 = 600, metrics: OutpostMetrics = OutpostMetrics()) {
         let doorbell = Doorbell()
         let logger = Logger(service: "outpost-test", level: .warning)
         let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, doorbell: doorbell,
                                        liveActivityLifetime: liveActivityLifetime)
-        let watch = MailWatchService(store: outpost.store, notifier: notifier, timing: timing, logger: logger, reconfigured: reconfigured)
+        let watch = MailWatchService(store: outpost.store, notifier: notifier, timing: timing, logger: logger, reconfigured: reconfigured,
+                                     metrics: metrics)
         let sender = ChannelSender()
         let worker = OutpostDeliveryWorker(pass: outpost.pass, logger: logger, doorbell: doorbell,
                                            channels: ChannelDeliveryPass(store: outpost.store, sender: sender, logger: logger), activities: notifier)

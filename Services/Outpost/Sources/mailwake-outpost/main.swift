@@ -190,7 +190,7 @@ let tool = CommandLineTool(
             await store.close()
             return code
         },
-        .init(CommandSpec("status", summary: "Print the identity, the relay's reachability, pairings and deliveries waiting.", options: [dataDirOption])) { args in
+        .init(CommandSpec("status", summary: "Print the identity, the relay's reachability, pairings, deliveries waiting and each folder's watch coverage.", options: [dataDirOption])) { args in
             let (store, identity, _) = try await openOutpost(args, needsRelay: false)
             say("outpost id:        \(identity.id)")
             say("fingerprint:       \(identity.fingerprint)")
@@ -217,6 +217,10 @@ let tool = CommandLineTool(
                 for folder in m.folders {
                     let s = states.first { $0.mailboxID == m.id && $0.folder == folder }
                     say("    \(m.label)/\(folder): \(s.map(describe) ?? "not watched yet")")
+                    let gaps = try await store.watchGaps(mailboxID: m.id, folder: folder)
+                    for line in WatchCoverageReport.lines(state: s, gaps: gaps, now: Int64(Date().timeIntervalSince1970), time: time) {
+                        say("        \(line)")
+                    }
                 }
             }
             await store.close()

@@ -25,6 +25,10 @@ public final class IMAPClient {
     private var reader: IMAPResponseReader
     private var tagNumber = 0
     private var closed = false
+    /// Called on the client's thread after every response read (untagged
+    /// data, a continuation, a keepalive `* OK`, a tagged answer): each one
+    /// proves the server alive. Never given the response.
+    public var onResponse: (() -> Void)?
 
     /// Connects, reads the greeting and, for `.startTLS`, upgrades the
     /// connection before anything else is said.
@@ -72,6 +76,11 @@ public final class IMAPClient {
     }
 
     deinit { stream.close() }
+
+    /// True once the connection is closed: by `close()`, by the server, or
+    /// after the server did not answer within its deadline (a connection
+    /// that missed one may still deliver the late answer and cannot be reused).
+    public var isClosed: Bool { closed }
 
     /// "TLSv1.3" etc.; nil without TLS.
     public var tlsVersion: String? { stream.tlsVersion }
@@ -126,16 +135,20 @@ public final class IMAPClient {
         }
     }
 
-    /// Opens `folder` read-only (EXAMINE).
+    /// Opens `folder` read-only (EXAMINE); with `(CONDSTORE)` when the
+    /// server offers it (RFC 7162), so the selection carries HIGHESTMODSEQ.
     public func examine(_ folder: String) throws(IMAPError) -> IMAPSelection {
-        let responses = try command("EXAMINE", arguments: [.string(ModifiedUTF7.encode(folder))])
-        var validity: UInt32?, next: UInt32?, exists: UInt32 = 0
+        let condstore = capabilities.contains("CONDSTORE")
+        let responses = try command("EXAMINE", arguments: [.string(ModifiedUTF7.encode(folder))], raw: condstore ? " (CONDSTORE)" : "")
+        var validity: UInt32?, next: UInt32?, exists: UInt32 = 0, modSeq: UInt64?
         for response in responses {
             switch response {
             case .status(.ok, let code?, _):
                 let words = code.split(separator: " ")
                 if words.count == 2, words[0].uppercased() == "UIDVALIDITY" { validity = UInt32(words[1]) }
                 if words.count == 2, words[0].uppercased() == "UIDNEXT" { next = UInt32(words[1]) }
+                // NOMODSEQ (a folder without mod-sequences) leaves it nil.
+                if condstore, words.count == 2, words[0].uppercased() == "HIGHESTMODSEQ" { modSeq = UInt64(words[1]) }
             case .data("EXISTS", let n?, _):
                 exists = n
             default:
@@ -144,7 +157,7 @@ public final class IMAPClient {
         }
         sawChanges = false
         guard let validity else { throw IMAPError(.protocolViolation, "EXAMINE \(folder) did not report UIDVALIDITY") }
-        return IMAPSelection(uidValidity: validity, uidNext: next, exists: exists)
+        return IMAPSelection(uidValidity: validity, uidNext: next, exists: exists, highestModSeq: modSeq)
     }
 
     /// UIDs greater than `uid` in the selected folder, ascending.
@@ -284,7 +297,7 @@ public final class IMAPClient {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { break }
             let response: IMAPResponse
-            do { response = try readResponse(timeout: left) } catch let error where error.code == .timedOut { break }
+            do { response = try readResponse(timeout: left, closingOnTimeout: false) } catch let error where error.code == .timedOut { break }
             note(response, idling: true)
         }
         try send(Array("DONE\r\n".utf8))
@@ -410,16 +423,26 @@ public final class IMAPClient {
 
     private func send(_ bytes: [UInt8]) throws(IMAPError) {
         guard !closed else { throw IMAPError(.closed, "the connection is closed") }
-        do { try stream.write(bytes, timeout: endpoint.commandTimeout) } catch { throw Self.error(error, connecting: false, endpoint) }
+        do { try stream.write(bytes, timeout: endpoint.commandTimeout) } catch {
+            // A server that has not read what we sent for that long is as dead as a silent one.
+            if error == .timedOut { close() }
+            throw Self.error(error, connecting: false, endpoint)
+        }
     }
 
-    private func readResponse(timeout: Duration?) throws(IMAPError) -> IMAPResponse {
+    /// The next response, waiting at most `timeout` for each read. A server
+    /// that owes an answer and stays silent that long is taken for dead: the
+    /// connection is closed (`closingOnTimeout`; IDLE's own quiet wait is not).
+    private func readResponse(timeout: Duration?, closingOnTimeout: Bool = true) throws(IMAPError) -> IMAPResponse {
         guard !closed else { throw IMAPError(.closed, "the connection is closed") }
         let bytes: [UInt8]
         do {
             bytes = try reader.next(from: stream, timeout: timeout)
         } catch {
             switch error {
+            case .stream(.timedOut) where closingOnTimeout:
+                close()
+                throw IMAPError(.timedOut, "the server did not answer within \(Self.seconds(timeout)) s: the connection is taken for dead")
             case .stream(let failure): throw Self.error(failure, connecting: false, endpoint)
             case .closed:
                 closed = true
@@ -436,7 +459,14 @@ public final class IMAPClient {
             stream.close()
             throw IMAPError(.closed, "the server ended the session: \(text)")
         }
+        onResponse?()
         return response
+    }
+
+    private static func seconds(_ d: Duration?) -> String {
+        guard let d else { return "∞" }
+        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        return s == s.rounded() ? String(Int(s)) : String(format: "%.1f", s)
     }
 
     private func startTLS() throws(IMAPError) {

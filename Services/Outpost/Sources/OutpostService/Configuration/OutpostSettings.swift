@@ -8,6 +8,7 @@ public enum OutpostSettings {
     public static let heartbeatInterval = ConfigurationSetting<Duration>.duration("HEARTBEAT_INTERVAL", default: .seconds(60), range: 1...600, help: "How often the outpost tells its relay it is alive while it has active pairings (watched and failing mailbox counts); the relay alerts the paired devices after its OUTPOST_SILENCE without one.")
     public static let historyDays = ConfigurationSetting<Int>.int("HISTORY_DAYS", default: 30, range: 1...3650, help: "Days the administrator history (what was notified, to which device, how it went) is kept.")
     public static let idleRestart = ConfigurationSetting<Duration>.duration("IDLE_RESTART", default: .seconds(240), range: 1...300, help: "IMAP IDLE is ended and re-issued after this long (at most 5 minutes): servers and NATs drop quiet connections well before RFC 2177's 29 minutes.")
+    public static let imapResponseTimeout = ConfigurationSetting<Duration>.duration("IMAP_RESPONSE_TIMEOUT", default: .seconds(60), range: 1...600, help: "Longest silence accepted from an IMAP server that owes an answer (a command's reply, the answer to DONE that ends each IDLE): past it the connection is taken for dead (a stopped server, dropped packets), closed and replaced, and the folder caught up.")
     public static let pollInterval = ConfigurationSetting<Duration>.duration("POLL_INTERVAL", default: .seconds(60), range: 1...3600, help: "How often a folder is checked when its server has no IDLE, or beyond an account's connection limit.")
     public static let reconnectBackoff = ConfigurationSetting<Duration>.duration("RECONNECT_BACKOFF", default: .seconds(2), range: 1...600, help: "First delay before reconnecting to a mailbox after an error; it doubles up to 5 minutes, with jitter (refused credentials start at 5 minutes).")
     public static let liveActivityLifetime = ConfigurationSetting<Duration>.duration("LIVE_ACTIVITY_LIFETIME", default: .seconds(600), range: 0...28_800, help: "How long a verification code stays as a Live Activity before it ends by itself (it also ends when the message is read or deleted); 0 turns Live Activities off.")
@@ -20,7 +21,7 @@ public enum OutpostSettings {
     public static let bodyMaxBytes = ConfigurationSetting<Int>.int("BODY_MAX_BYTES", default: 10 << 20, range: (64 << 10)...(15 << 20), help: "Bytes of a message fetched at most to show it; the rest of a larger message is cut (and the answer says so).")
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
 
-    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, heartbeatInterval, historyDays, idleRestart, pollInterval, reconnectBackoff, liveActivityLifetime,
+    public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, heartbeatInterval, historyDays, idleRestart, imapResponseTimeout, pollInterval, reconnectBackoff, liveActivityLifetime,
                                                                                   listen, perIPConnectionLimit, adminListen, publicURL, tlsCertificate, tlsKey, bodyMaxBytes, logLevel])
 
     /// The watchers' pacing from `configuration`.
@@ -28,6 +29,7 @@ public enum OutpostSettings {
         var timing = WatchTiming()
         timing.idleRestart = configuration[idleRestart]
         timing.pollInterval = configuration[pollInterval]
+        timing.responseTimeout = configuration[imapResponseTimeout]
         timing.backoff = configuration[reconnectBackoff]
         return timing
     }

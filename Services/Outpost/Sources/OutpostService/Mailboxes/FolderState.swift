@@ -12,6 +12,12 @@ public struct FolderState: Sendable, Equatable {
     public var lastError: String?
     /// When `watchState` last changed (Unix seconds).
     public var stateSince: Int64
+    /// When the server last proved the folder's connection alive (a response
+    /// of any kind; Unix seconds, written at most every few seconds); nil
+    /// until first watched.
+    public var lastConfirmedAt: Int64? = nil
+    /// HIGHESTMODSEQ seen at the last catch-up (CONDSTORE servers).
+    public var highestModSeq: UInt64? = nil
 
     /// What a folder's watcher is doing.
     public enum WatchState: String, Sendable, Equatable {

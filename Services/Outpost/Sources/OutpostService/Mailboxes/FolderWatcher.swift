@@ -8,7 +8,9 @@ import Synchronization
 /// New UIDs are fetched after every IDLE wake, poll and reconnect; each
 /// message's notification is stored together with the folder moving past it.
 /// Reconnects with exponential back-off and jitter, longer after refused
-/// credentials; records its state for `status`.
+/// credentials; records its state for `status`. Every read has a deadline
+/// (`WatchTiming.responseTimeout`), so a server gone silent is replaced; the
+/// coverage (last confirmed watched, periods not watched) is recorded per folder.
 final class FolderWatcher: Sendable {
     let mailbox: MailboxRecord
     let folders: [String]
@@ -21,6 +23,10 @@ final class FolderWatcher: Sendable {
     private let stopSignal = StopSignal()
     private let canceller = Mutex<(@Sendable () -> Void)?>(nil)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// The watcher's coverage: the last server response (Unix seconds) and when it was last written to the store.
+    private let coverage = Mutex<(confirmed: Double?, persisted: Double)>((nil, 0))
+    /// How often, at most, a confirmation is written to the store (every one updates the metrics).
+    static let confirmationWriteInterval: Double = 5
 
     init(mailbox: MailboxRecord, folders: [String], credentials: MailboxCredentials, store: OutpostStore, notifier: OutpostNotifier?,
          timing: WatchTiming, logger: Logger, metrics: OutpostMetrics) {
@@ -71,6 +77,7 @@ final class FolderWatcher: Sendable {
 
     private func loop() {
         var failures = 0
+        openGapsLeftByEarlierRun()
         while !stopSignal.isSet {
             setState(.connecting)
             var authenticationFailed = false
@@ -91,17 +98,23 @@ final class FolderWatcher: Sendable {
                 failures += 1
                 authenticationFailed = error.code == .authentication
                 metrics.imapReconnect(authentication: authenticationFailed)
+                lostCoverage(reason: error.code.description)
                 setState(authenticationFailed ? .authenticationFailed : .retrying, error: error.message)
                 logger.warning(authenticationFailed ? "mailbox login refused; retrying later" : "mailbox connection lost; reconnecting",
                                ["error": .string(error.message), "attempt": .int(failures)])
             }
             if stopSignal.sleep(timing.delay(afterFailures: failures, authentication: authenticationFailed)) { break }
         }
+        persistConfirmation(force: true)
         setState(.stopped)
     }
 
     private func connect() throws(IMAPError) -> IMAPClient {
-        let client = try IMAPClient(endpoint: mailbox.endpoint)
+        var endpoint = mailbox.endpoint
+        endpoint.commandTimeout = timing.responseTimeout
+        let client = try IMAPClient(endpoint: endpoint)
+        client.onResponse = { [self] in confirmed() }
+        confirmed()
         canceller.withLock { $0 = client.canceller }
         if stopSignal.isSet { client.cancel() }
         do {
@@ -123,11 +136,11 @@ final class FolderWatcher: Sendable {
         if folders.count == 1, client.capabilities.contains("IDLE") {
             let folder = folders[0]
             let selection = try client.examine(folder)
-            try synchronize(client, folder: folder, selection: selection)
+            try catchUp(client, folder: folder, selection: selection)
             setState(.idle)
             logger.info("watching with IDLE")
             while !stopSignal.isSet {
-                _ = try client.idle(maximum: timing.idleRestart)
+                _ = try client.idle(maximum: timing.idleWait)
                 try synchronize(client, folder: folder, selection: selection)
                 try endActivitiesOfReadOrDeletedMail(client, folder: folder, selection: selection)
             }
@@ -136,9 +149,7 @@ final class FolderWatcher: Sendable {
             logger.info("watching by polling", ["interval_s": .int(Int(timing.pollInterval.components.seconds))])
             while !stopSignal.isSet {
                 for folder in folders {
-                    let selection = try client.examine(folder)
-                    try synchronize(client, folder: folder, selection: selection)
-                    try endActivitiesOfReadOrDeletedMail(client, folder: folder, selection: selection)
+                    try catchUp(client, folder: folder, selection: try client.examine(folder))
                 }
                 if stopSignal.sleep(timing.pollInterval) { return }
                 try client.noop()
@@ -146,9 +157,35 @@ final class FolderWatcher: Sendable {
         }
     }
 
+    /// Right after EXAMINE (a new connection, or a poll): skips everything
+    /// when HIGHESTMODSEQ has not moved since the last catch-up on a server
+    /// with QRESYNC (RFC 7162 §3.2: expunges move it too, not only new mail
+    /// and flag changes, so nothing was added, read or removed), else
+    /// notifies what is new (the UID search skipped when UIDNEXT shows
+    /// nothing new) and ends the Live Activities of mail read or deleted
+    /// meanwhile; then closes the folder's open coverage gap.
+    private func catchUp(_ client: IMAPClient, folder: String, selection: IMAPSelection) throws(IMAPError) {
+        let state = try storeCall { [store, mailbox] in try await store.folderState(mailboxID: mailbox.id, folder: folder) }
+        if let modSeq = selection.highestModSeq, client.capabilities.contains("QRESYNC"), let state, state.highestModSeq == modSeq,
+           state.uidValidity == selection.uidValidity, state.lastUID != nil {
+            metrics.catchUp("unchanged")
+            logger.debug("catch-up: nothing changed (HIGHESTMODSEQ)", ["folder": .string(folder)])
+        } else {
+            metrics.catchUp(selection.highestModSeq == nil ? "searched" : "changed")
+            try synchronize(client, folder: folder, selection: selection, fresh: true)
+            try endActivitiesOfReadOrDeletedMail(client, folder: folder, selection: selection)
+            if state?.highestModSeq != selection.highestModSeq {
+                try storeCall { [store, mailbox] in try await store.setHighestModSeq(mailboxID: mailbox.id, folder: folder, selection.highestModSeq) }
+            }
+        }
+        closeGap(folder)
+    }
+
     /// Notifies UIDs above the stored position; on a first run or a changed
     /// UIDVALIDITY, records the current end as the position without notifying.
-    private func synchronize(_ client: IMAPClient, folder: String, selection: IMAPSelection) throws(IMAPError) {
+    /// With `fresh` (the selection was just reported) the UID search is
+    /// skipped when UIDNEXT shows no message above the position.
+    private func synchronize(_ client: IMAPClient, folder: String, selection: IMAPSelection, fresh: Bool = false) throws(IMAPError) {
         let state = try storeCall { [store, mailbox] in try await store.folderState(mailboxID: mailbox.id, folder: folder) }
         guard let state, state.uidValidity == selection.uidValidity, let last = state.lastUID else {
             let end: UInt32 = if let next = selection.uidNext, next > 0 { next - 1 } else { try client.uids(after: 0).last ?? 0 }
@@ -162,6 +199,7 @@ final class FolderWatcher: Sendable {
             }
             return
         }
+        if fresh, let next = selection.uidNext, next > 0, next - 1 <= last { return }
         let uids = try client.uids(after: last)
         guard !uids.isEmpty else { return }
         let rule = try storeCall { [store, mailbox] in try await store.rule(mailboxID: mailbox.id, folder: folder) }
@@ -222,6 +260,61 @@ final class FolderWatcher: Sendable {
     static func localMinuteOfDay(_ date: Date = Date()) -> Int {
         let c = Calendar.current.dateComponents([.hour, .minute], from: date)
         return (c.hour ?? 0) * 60 + (c.minute ?? 0)
+    }
+
+    // MARK: coverage (watcher thread, except `confirmed` which is also called from the client's reads on it)
+
+    /// The server answered: the connection, and so its folders, are watched now.
+    private func confirmed() {
+        let now = Date().timeIntervalSince1970
+        coverage.withLock { $0.confirmed = max($0.confirmed ?? 0, now) }
+        for folder in folders { metrics.folderConfirmed(mailboxID: mailbox.id, folder: folder, at: now) }
+        persistConfirmation(force: false)
+    }
+
+    /// Writes the last confirmation to the store (`force`: now, else at most every few seconds).
+    private func persistConfirmation(force: Bool) {
+        let due = coverage.withLock { c -> Double? in
+            guard let at = c.confirmed, at > c.persisted, force || at - c.persisted >= Self.confirmationWriteInterval else { return nil }
+            c.persisted = at
+            return at
+        }
+        guard let due else { return }
+        for folder in folders {
+            _ = try? storeCall { [store, mailbox] in try await store.confirmWatched(mailboxID: mailbox.id, folder: folder, at: Int64(due)) }
+        }
+    }
+
+    /// The connection failed or went silent: its folders are not watched from the last confirmation on.
+    private func lostCoverage(reason: String) {
+        persistConfirmation(force: true)
+        for folder in folders {
+            _ = try? storeCall { [store, mailbox] in
+                guard let start = try await store.folderState(mailboxID: mailbox.id, folder: folder)?.lastConfirmedAt else { return }
+                try await store.openWatchGap(mailboxID: mailbox.id, folder: folder, startedAt: start, reason: reason)
+            }
+        }
+    }
+
+    /// A folder confirmed watched by an earlier run was not watched since (the outpost or its watcher was stopped).
+    private func openGapsLeftByEarlierRun() {
+        for folder in folders {
+            _ = try? storeCall { [store, mailbox] in
+                guard let start = try await store.folderState(mailboxID: mailbox.id, folder: folder)?.lastConfirmedAt else { return }
+                try await store.openWatchGap(mailboxID: mailbox.id, folder: folder, startedAt: start, reason: "outpost-stopped")
+            }
+        }
+    }
+
+    /// The folder has caught up on a live connection: its open gap (if any) ends now.
+    private func closeGap(_ folder: String) {
+        persistConfirmation(force: true)
+        let now = Int64(Date().timeIntervalSince1970)
+        guard let gap = try? storeCall({ [store, mailbox] in try await store.closeWatchGap(mailboxID: mailbox.id, folder: folder, endedAt: now) })
+        else { return }
+        metrics.watchGapClosed(mailboxID: mailbox.id, folder: folder, seconds: gap.seconds(now: now))
+        logger.notice("folder watched again after a gap; caught up", ["folder": .string(folder), "gap_s": .int(Int(gap.seconds(now: now))),
+                                                                      "reason": .string(gap.reason)])
     }
 
     private func setState(_ state: FolderState.WatchState, error: String? = nil) {

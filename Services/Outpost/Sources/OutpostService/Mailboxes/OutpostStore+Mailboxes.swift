@@ -71,6 +71,7 @@ extension OutpostStore {
         try await database.transaction { c in
             guard let id = try c.queryValue("SELECT id FROM mailboxes WHERE label = ?", label, as: Int64.self) else { return false }
             _ = try c.execute("DELETE FROM folder_state WHERE mailbox_id = ?", id)
+            _ = try c.execute("DELETE FROM folder_watch_gaps WHERE mailbox_id = ?", id)
             _ = try c.execute("DELETE FROM mailboxes WHERE id = ?", id)
             for row in try c.query("SELECT id, mailbox_ids FROM permissions WHERE mailbox_ids IS NOT NULL") {
                 let ids = Self.decodeIDs(try row.get("mailbox_ids", as: String?.self)) ?? []
@@ -143,7 +144,9 @@ extension OutpostStore {
                     uidValidity: try row.get("uid_validity", as: Int64?.self).map { UInt32(truncatingIfNeeded: $0) },
                     lastUID: try row.get("last_uid", as: Int64?.self).map { UInt32(truncatingIfNeeded: $0) },
                     watchState: FolderState.WatchState(rawValue: try row.get("watch_state")) ?? .starting,
-                    lastError: try row.get("last_error", as: String?.self), stateSince: try row.get("state_since"))
+                    lastError: try row.get("last_error", as: String?.self), stateSince: try row.get("state_since"),
+                    lastConfirmedAt: try row.get("last_confirmed_at", as: Int64?.self),
+                    highestModSeq: try row.get("highest_modseq", as: Int64?.self).map { UInt64(bitPattern: $0) })
     }
 
     /// Folders one per line (a folder name cannot contain a line break).

@@ -13,8 +13,21 @@ public struct WatchTiming: Sendable, Equatable {
     public var authenticationBackoff: Duration = .seconds(300)
     /// Messages fetched per FETCH command. Default 25.
     public var fetchBatch: Int = 25
+    /// Longest silence accepted from the server while it owes an answer (the
+    /// greeting, a command's tagged reply, DONE's): past it the connection is
+    /// taken for dead, closed and replaced. Default 60 s.
+    public var responseTimeout: Duration = .seconds(60)
+
+    /// RFC 2177: a client must re-issue IDLE at least every 29 minutes.
+    public static let idleLimit: Duration = .seconds(29 * 60)
 
     public init() {}
+
+    /// How long one IDLE lasts: `idleRestart`, at least 1 s and at most 28
+    /// minutes (a minute under RFC 2177's 29, for slow answers and clocks).
+    public var idleWait: Duration {
+        min(max(idleRestart, .seconds(1)), Self.idleLimit - .seconds(60))
+    }
 
     /// The delay before reconnect attempt `failures` (1, 2, …), with ±25 % jitter.
     func delay(afterFailures failures: Int, authentication: Bool) -> Duration {

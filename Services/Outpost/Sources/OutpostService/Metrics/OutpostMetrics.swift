@@ -8,6 +8,8 @@ import Synchronization
 public final class OutpostMetrics: Sendable {
     public let registry: MetricsRegistry
     private let watchStates = Mutex<[String: FolderState.WatchState]>([:])
+    /// Per watched folder (labels), when the server last proved its connection alive (Unix seconds, fractional).
+    private let confirmations = Mutex<[MetricLabels: Double]>([:])
     private let watchedFolders: [FolderState.WatchState: Gauge]
     private let pending: Gauge
     private let built: Counter
@@ -18,6 +20,7 @@ public final class OutpostMetrics: Sendable {
     static let channelOutcomes = ["sent", "retried", "failed", "disabled", "expired"]
     static let reconnectReasons = ["connection", "authentication"]
     static let bodyKinds = ["body", "part"]
+    static let catchUpKinds = ["unchanged", "changed", "searched"]
 
     /// - Parameter registry: where the series live (the admin listener renders it).
     public init(registry: MetricsRegistry = MetricsRegistry()) {
@@ -35,6 +38,7 @@ public final class OutpostMetrics: Sendable {
             for outcome in Self.channelOutcomes { _ = channelCounter(kind, outcome) }
         }
         for kind in Self.bodyKinds { _ = bodyCounter(kind) }
+        for kind in Self.catchUpKinds { _ = catchUpCounter(kind) }
     }
 
     static let watchedHelp = "Watched mailbox folders by watcher state (idle, polling, connecting, retrying, authentication-failed, starting)."
@@ -49,6 +53,57 @@ public final class OutpostMetrics: Sendable {
             return all.values.reduce(into: [:]) { $0[$1, default: 0] += 1 }
         }
         for (state, gauge) in watchedFolders { gauge.set(Double(counts[state] ?? 0)) }
+    }
+
+    // MARK: watch coverage
+
+    static func folderLabels(_ mailboxID: Int64, _ folder: String) -> MetricLabels { ["mailbox_id": String(mailboxID), "folder": folder] }
+
+    /// The server proved the folder's connection alive at `at` (Unix seconds).
+    func folderConfirmed(mailboxID: Int64, folder: String, at: Double) {
+        let labels = Self.folderLabels(mailboxID, folder)
+        let first = confirmations.withLock { all -> Bool in
+            defer { all[labels] = max(all[labels] ?? 0, at) }
+            return all[labels] == nil
+        }
+        if first {
+            // The series exist (at 0) from the first confirmation on, before any gap.
+            _ = gapCounter(labels)
+            _ = gapSecondsCounter(labels)
+            unconfirmedGauge(labels).set(0)
+        }
+    }
+
+    /// A folder's period unwatched ended after `seconds`.
+    func watchGapClosed(mailboxID: Int64, folder: String, seconds: Int64) {
+        let labels = Self.folderLabels(mailboxID, folder)
+        gapCounter(labels).increment()
+        gapSecondsCounter(labels).increment(by: max(0, seconds))
+    }
+
+    /// Sets every folder's seconds-since-last-confirmed gauge (at each scrape).
+    public func refreshCoverage(now: Double) {
+        for (labels, at) in confirmations.withLock({ $0 }) { unconfirmedGauge(labels).set(max(0, now - at)) }
+    }
+
+    private func unconfirmedGauge(_ labels: MetricLabels) -> Gauge {
+        registry.gauge("mailwake_outpost_folder_unconfirmed_seconds", help: "Seconds since the server last proved a watched folder's connection alive (any response: IDLE continuation, keepalive, untagged data, tagged OK), by mailbox id and folder; grows while the folder is not watched.", labels: labels)
+    }
+
+    private func gapCounter(_ labels: MetricLabels) -> Counter {
+        registry.counter("mailwake_outpost_folder_watch_gaps_total", help: "Periods a watched folder was not watched (connection lost or silent, outpost stopped) that a reconnect and catch-up closed, by mailbox id and folder.", labels: labels)
+    }
+
+    private func gapSecondsCounter(_ labels: MetricLabels) -> Counter {
+        registry.counter("mailwake_outpost_folder_watch_gap_seconds_total", help: "Seconds watched folders were not watched, summed over closed gaps, by mailbox id and folder.", labels: labels)
+    }
+
+    /// A catch-up after EXAMINE: `unchanged` (HIGHESTMODSEQ had not moved:
+    /// nothing searched or fetched), `changed` (it had, or no QRESYNC), `searched` (no CONDSTORE).
+    func catchUp(_ kind: String) { catchUpCounter(kind).increment() }
+
+    private func catchUpCounter(_ kind: String) -> Counter {
+        registry.counter("mailwake_outpost_folder_catchups_total", help: "Folder catch-ups after a reconnect or poll, by kind: unchanged (CONDSTORE HIGHESTMODSEQ had not moved, nothing searched), changed (it had), searched (server without CONDSTORE).", labels: ["kind": kind])
     }
 
     /// A mailbox connection ended by an error and is reconnected.

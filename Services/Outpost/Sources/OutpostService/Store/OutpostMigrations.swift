@@ -284,6 +284,23 @@ enum OutpostMigrations {
                     JOIN mailboxes m ON m.id = j.value AND m.created_at <= invitations.created_at), '') ELSE '' END
                 WHERE mailbox_ids IS NOT NULL;
             """),
+        // Watch coverage (issue 18): when each folder was last confirmed
+        // watched, the HIGHESTMODSEQ its catch-up last saw (CONDSTORE), and
+        // the recent periods it was not watched (a bounded number per folder).
+        SQLiteMigration(version: 8, name: "watch coverage", sql: """
+            ALTER TABLE folder_state ADD COLUMN last_confirmed_at INTEGER;
+            ALTER TABLE folder_state ADD COLUMN highest_modseq INTEGER;
+            CREATE TABLE folder_watch_gaps (
+                id INTEGER PRIMARY KEY,
+                mailbox_id INTEGER NOT NULL REFERENCES mailboxes (id) ON DELETE CASCADE,
+                folder TEXT NOT NULL,
+                started_at INTEGER NOT NULL,
+                ended_at INTEGER,
+                reason TEXT NOT NULL,
+                CHECK (ended_at IS NULL OR ended_at >= started_at)
+            );
+            CREATE INDEX folder_watch_gaps_folder ON folder_watch_gaps (mailbox_id, folder, id);
+            """),
         // Receipts (PROTOCOL.md §13): the per-delivery chain from the outpost's
         // own times (mail received: the message's INTERNALDATE, else its Date
         // header; noticed: history.created_at; relay accepted: when the relay

@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DovecotServer {
+    /// Process ids of the `imap` processes serving `user` (`doveadm who -1`; one per connection by default).
+    public func imapProcessIDs(_ user: String) async throws -> [Int32] {
+        let listed = (try? await doveadm(["who", "-1", user])) ?? ""
+        var pids: Set<Int32> = []
+        for line in listed.split(separator: "\n") where line.split(separator: " ").first.map(String.init) == user {
+            for token in line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "(" || $0 == ")" || $0 == "," }) {
+                guard let pid = Int32(token), pid > 1, Self.isIMAPProcess(pid) else { continue }
+                pids.insert(pid)
+            }
+        }
+        return pids.sorted()
+    }
+
+    /// Waits until exactly one `imap` process serves `user` and returns it.
+    public func onlyIMAPProcess(_ user: String, timeout: Double = 20) async throws -> Int32 {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let pids = try await imapProcessIDs(user)
+            if pids.count == 1 { return pids[0] }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(pids.count) imap processes serve \(user), not 1: \(pids)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Stops process `pid` with SIGSTOP: its connections stay open and the
+    /// kernel keeps acknowledging what peers send, but nothing is ever
+    /// answered (a hung server, or a path that drops packets). The test's
+    /// cleanup continues and kills it.
+    public func freeze(_ pid: Int32) throws {
+        guard Self.isIMAPProcess(pid) else { throw TestHarnessError("\(pid) is not a Dovecot imap process") }
+        guard kill(pid, SIGSTOP) == 0 else { throw TestHarnessError("SIGSTOP \(pid): \(String(cString: strerror(errno)))") }
+        AwaitedCleanup.register {
+            kill(pid, SIGCONT)
+            kill(pid, SIGKILL)
+        }
+    }
+
+    /// True once `pid` is stopped (state `T` in /proc/<pid>/stat).
+    public static func isStopped(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first == "T"
+    }
+
+    private static func isIMAPProcess(_ pid: Int32) -> Bool {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "imap"
+    }
+}
