@@ -29,7 +29,7 @@ final class MailWatchHarness: Sendable {
 
     /// - Parameter tokenCommand: log in with XOAUTH2, the token printed by this command (else with `password`).
     static func start(advertisesIdle: Bool = true, password: String = MailWatchHarness.password, tokenCommand: String? = nil,
-                      timing: WatchTiming? = nil, folders: [String] = ["INBOX"]) async throws -> MailWatchHarness {
+                      timing: WatchTiming? = nil, folders: [String] = ["INBOX"], trustedAuthservIDs: [String] = []) async throws -> MailWatchHarness {
         let stack = try await RelayStack.start()
         let dovecot = try await DovecotServer.start(users: [(user, MailWatchHarness.password)], advertisesIdle: advertisesIdle)
         let device = try await stack.registeredDevice()
@@ -37,7 +37,8 @@ final class MailWatchHarness: Sendable {
         let paired = try await outpost.pair(device, through: stack)
         let endpoint = IMAPEndpoint(host: "localhost", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
         let mailbox = try await outpost.store.addMailbox(
-            MailboxRecord(label: "personal", endpoint: endpoint, username: user, authentication: tokenCommand == nil ? .password : .oauth2, folders: folders),
+            MailboxRecord(label: "personal", endpoint: endpoint, username: user, authentication: tokenCommand == nil ? .password : .oauth2, folders: folders,
+                          trustedAuthservIDs: trustedAuthservIDs),
             secret: tokenCommand ?? password)
         var fast = WatchTiming()
         fast.backoff = .milliseconds(200)

@@ -28,6 +28,29 @@ struct MailboxCommandLineTests {
         return dir
     }
 
+    @Test func aProviderPresetFillsInTheServerAndTrustAndMailboxTrustChangesIt() async throws {
+        let dir = try await outpost()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (status, added) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "Fast", "--provider", "fastmail", "--user", "alice@example.com",
+                                                  "--password-stdin", "--no-test"], stdin: Self.password + "\n")
+        #expect(status == 0, "\(added)")
+        let (_, listed) = try await Self.run(["mailbox", "list", "--data-dir", dir])
+        #expect(listed.contains("Fast  alice@example.com @ imap.fastmail.com:993 (implicit TLS), password"), "\(listed)")
+        #expect(listed.contains("Fastmail, trusting *.messagingengine.com"), "\(listed)")
+
+        let (trustStatus, trusted) = try await Self.run(["mailbox", "trust", "--data-dir", dir, "Fast", "mx.example.net, -"])
+        #expect(trustStatus == 0, "\(trusted)")
+        #expect(try await Self.run(["mailbox", "list", "--data-dir", dir]).1.contains("trusting mx.example.net, -"))
+
+        let (badStatus, bad) = try await Self.run(["mailbox", "trust", "--data-dir", dir, "Fast", "mx example; dmarc=pass"])
+        #expect(badStatus != 0 && bad.contains("is not a host name"), "\(bad)")
+        let (unknownStatus, unknown) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "X", "--provider", "hotmail.example",
+                                                          "--user", "a", "--password-stdin", "--no-test"], stdin: "pw\n")
+        #expect(unknownStatus != 0 && unknown.contains("--provider must be one of"), "\(unknown)")
+        let (_, providers) = try await Self.run(["mailbox", "providers"])
+        #expect(providers.contains("gmail: Gmail, imap.gmail.com:993 implicit, OAuth 2") && providers.contains("trusts mx.google.com"), "\(providers)")
+    }
+
     @Test func addTestsTheMailboxStoresItSealedAndListTestAndRemoveWork() async throws {
         let dovecot = try await DovecotServer.start(users: [("alice", Self.password)])
         try await dovecot.createFolder("alice", "Work")

@@ -8,7 +8,8 @@ let mailboxCommands: [CommandLineTool.Command] = [
     .init(CommandSpec("mailbox add", summary: "Add an IMAP mailbox to watch (the password or token command is stored encrypted).", options: [
         dataDirOption,
         OptionSpec("label", value: "L", required: true, help: "A name for it, shown in notifications (e.g. Work, Gmail)"),
-        OptionSpec("host", value: "H", required: true, help: "The IMAP server, e.g. imap.gmail.com"),
+        OptionSpec("provider", value: "NAME", help: "Fill in a provider's settings: \(ProviderPreset.names.joined(separator: ", ")) (see `mailbox providers`); other options override them"),
+        OptionSpec("host", value: "H", help: "The IMAP server, e.g. imap.gmail.com (required without --provider)"),
         OptionSpec("port", value: "P", help: "Default 993 with --tls implicit, 143 with starttls or none"),
         OptionSpec("tls", value: "MODE", help: "implicit (default), starttls, or none (a loopback server only)"),
         OptionSpec("ca-file", value: "FILE", help: "A PEM CA bundle trusted instead of the system's (a private CA)"),
@@ -16,7 +17,8 @@ let mailboxCommands: [CommandLineTool.Command] = [
         OptionSpec("password-stdin", help: "Read the password from standard input (one line)"),
         OptionSpec("oauth2-token-command", value: "CMD", help: "A shell command that prints a fresh OAuth 2 access token (XOAUTH2: Gmail, Outlook)"),
         OptionSpec("folders", value: "LIST", help: "Comma-separated folders to watch (default INBOX)"),
-        OptionSpec("max-connections", value: "N", help: "Most connections to this account at once (default 10; Gmail allows 15)"),
+        OptionSpec("max-connections", value: "N", help: "Most connections to this account at once (default 10, or the provider's)"),
+        OptionSpec("authserv-id", value: "LIST", help: "Receiving servers whose Authentication-Results to trust for sender authenticity: comma-separated ids, *.domain, or - for Exchange Online (default: the provider's; none without one)"),
         OptionSpec("no-test", help: "Store it without connecting first"),
     ], discussion: """
         The mailbox is tested first (connect, TLS, log in, the folders exist) unless --no-test.
@@ -24,9 +26,15 @@ let mailboxCommands: [CommandLineTool.Command] = [
         others that ask for one, use an app-specific password.
         """)) { args in
         let label = try args.required("label")
+        let preset = try args.value("provider").map { name throws(UsageError) -> ProviderPreset in
+            guard let preset = ProviderPreset.all[name.lowercased()] else {
+                throw UsageError("--provider must be one of \(ProviderPreset.names.joined(separator: ", ")), got \(name)")
+            }
+            return preset
+        }
         guard !label.isEmpty, label.count <= 64, !label.contains(where: \.isNewline) else { throw UsageError("--label must be 1–64 characters on one line") }
         let security: IMAPEndpoint.Security
-        switch args.value("tls") ?? "implicit" {
+        switch args.value("tls") ?? preset?.security.rawValue ?? "implicit" {
         case "implicit": security = .implicitTLS
         case "starttls": security = .startTLS
         case "none": security = .none
@@ -36,7 +44,9 @@ let mailboxCommands: [CommandLineTool.Command] = [
             guard let port = UInt16(exactly: p), port > 0 else { throw UsageError("--port must be 1–65535") }
             return port
         }
-        var endpoint = IMAPEndpoint(host: try args.required("host"), port: port, security: security, caFile: args.value("ca-file"))
+        guard let host = args.value("host") ?? preset?.host else { throw UsageError("--host is required (or name a --provider)") }
+        var endpoint = IMAPEndpoint(host: host, port: port ?? (args.value("tls") == nil ? preset?.port : nil), security: security,
+                                    caFile: args.value("ca-file"))
         if security == .none, !endpoint.isLoopback { throw UsageError("--tls none is only allowed for a server on this machine (localhost, 127.0.0.1, ::1)") }
         if let ca = endpoint.caFile {
             guard FileManager.default.isReadableFile(atPath: ca) else { throw UsageError("--ca-file \(ca) cannot be read") }
@@ -44,7 +54,11 @@ let mailboxCommands: [CommandLineTool.Command] = [
         }
         let usesPassword = args.flag("password-stdin")
         let tokenCommand = args.value("oauth2-token-command")
-        guard usesPassword != (tokenCommand != nil) else { throw UsageError("give exactly one of --password-stdin and --oauth2-token-command") }
+        guard usesPassword != (tokenCommand != nil) else {
+            var hint = ""
+            if let preset { hint = preset.authentication == .oauth2 ? " (\(preset.name) expects OAuth 2: --oauth2-token-command)" : " (\(preset.name): \(preset.passwordNote ?? "the account password"))" }
+            throw UsageError("give exactly one of --password-stdin and --oauth2-token-command" + hint)
+        }
         let secret: String
         if usesPassword {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw UsageError("--password-stdin: no password on standard input") }
@@ -54,10 +68,13 @@ let mailboxCommands: [CommandLineTool.Command] = [
         }
         let folders = (args.value("folders") ?? "INBOX").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !folders.isEmpty else { throw UsageError("--folders names no folder") }
-        let maxConnections = Int(try args.int64("max-connections") ?? 10)
+        let maxConnections = Int(try args.int64("max-connections") ?? Int64(preset?.maxConnections ?? 10))
         guard (1...100).contains(maxConnections) else { throw UsageError("--max-connections must be 1–100") }
+        let trusted = try args.value("authserv-id").map(parseAuthservIDs) ?? preset?.trustedAuthservIDs ?? []
         let record = MailboxRecord(label: label, endpoint: endpoint, username: try args.required("user"),
-                                   authentication: usesPassword ? .password : .oauth2, folders: folders, maxConnections: maxConnections)
+                                   authentication: usesPassword ? .password : .oauth2, folders: folders, maxConnections: maxConnections,
+                                   trustedAuthservIDs: trusted, idleRestart: preset?.idleRestart,
+                                   provider: args.value("provider")?.lowercased())
         if !args.flag("no-test") {
             say("Testing \(endpoint.host):\(endpoint.port)…")
             let report = try await MailboxProbe.run(record, secret: secret)
@@ -81,10 +98,39 @@ let mailboxCommands: [CommandLineTool.Command] = [
         for m in mailboxes {
             let auth = m.authentication == .password ? "password" : "OAuth 2 (token command)"
             say("\(m.label)  \(m.username) @ \(m.endpoint.host):\(m.endpoint.port) (\(m.endpoint.security.rawValue) TLS), \(auth)\(m.enabled ? "" : ", disabled")")
+            let trust = m.trustedAuthservIDs.isEmpty ? "no receiving server trusted (sender authenticity unknown)" : "trusting \(m.trustedAuthservIDs.joined(separator: ", "))"
+            say("    \(m.provider.flatMap { ProviderPreset.all[$0]?.name }.map { $0 + ", " } ?? "")\(trust)")
             for folder in m.folders {
                 let s = states.first { $0.mailboxID == m.id && $0.folder == folder }
                 say("    \(folder): \(s.map(describe) ?? "not watched yet")")
             }
+        }
+        return .success
+    },
+    .init(CommandSpec("mailbox trust", summary: "Set the receiving servers whose Authentication-Results decide sender authenticity (sender_auth).",
+                      positionals: ["LABEL", "AUTHSERV_IDS"], options: [dataDirOption], discussion: """
+        AUTHSERV_IDS is comma-separated: exact ids (mx.google.com), *.domain for a provider's hosts
+        (*.messagingengine.com), - for Exchange Online's headers without an id, or "" to trust none.
+        """),
+          run: { args in
+        let label = args.positionals[0]
+        let trusted = try parseAuthservIDs(args.positionals[1])
+        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        guard let record = try await store.mailbox(label: label) else {
+            await store.close()
+            throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")
+        }
+        _ = try await store.updateMailbox(record.id, trustedAuthservIDs: trusted)
+        await store.close()
+        say(trusted.isEmpty ? "Mailbox '\(label)' trusts no receiving server: sender authenticity is left out." :
+            "Mailbox '\(label)' trusts \(trusted.joined(separator: ", ")). A running `serve` applies it within 30 seconds.")
+        return .success
+    }),
+    .init(CommandSpec("mailbox providers", summary: "List the provider presets `mailbox add --provider` knows.", options: [])) { _ in
+        for name in ProviderPreset.names {
+            let p = ProviderPreset.all[name]!
+            let login = p.authentication == .oauth2 ? "OAuth 2" : "password: \(p.passwordNote ?? "the account password")"
+            say("\(name): \(p.name), \(p.host):\(p.port) \(p.security.rawValue), \(login); \(p.maxConnections) connections, IDLE renewed every \(p.idleRestart.components.seconds / 60) min; trusts \(p.trustedAuthservIDs.isEmpty ? "no receiving server" : p.trustedAuthservIDs.joined(separator: ", "))")
         }
         return .success
     },
@@ -120,4 +166,15 @@ func describe(_ state: FolderState) -> String {
     if let uid = state.lastUID { text += ", last UID \(uid)" }
     if let error = state.lastError, state.watchState == .retrying || state.watchState == .authenticationFailed { text += ": \(error)" }
     return text
+}
+
+/// `--authserv-id` and `mailbox trust`: comma-separated ids, `*.domain` or `-`.
+func parseAuthservIDs(_ text: String) throws(UsageError) -> [String] {
+    let ids = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    for id in ids where id != "-" {
+        let host = id.hasPrefix("*.") ? String(id.dropFirst(2)) : id
+        guard !host.isEmpty, host.count <= 253, host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }), host.contains(".") || !id.hasPrefix("*.")
+        else { throw UsageError("authserv-id '\(id)' is not a host name, *.domain or -") }
+    }
+    return ids
 }

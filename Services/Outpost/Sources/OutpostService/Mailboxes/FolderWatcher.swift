@@ -1,6 +1,7 @@
 import Foundation
 import MailwakeCore
 import MailwakeIMAP
+import MailwakeMail
 import Synchronization
 
 /// Watches one connection's worth of folders of a mailbox on a thread of its
@@ -20,6 +21,8 @@ final class FolderWatcher: Sendable {
     let timing: WatchTiming
     let logger: Logger
     let metrics: OutpostMetrics
+    /// Whose `Authentication-Results` decide the notifications' `sender_auth`.
+    let authenticity: SenderAuthenticity
     private let stopSignal = StopSignal()
     private let canceller = Mutex<(@Sendable () -> Void)?>(nil)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
@@ -37,6 +40,7 @@ final class FolderWatcher: Sendable {
         self.store = store
         self.notifier = notifier
         self.timing = timing
+        authenticity = SenderAuthenticity(trusted: mailbox.trustedAuthservIDs)
         self.logger = logger.with("mailbox", .string(mailbox.label)).with("folders", .string(folders.joined(separator: ",")))
     }
 
@@ -215,7 +219,7 @@ final class FolderWatcher: Sendable {
             for i in messages.indices { messages[i].textPrefix = texts[messages[i].uid] ?? [] }
             for message in messages {
                 let position = FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, uid: message.uid)
-                let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder)
+                let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder, authenticity: authenticity)
                 let decision = rule.decide(content, minuteOfDay: Self.localMinuteOfDay())
                 try storeCall { [store, notifier] in
                     if case .notify(let shown) = decision, let notifier {

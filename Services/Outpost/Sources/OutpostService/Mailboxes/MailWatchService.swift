@@ -52,6 +52,8 @@ public struct MailWatchService: Service {
         var watchers: [FolderWatcher] = []
         for mailbox in mailboxes where mailbox.enabled {
             let credentials = MailboxCredentials(record: mailbox, secret: try await store.mailboxSecret(mailbox.id))
+            var timing = self.timing
+            if let idleRestart = mailbox.idleRestart { timing.idleRestart = idleRestart }   // the provider's own renewal (its preset)
             for group in Self.connectionGroups(mailbox.folders, limit: mailbox.maxConnections) {
                 watchers.append(FolderWatcher(mailbox: mailbox, folders: group, credentials: credentials, store: store, notifier: notifier,
                                               timing: timing, logger: logger, metrics: metrics))

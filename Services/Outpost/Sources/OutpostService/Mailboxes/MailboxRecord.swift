@@ -22,9 +22,16 @@ public struct MailboxRecord: Sendable, Equatable {
     /// Most IMAP connections opened to this account at once (Gmail allows 15).
     public var maxConnections: Int
     public var enabled: Bool
+    /// The receiving servers whose `Authentication-Results` decide `sender_auth` (`SenderAuthenticity.trusted`).
+    public var trustedAuthservIDs: [String]
+    /// How often IDLE is renewed for this account; nil: the outpost's `IDLE_RESTART`.
+    public var idleRestart: Duration?
+    /// The preset it was added with (`--provider`), if any.
+    public var provider: String?
 
     public init(id: Int64 = 0, label: String, endpoint: IMAPEndpoint, username: String, authentication: Authentication,
-                folders: [String] = ["INBOX"], maxConnections: Int = 10, enabled: Bool = true) {
+                folders: [String] = ["INBOX"], maxConnections: Int = 10, enabled: Bool = true, trustedAuthservIDs: [String] = [],
+                idleRestart: Duration? = nil, provider: String? = nil) {
         self.id = id
         self.label = label
         self.endpoint = endpoint
@@ -33,5 +40,8 @@ public struct MailboxRecord: Sendable, Equatable {
         self.folders = folders
         self.maxConnections = maxConnections
         self.enabled = enabled
+        self.trustedAuthservIDs = trustedAuthservIDs
+        self.idleRestart = idleRestart
+        self.provider = provider
     }
 }

@@ -13,10 +13,11 @@ extension OutpostStore {
         let id: Int64 = try await database.transaction { c in
             _ = try c.execute("""
                 INSERT INTO mailboxes (label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled,
-                                       created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?, ?)
+                                       created_at, updated_at, trusted_authserv_ids, idle_restart_seconds, provider)
+                VALUES (?, ?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?, ?, ?, ?, ?)
                 """, r.label, r.endpoint.host, Int64(r.endpoint.port), r.endpoint.security.rawValue, r.endpoint.caFile, r.username,
-                              r.authentication.rawValue, Self.encodeFolders(r.folders), Int64(r.maxConnections), r.enabled ? 1 : 0, now, now)
+                              r.authentication.rawValue, Self.encodeFolders(r.folders), Int64(r.maxConnections), r.enabled ? 1 : 0, now, now,
+                              r.trustedAuthservIDs.joined(separator: ","), r.idleRestart.map { $0.components.seconds }, r.provider)
             return try c.queryValue("SELECT last_insert_rowid()", as: Int64.self) ?? 0
         }
         // Sealed under a context naming the row, so a sealed value cannot be moved to another mailbox.
@@ -41,7 +42,8 @@ extension OutpostStore {
 
     /// Changes a mailbox's folders, connection limit, enabled state or
     /// password; false when there is no such mailbox.
-    public func updateMailbox(_ id: Int64, folders: [String]? = nil, maxConnections: Int? = nil, enabled: Bool? = nil, secret: String? = nil) async throws -> Bool {
+    public func updateMailbox(_ id: Int64, folders: [String]? = nil, maxConnections: Int? = nil, enabled: Bool? = nil, secret: String? = nil,
+                              trustedAuthservIDs: [String]? = nil) async throws -> Bool {
         let now = clock()
         let sealed = try secret.map { try box.seal(Array($0.utf8), purpose: "mailbox", context: "mailbox:\(id)") }
         return try await database.transaction { c in
@@ -49,6 +51,9 @@ extension OutpostStore {
             if let folders { _ = try c.execute("UPDATE mailboxes SET folders = ? WHERE id = ?", Self.encodeFolders(folders), id) }
             if let maxConnections { _ = try c.execute("UPDATE mailboxes SET max_connections = ? WHERE id = ?", Int64(maxConnections), id) }
             if let enabled { _ = try c.execute("UPDATE mailboxes SET enabled = ? WHERE id = ?", enabled ? 1 : 0, id) }
+            if let trustedAuthservIDs {
+                _ = try c.execute("UPDATE mailboxes SET trusted_authserv_ids = ? WHERE id = ?", trustedAuthservIDs.joined(separator: ","), id)
+            }
             if let sealed { _ = try c.execute("UPDATE mailboxes SET secret_sealed = ? WHERE id = ?", sealed, id) }
             _ = try c.execute("UPDATE mailboxes SET updated_at = ? WHERE id = ?", now, id)
             return true
@@ -136,7 +141,10 @@ extension OutpostStore {
         return MailboxRecord(id: try row.get("id"), label: try row.get("label"), endpoint: endpoint, username: try row.get("username"),
                              authentication: MailboxRecord.Authentication(rawValue: try row.get("auth")) ?? .password,
                              folders: decodeFolders(try row.get("folders")), maxConnections: Int(try row.get("max_connections", as: Int64.self)),
-                             enabled: try row.get("enabled", as: Int64.self) != 0)
+                             enabled: try row.get("enabled", as: Int64.self) != 0,
+                             trustedAuthservIDs: (try row.get("trusted_authserv_ids", as: String.self)).split(separator: ",").map(String.init),
+                             idleRestart: try row.get("idle_restart_seconds", as: Int64?.self).map { .seconds($0) },
+                             provider: try row.get("provider", as: String?.self))
     }
 
     private static func folderState(_ row: SQLiteRow) throws -> FolderState {

@@ -314,5 +314,13 @@ enum OutpostMigrations {
             ALTER TABLE deliveries ADD COLUMN awaiting_receipt INTEGER NOT NULL DEFAULT 0;
             CREATE INDEX deliveries_receipt_due ON deliveries (next_attempt_at) WHERE awaiting_receipt = 1;
             """),
+        // Sender authenticity and provider presets (issue 19): which receiving
+        // servers' Authentication-Results the mailbox trusts (comma-separated
+        // authserv-ids), its own IDLE renewal, and the preset it came from.
+        SQLiteMigration(version: 10, name: "mailbox trust and presets", sql: """
+            ALTER TABLE mailboxes ADD COLUMN trusted_authserv_ids TEXT NOT NULL DEFAULT '';
+            ALTER TABLE mailboxes ADD COLUMN idle_restart_seconds INTEGER;
+            ALTER TABLE mailboxes ADD COLUMN provider TEXT;
+            """),
     ]
 }
