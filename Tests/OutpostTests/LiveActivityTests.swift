@@ -38,6 +38,7 @@ struct LiveActivityTests {
         let start = try #require(try await Self.activityPushes(h, event: "start").first)
         #expect(start.deviceToken == h.device.pushToStartToken)
         #expect(start.topic == RelayInstance.bundleID + ".push-type.liveactivity")
+        #expect(start.priority == 10, "a start is immediate")
         let shown = try h.device.open(payload: start.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID)
         #expect(shown.code == "274910" && shown.subject == "Sign in")
         let activity = try SimulatedDevice.envelope(inPayload: start.payload).context.activity
@@ -47,10 +48,34 @@ struct LiveActivityTests {
         try await h.device.registerActivityToken(at: h.stack.accounts, client: h.stack.client, activityID: try Self.activityID(start), token: activityToken)
         let end = try #require(try await Self.activityPushes(h, event: "end").first)
         #expect(end.deviceToken == activityToken)
+        #expect(end.priority == 5, "an end goes within Apple's budget")
         let ended = try SimulatedDevice.envelope(inPayload: end.payload).context.activity
         #expect(ended?.id == activity?.id && ended?.event == .end && ended?.dismissalDate == ended?.timestamp)
         #expect(try h.device.open(payload: end.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID).code == "274910")
         #expect(try await h.outpost.store.openActivities().isEmpty)
+    }
+
+    @Test func aStartRefusedForThePushToStartBudgetReachesTheDeviceAsATimeSensitiveAlert() async throws {
+        let h = try await MailWatchHarness.start()
+        try await h.stack.simulator.setBehaviour(token: h.device.pushToStartToken, status: 429, reason: "TooManyRequests")
+        h.startWatching(liveActivityLifetime: 600)
+        _ = try await h.waitForWatchState(.idle)
+        try await h.append(subject: "Sign in", body: "Your code is 662014.")
+        let deadline = ContinuousClock.now + .seconds(20)
+        var alert: APNsSimulatorProcess.Delivery?
+        while alert == nil, ContinuousClock.now < deadline {
+            alert = try await h.stack.simulator.deliveries().first { d in
+                d.status == 200 && d.deviceToken == h.device.apnsToken && (try? SimulatedDevice.envelope(inPayload: d.payload).context.kind) == .liveActivity
+            }
+            if alert == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let sent = try #require(alert, "no time-sensitive alert after the refused start")
+        #expect(sent.pushType == "alert" && sent.topic == RelayInstance.bundleID && sent.priority == 10)
+        let aps = try #require((try JSONSerialization.jsonObject(with: Data(sent.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any])
+        #expect(aps["interruption-level"] as? String == "time-sensitive")
+        #expect(try h.device.open(payload: sent.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID).code == "662014")
+        let refused = try await h.stack.simulator.deliveries().filter { $0.deviceToken == h.device.pushToStartToken }
+        #expect(refused.count == 1 && refused.first?.status == 429, "the start is not retried against a spent budget")
     }
 
     @Test func readingTheMessageEndsItsLiveActivityEarly() async throws {

@@ -62,6 +62,29 @@ public enum APNsPayload {
         return w.bytes
     }
 
+    /// A time-sensitive alert carrying `envelope` under `"mw"`, whatever its kind: what the relay sends instead of a
+    /// Live Activity `start` that APNs refused for the push-to-start token (`TooManyRequests`, Apple's start budget),
+    /// so the code still reaches the lock screen (docs/protocol.md, "Live Activities within Apple's budget").
+    public static func timeSensitiveAlert(for envelope: Envelope) -> [UInt8] {
+        var w = JSONWriter(capacity: 600 + envelope.ciphertext.count * 4 / 3)
+        w.beginObject()
+        w.beginObject("aps")
+        writeGenericAlert(&w)
+        w.string("interruption-level", "time-sensitive")
+        w.int("mutable-content", 1)
+        w.string("sound", "default")
+        w.endObject()
+        envelope.write(to: &w, key: "mw")
+        w.endObject()
+        return w.bytes
+    }
+
+    /// `apns-priority` for an envelope: 10 (immediate) for notifications and a Live Activity's `start`; 5 for its
+    /// updates and `end`, which Apple delivers within its budget without waking the device at once.
+    public static func priority(kind: EnvelopeKind, activityEvent: ActivityInfo.Event?) -> Int {
+        kind == .liveActivity && activityEvent != .start ? 5 : 10
+    }
+
     private static func writeGenericAlert(_ w: inout JSONWriter) {
         w.beginObject("alert")
         w.string("title", "New mail")

@@ -17,10 +17,13 @@ struct RelayMetrics: Sendable {
     let deliveries: [String: Counter]
     let claimBatch: Histogram
     let diagnosticsSent: Counter
+    let liveActivityAlerts: Counter
 
     init(_ registry: MetricsRegistry) {
         self.registry = registry
         accepted = registry.counter("mailwake_relay_envelopes_accepted_total", help: "Envelopes answered 202 and stored.")
+        liveActivityAlerts = registry.counter("mailwake_relay_live_activity_alerts_total",
+                                              help: "Live Activity starts APNs refused for the push-to-start token (TooManyRequests) and sent as time-sensitive alerts instead.")
         duplicates = registry.counter("mailwake_relay_envelopes_duplicate_total", help: "Envelopes submitted again with the same bytes (answered as the first time).")
         queueDepth = registry.gauge("mailwake_relay_queue_depth", help: "Deliveries queued or being sent (all instances).")
         queueOldestSeconds = registry.gauge("mailwake_relay_queue_oldest_age_seconds",

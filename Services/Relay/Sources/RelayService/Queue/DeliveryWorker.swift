@@ -1,3 +1,4 @@
+import Foundation
 import MailwakeCore
 import MailwakeProtocol
 
@@ -145,10 +146,14 @@ final class DeliveryWorker: Service {
         let request = APNsRequest(
             deviceToken: token, environment: PushEnvironment(rawValue: target.authorization.apnsEnvironment) ?? .production,
             pushType: APNsPayload.pushType(for: kind), topic: APNsPayload.topic(for: kind, bundleID: configuration.apns.bundleID),
-            eventID: d.eventID, expiration: d.iat + configuration.maxEnvelopeAge, priority: 10, payload: d.payload)
+            eventID: d.eventID, expiration: d.iat + configuration.maxEnvelopeAge,
+            priority: APNsPayload.priority(kind: kind, activityEvent: d.activityEvent.flatMap(ActivityInfo.Event.init(rawValue:))), payload: d.payload)
         switch await apns.send(request) {
         case .sent:
             return finish(.sent, apnsStatus: 200, reason: nil)
+        case .retry(429?, "TooManyRequests") where d.kind == EnvelopeKind.liveActivity.rawValue && d.activityEvent == "start":
+            // Apple's push-to-start budget is spent: the code goes out as a time-sensitive alert instead.
+            return await alertInstead(of: d, request: request, deviceToken: target.authorization.apnsToken, finish: finish)
         case .failed(let status, let reason, let tokenInvalid, let timestamp):
             if tokenInvalid {
                 let deviceID = d.deviceID
@@ -169,6 +174,36 @@ final class DeliveryWorker: Service {
         case .renewToken(let status, let reason):
             return retry(apnsStatus: status, reason: reason, soon: d.attempts <= 3)
         }
+    }
+
+    /// Sends a refused Live Activity `start` as a time-sensitive alert to the device's own token (same envelope, same
+    /// apns-id): `sent` with reason `push_to_start_refused_alerted`, or the start's refusal when that fails too.
+    private func alertInstead(of d: ClaimedDelivery, request: APNsRequest, deviceToken: String?,
+                              finish: (DeliveryStatus, Int?, String?) -> DeliveryCompletion) async -> DeliveryCompletion {
+        guard let deviceToken, let envelope = Self.envelope(inLiveActivityPayload: d.payload) else {
+            return finish(.failed, 429, "TooManyRequests")
+        }
+        await apns.window.acquire()
+        var alert = request
+        alert.deviceToken = deviceToken
+        alert.pushType = APNsPayload.pushType(for: .notification)
+        alert.topic = APNsPayload.topic(for: .notification, bundleID: configuration.apns.bundleID)
+        alert.priority = 10
+        alert.payload = APNsPayload.timeSensitiveAlert(for: envelope)
+        metrics.liveActivityAlerts.increment()
+        switch await apns.send(alert) {
+        case .sent: return finish(.sent, 200, "push_to_start_refused_alerted")
+        default: return finish(.failed, 429, "TooManyRequests")
+        }
+    }
+
+    /// The envelope inside a stored Live Activity payload (`aps.content-state.mw`).
+    static func envelope(inLiveActivityPayload payload: [UInt8]) -> Envelope? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+              let state = (object["aps"] as? [String: Any])?["content-state"] as? [String: Any], let mw = state["mw"],
+              let bytes = try? JSONSerialization.data(withJSONObject: mw)
+        else { return nil }
+        return try? Envelope.decode(Array(bytes))
     }
 
     /// The device's authorization and the APNs token this delivery goes to.
