@@ -8,6 +8,8 @@ extension APNsSimulatorProcess {
         case maxConcurrentStreams(Int)
         /// Seconds after `iat` a provider token expires.
         case tokenMaxAge(seconds: Int)
+        /// Seconds a team's provider token must be in use before another is accepted (0: the 20-minute rule off).
+        case tokenUpdateInterval(seconds: Int)
         /// Deliveries kept in memory.
         case keepDeliveries(Int)
         /// Give the simulator the PEM public key instead of the `.p8`.
@@ -24,6 +26,7 @@ extension APNsSimulatorProcess {
             case .latencyMS(let n): ["--latency-ms", String(n)]
             case .maxConcurrentStreams(let n): ["--max-concurrent-streams", String(n)]
             case .tokenMaxAge(let seconds): ["--token-max-age", String(seconds)]
+            case .tokenUpdateInterval(let seconds): ["--token-update-interval", String(seconds)]
             case .keepDeliveries(let n): ["--keep-deliveries", String(n)]
             case .publicKeyFile, .appleLenient: []
             case .logLevel(let level): ["--log-level", level]

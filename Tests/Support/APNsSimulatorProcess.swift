@@ -276,7 +276,7 @@ public final class APNsSimulatorProcess: Sendable {
         return response
     }
 
-    private func get<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
+    func get<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
         let response = try await send(.get, path)
         return try JSONDecoder().decode(T.self, from: Data(response.body))
     }

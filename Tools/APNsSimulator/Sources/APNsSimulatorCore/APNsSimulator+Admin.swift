@@ -15,6 +15,8 @@ import MailwakeProtocol
 /// | `GET /_sim/stats` | counts by status and reason, total, connections |
 /// | `GET /_sim/offline` | the devices marked offline and what each holds |
 /// | `POST /_sim/offline` | `{"device_token":"…","offline":true\|false}`: offline, APNs stores the last notification only; online delivers it |
+/// | `GET /_sim/clock` | `{"now_ms":N,"offset_seconds":N}`: the simulated time |
+/// | `POST /_sim/clock` | `{"offset_seconds":N}`: the simulated time is the wall clock plus N seconds |
 /// | `POST /_sim/goaway` | GOAWAY on `{"connection":N}` or, without a body, on every connection |
 extension APNsSimulator {
     /// Deliveries returned by one page when `limit` is not given, and at most.
@@ -60,7 +62,18 @@ extension APNsSimulator {
             case ("GET", "/_sim/stats"):
                 let transport = transportState.withLock { $0 }
                 return .json(200, statistics.json(connectionsAccepted: transport?.connectionsAccepted ?? 0, connectionsOpen: transport?.connectionsOpen ?? 0,
-                                                  deliveriesHeld: deliveries.count, tokenVerifications: validator.verifier.verifications))
+                                                  deliveriesHeld: deliveries.count, tokenVerifications: validator.verifier.verifications,
+                                                  providerTokens: providerTokens.counts))
+            case ("GET", "/_sim/clock"):
+                return .json(200, clockJSON())
+            case ("POST", "/_sim/clock"):
+                let update = try Self.decode(ClockRequest.self, request.body)
+                guard (-10 * 365 * 86_400...10 * 365 * 86_400).contains(update.offsetSeconds) else {
+                    throw SimulatorError("offset_seconds must be within ten years")
+                }
+                setClockOffset(ms: update.offsetSeconds * 1000)
+                logger.info("clock moved", ["offset_seconds": .int(update.offsetSeconds)])
+                return .json(200, clockJSON())
             case ("POST", "/_sim/goaway"):
                 let target = request.body.isEmpty ? GoawayRequest(connection: nil) : try Self.decode(GoawayRequest.self, request.body)
                 let asked = transportState.withLock { $0 }?.goaway(connection: target.connection) ?? 0
@@ -69,7 +82,7 @@ extension APNsSimulator {
                 return .json(200, offline.json())
             case ("POST", "/_sim/offline"):
                 return .json(200, try setOffline(try Self.decode(OfflineRequest.self, request.body)))
-            case (_, "/_sim/config"), (_, "/_sim/behaviours"), (_, "/_sim/offline"), (_, "/_sim/deliveries"), (_, "/_sim/stats"), (_, "/_sim/goaway"):
+            case (_, "/_sim/config"), (_, "/_sim/behaviours"), (_, "/_sim/offline"), (_, "/_sim/deliveries"), (_, "/_sim/stats"), (_, "/_sim/goaway"), (_, "/_sim/clock"):
                 return Self.error(405, "method \(request.method) is not allowed on \(path)")
             default:
                 return Self.error(404, "no simulator endpoint \(path)")
@@ -104,7 +117,7 @@ extension APNsSimulator {
         } else if let entry = offline.markOnline(r.deviceToken) {
             accepted = entry.accepted
             if var held = entry.held {
-                held.receivedAtMS = clock()
+                held.receivedAtMS = nowMS()
                 held.held = false
                 deliveries.append(held)
                 delivered = 1
@@ -117,6 +130,24 @@ extension APNsSimulator {
         w.bool("offline", r.offline)
         w.int("accepted_while_offline", Int64(accepted))
         w.int("delivered", Int64(delivered))
+        w.endObject()
+        return w.bytes
+    }
+
+    /// `POST /_sim/clock`'s body.
+    struct ClockRequest: Decodable {
+        let offsetSeconds: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case offsetSeconds = "offset_seconds"
+        }
+    }
+
+    private func clockJSON() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.int("now_ms", nowMS())
+        w.int("offset_seconds", clockOffsetMS.load(ordering: .relaxed) / 1000)
         w.endObject()
         return w.bytes
     }
@@ -135,6 +166,7 @@ extension APNsSimulator {
         w.string("key_id", configuration.keyID)
         w.string("team_id", configuration.teamID)
         w.int("token_max_age", configuration.tokenMaxAge)
+        w.int("token_update_interval", configuration.minimumTokenUpdateInterval)
         w.int("keep_deliveries", Int64(configuration.keepDeliveries))
         w.endObject()
         return w.bytes

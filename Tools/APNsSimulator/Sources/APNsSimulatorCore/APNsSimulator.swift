@@ -17,6 +17,10 @@ public final class APNsSimulator: Sendable {
     public let deliveries: DeliveryLog
     public let statistics = SimulatorStatistics()
     public let offline = OfflineDevices()
+    /// Distinct provider tokens and refreshes per team and key, and the 20-minute rule.
+    public let providerTokens: ProviderTokenLedger
+    /// Milliseconds added to `clock` (`POST /_sim/clock`): token ages and the 20-minute rule follow it.
+    let clockOffsetMS = Atomic<Int64>(0)
     let settingsState: Mutex<SimulatorSettings>
     let transportState = Mutex<(any SimulatorTransport)?>(nil)
     let logger: Logger
@@ -29,6 +33,7 @@ public final class APNsSimulator: Sendable {
         let verifier = ProviderTokenVerifier(keyID: configuration.keyID, teamID: configuration.teamID,
                                              publicKey: configuration.publicKey, maxAge: configuration.tokenMaxAge)
         validator = RequestValidator(bundleID: configuration.topic, verifier: verifier, requirePushType: configuration.strict)
+        providerTokens = ProviderTokenLedger(minimumUpdateInterval: configuration.minimumTokenUpdateInterval)
         deliveries = try DeliveryLog(capacity: configuration.keepDeliveries, recordPath: configuration.recordPath)
         settingsState = Mutex(configuration.settings)
         self.logger = logger
@@ -42,6 +47,12 @@ public final class APNsSimulator: Sendable {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
+    /// The simulated time in milliseconds since 1970: `clock` plus the offset set through `POST /_sim/clock`.
+    public func nowMS() -> Int64 { clock() + clockOffsetMS.load(ordering: .relaxed) }
+
+    /// Moves the simulated clock to `offsetMS` milliseconds ahead of `clock` (negative: behind).
+    public func setClockOffset(ms offsetMS: Int64) { clockOffsetMS.store(offsetMS, ordering: .relaxed) }
+
     /// Connects the server that carries the requests (for the stream limit,
     /// GOAWAY and connection counts). `detach()` before stopping it.
     public func attach(_ transport: any SimulatorTransport) { transportState.withLock { $0 = transport } }
@@ -54,9 +65,14 @@ public final class APNsSimulator: Sendable {
     /// Answers one request.
     public func handle(_ request: SimulatorRequest) -> SimulatorResponse {
         if request.path.hasPrefix("/_sim/") { return handleAdmin(request) }
-        let nowMS = clock()
+        let nowMS = nowMS()
         let settings = self.settings
-        let inspection = validator.inspect(request, now: nowMS / 1000)
+        var inspection = validator.inspect(request, now: nowMS / 1000)
+        if let token = inspection.providerToken, let authorization = request.authorization,
+           let jwt = ProviderTokenVerifier.bearerToken(authorization),
+           !providerTokens.admit(jwt: jwt, teamID: token.teamID, keyID: token.keyID, nowMS: nowMS) {
+            inspection.refusal = .tooManyProviderTokenUpdates
+        }
         var status = 200
         var reason: String?
         var timestamp: Int64?

@@ -18,6 +18,9 @@ public struct SimulatorConfiguration: Sendable {
     public var publicKey: P256.Signing.PublicKey
     /// Seconds after `iat` a provider token expires. Apple: one hour.
     public var tokenMaxAge: Int64 = 3600
+    /// Seconds a team's provider token must have been in use before a new one is accepted; sooner is
+    /// `TooManyProviderTokenUpdates` (429). Apple: 20 minutes. 0 turns the rule off.
+    public var minimumTokenUpdateInterval: Int64 = 1200
     /// Append every delivery to this file as a JSON line.
     public var recordPath: String?
     /// Deliveries kept in memory for `GET /_sim/deliveries`.

@@ -25,9 +25,9 @@ public final class SimulatorStatistics: Sendable {
         }
     }
 
-    /// `{"total":N,"by_status":{"200":N},"by_reason":{"Unregistered":N},"connections":N,...}`,
+    /// `{"total":N,"by_status":{"200":N},"by_reason":{"Unregistered":N},"connections":N,...,"provider_tokens":[...]}`,
     /// with the transport's connection counts and the deliveries held.
-    func json(connectionsAccepted: UInt64, connectionsOpen: UInt64, deliveriesHeld: Int, tokenVerifications: Int) -> [UInt8] {
+    func json(connectionsAccepted: UInt64, connectionsOpen: UInt64, deliveriesHeld: Int, tokenVerifications: Int, providerTokens: [ProviderTokenLedger.Counts]) -> [UInt8] {
         let s = state.withLock { $0 }
         var w = JSONWriter()
         w.beginObject()
@@ -43,6 +43,19 @@ public final class SimulatorStatistics: Sendable {
         w.uint("connections_open", connectionsOpen)
         w.int("deliveries_held", Int64(deliveriesHeld))
         w.int("provider_token_verifications", Int64(tokenVerifications))
+        w.beginArray("provider_tokens")
+        for c in providerTokens {
+            w.beginObject()
+            w.string("team_id", c.teamID)
+            w.string("key_id", c.keyID)
+            w.int("distinct_tokens", Int64(c.distinctTokens))
+            w.int("refreshes", Int64(c.refreshes))
+            w.int("too_many_provider_token_updates", Int64(c.tooManyUpdates))
+            w.int("requests_with_replaced_token", Int64(c.requestsWithReplacedToken))
+            w.int("current_since_ms", c.currentSinceMS)
+            w.endObject()
+        }
+        w.endArray()
         w.endObject()
         return w.bytes
     }

@@ -18,6 +18,7 @@ let serveOptions: [OptionSpec] = [
     OptionSpec("max-concurrent-streams", value: "N", help: "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)"),
     OptionSpec("latency-ms", value: "N", help: "hold every /3/device answer back N ms (default 0)"),
     OptionSpec("token-max-age", value: "S", help: "seconds after iat a provider token expires (default 3600)"),
+    OptionSpec("token-update-interval", value: "S", help: "seconds a team's provider token must be in use before a new one is accepted, else 429 TooManyProviderTokenUpdates (default 1200, as Apple; 0 turns it off)"),
     OptionSpec("keep-deliveries", value: "N", help: "deliveries kept in memory for /_sim/deliveries (default 100000)"),
     OptionSpec("strict", help: "refuse what Apple tolerates: TLS clients without ALPN h2, pushes without apns-push-type"),
     OptionSpec("log-level", value: "LEVEL", help: "trace, debug, info (default), notice, warning, error"),
@@ -57,6 +58,7 @@ func configuration(_ args: ParsedArguments) throws -> SimulatorConfiguration {
     if let n = try integer(args, "max-concurrent-streams", 1...100_000) { c.settings.maxConcurrentStreams = Int(n) }
     if let n = try integer(args, "latency-ms", 0...600_000) { c.settings.latencyMS = Int(n) }
     if let n = try integer(args, "token-max-age", 1...86_400 * 365) { c.tokenMaxAge = n }
+    if let n = try integer(args, "token-update-interval", 0...86_400) { c.minimumTokenUpdateInterval = n }
     if let n = try integer(args, "keep-deliveries", 1...10_000_000) { c.keepDeliveries = Int(n) }
     c.strict = args.flag("strict")
     return c

@@ -2,6 +2,7 @@ import Foundation
 import MailwakeCore
 import MailwakeHTTPClient
 import MailwakeHTTPTypes
+import MailwakePostgres
 import MailwakeProtocol
 import Synchronization
 
@@ -11,6 +12,8 @@ import Synchronization
 final class APNsClient: Sendable {
     let configuration: RelayConfiguration.APNs
     let providerToken: APNsProviderToken
+    /// The token shared with the other instances on the database (nil: this instance signs its own).
+    let sharedToken: SharedProviderToken?
     let window: InFlightWindow
     private let clients: Mutex<[PushEnvironment: HTTPClient]>
     private let logger: Logger
@@ -19,14 +22,28 @@ final class APNsClient: Sendable {
     /// Series of `mailwake_relay_apns_requests_total` already looked up, by outcome/status/reason.
     private let requestCounters = Mutex<[String: Counter]>([:])
 
-    init(configuration: RelayConfiguration.APNs, logger: Logger, metrics: MetricsRegistry) throws {
+    /// - Parameters:
+    ///   - database: where the shared provider token lives (`configuration.sharedToken`); nil: one token per instance.
+    ///   - instance: this instance's name (the renewal lease's holder).
+    init(configuration: RelayConfiguration.APNs, logger: Logger, metrics: MetricsRegistry, database: PostgresClient? = nil, instance: String = "") throws {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
         let refreshes = metrics.counter("mailwake_relay_apns_token_refreshes_total", help: "Provider tokens (ES256 JWTs) made.")
+        var clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        if let path = configuration.testClockFile {
+            let file = try TestClockFile(path: path)
+            clock = { file.nowSeconds() }
+        }
         providerToken = try APNsProviderToken(keyFile: configuration.keyFile, keyID: configuration.keyID, teamID: configuration.teamID,
                                               refreshAfter: configuration.tokenRefresh.components.seconds,
-                                              clock: { Int64(Date().timeIntervalSince1970) }, onRefresh: { refreshes.increment() })
+                                              clock: clock, onRefresh: { refreshes.increment() })
+        if configuration.sharedToken, let database {
+            let store = ProviderTokenStore(database: database, teamID: configuration.teamID, keyID: configuration.keyID, instance: instance, leaseSeconds: 30)
+            sharedToken = SharedProviderToken(local: providerToken, store: store, syncInterval: configuration.sharedTokenSync, logger: logger, metrics: metrics)
+        } else {
+            sharedToken = nil
+        }
         window = InFlightWindow(initial: min(100, configuration.maxInFlight), maximum: configuration.maxInFlight)
         requestSeconds = metrics.histogram("mailwake_relay_apns_request_seconds", help: "Time from sending an APNs request to its answer.")
         var clients: [PushEnvironment: HTTPClient] = [:]
@@ -92,7 +109,15 @@ final class APNsClient: Sendable {
     private func perform(_ request: APNsRequest) async -> APNsResult {
         let token: APNsProviderToken.Issued
         do {
-            token = try providerToken.token()
+            if let sharedToken {
+                if let fast = sharedToken.usable(now: providerToken.now()) {
+                    token = fast
+                } else {
+                    token = try await sharedToken.token()
+                }
+            } else {
+                token = try providerToken.token()
+            }
         } catch {
             logger.error("cannot make an APNs provider token", ["error": .string("\(error)")])
             return .retry(status: nil, reason: "ProviderTokenUnavailable")
@@ -125,7 +150,14 @@ final class APNsClient: Sendable {
         if status == 200 { return .sent }
         let (reason, timestamp) = Self.parseError(response.body)
         let result = APNsResult.classify(status: status, reason: reason, timestampMS: timestamp)
-        if case .renewToken = result { renewTokenAndReconnect(refused: token, environment: request.environment) }
+        var tokenRefused = reason == "TooManyProviderTokenUpdates"
+        if case .renewToken = result { tokenRefused = true }
+        if tokenRefused, let sharedToken {
+            let environment = request.environment
+            Task { if await sharedToken.refused(token, reason: reason) { self.reconnect(environment) } }
+        } else if case .renewToken = result {
+            renewTokenAndReconnect(refused: token, environment: request.environment)
+        }
         return result
     }
 
@@ -133,13 +165,18 @@ final class APNsClient: Sendable {
     /// (the old client finishes what it carries, then closes).
     private func renewTokenAndReconnect(refused: APNsProviderToken.Issued, environment: PushEnvironment) {
         guard let renewal = try? providerToken.renew(replacing: refused), renewal.renewed else { return }
+        logger.notice("APNs refused the provider token: renewed it and reconnecting", ["environment": .string(environment.rawValue)])
+        reconnect(environment)
+    }
+
+    /// A new connection for `environment` (the old client finishes what it carries, then closes).
+    private func reconnect(_ environment: PushEnvironment) {
         guard let fresh = try? Self.makeClient(configuration, environment: environment, logger: logger, metrics: metrics) else { return }
         let old = clients.withLock { clients in
             let old = clients[environment]
             clients[environment] = fresh
             return old
         }
-        logger.notice("APNs refused the provider token: renewed it and reconnecting", ["environment": .string(environment.rawValue)])
         if let old {
             Task.detached {
                 try? await Task.sleep(for: .seconds(35))

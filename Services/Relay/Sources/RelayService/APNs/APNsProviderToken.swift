@@ -15,9 +15,9 @@ final class APNsProviderToken: Sendable {
     }
 
     private let key: P256.Signing.PrivateKey
-    private let keyID: String
-    private let teamID: String
-    private let refreshAfter: Int64
+    let keyID: String
+    let teamID: String
+    let refreshAfter: Int64
     private let clock: @Sendable () -> Int64
     private let current = Mutex<Issued?>(nil)
     private let onRefresh: @Sendable () -> Void
@@ -27,7 +27,7 @@ final class APNsProviderToken: Sendable {
     ///   - keyID: the JWT `kid`.
     ///   - teamID: the JWT `iss`.
     ///   - refreshAfter: seconds after which a new token is made.
-    ///   - clock: Unix seconds (real time: APNs checks `iat` against its clock).
+    ///   - clock: Unix seconds (real time: APNs checks `iat` against its clock; tests may offset it).
     ///   - onRefresh: called each time a token is made (metrics).
     init(keyPEM: String, keyID: String, teamID: String, refreshAfter: Int64, clock: @escaping @Sendable () -> Int64,
          onRefresh: @escaping @Sendable () -> Void = {}) throws {
@@ -67,16 +67,33 @@ final class APNsProviderToken: Sendable {
     @discardableResult
     func renew(replacing refused: Issued?) throws -> (issued: Issued, renewed: Bool) {
         let now = clock()
+        return try current.withLock { current in
+            if let existing = current, existing != refused { return (existing, false) }
+            let issued = try sign(at: now)
+            current = issued
+            return (issued, true)
+        }
+    }
+
+    /// Now, in Unix seconds, on the token's clock.
+    func now() -> Int64 { clock() }
+
+    /// The token held in memory, if any (no renewal).
+    var cached: Issued? { current.withLock { $0 } }
+
+    /// Holds `issued` from now on (the shared token another instance signed,
+    /// or one this instance signed under the lease).
+    func adopt(_ issued: Issued) { current.withLock { $0 = issued } }
+
+    /// Signs a new token issued now, without holding it (counted in `onRefresh`).
+    func signNew() throws -> Issued { try sign(at: clock()) }
+
+    private func sign(at now: Int64) throws -> Issued {
         let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
         let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(now)}"#.utf8))
         let signingInput = header + "." + claims
-        return try current.withLock { current in
-            if let existing = current, existing != refused { return (existing, false) }
-            let signature = try key.signature(for: Array(signingInput.utf8)).rawRepresentation
-            let issued = Issued(value: signingInput + "." + Base64URL.encode(signature), issuedAt: now)
-            current = issued
-            onRefresh()
-            return (issued, true)
-        }
+        let signature = try key.signature(for: Array(signingInput.utf8)).rawRepresentation
+        onRefresh()
+        return Issued(value: signingInput + "." + Base64URL.encode(signature), issuedAt: now)
     }
 }

@@ -47,7 +47,7 @@ public final class RelayApp: Sendable {
         gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: PostgresNonceStore(database: database), clock: clock)
         operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-relay-operator")
         accounts = try AccountsClient(configuration: configuration.accounts, logger: logger, metrics: metrics)
-        apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics)
+        apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics, database: database, instance: configuration.instanceName)
         queue = DeliveryQueue(database: database, instance: configuration.instanceName, leaseSeconds: configuration.lease,
                               rate: configuration.rateLimit, burst: configuration.rateBurst,
                               keepCatchUp: configuration.catchupRetention > 0 && configuration.catchupLimit > 0)
@@ -109,7 +109,8 @@ public final class RelayApp: Sendable {
         let listener = PostgresListener(configuration: database.configuration, logger: logger)
         let silenceWatch: [any Service] = configuration.silenceAlerts
             ? [SilenceWatch(database: database, configuration: configuration, logger: logger, clockMS: clockMS)] : []
-        return silenceWatch + [
+        let sharedToken: [any Service] = apns.sharedToken.map { [$0] } ?? []
+        return silenceWatch + sharedToken + [
             DeliveryWorker(queue: queue, apns: apns, accounts: accounts, handoff: handoff, configuration: configuration,
                            metrics: relayMetrics, logger: logger, clockMS: clockMS),
             listener,

@@ -25,11 +25,19 @@ public struct RelayConfiguration: Sendable {
         public var tokenRefresh: Duration
         /// `attributes-type` of Live Activity push-to-start payloads.
         public var liveActivityAttributesType: String
+        /// One provider token for every instance on the database (`apns_provider_tokens`), renewed under a lease.
+        public var sharedToken = true
+        /// How often an instance reads the shared token besides when its copy is due or refused.
+        public var sharedTokenSync: Duration = .seconds(30)
+        /// Test only: the provider token's clock is real time plus the seconds in this file's first 8 bytes.
+        public var testClockFile: String?
 
         public init(keyFile: String, keyID: String, teamID: String, bundleID: String,
                     productionURL: String = "https://api.push.apple.com", sandboxURL: String = "https://api.sandbox.push.apple.com",
                     caFile: String? = nil, connections: Int = 2, maxInFlight: Int = 1000, tokenRefresh: Duration = .seconds(2400),
-                    liveActivityAttributesType: String = "MailwakeCodeAttributes") {
+                    liveActivityAttributesType: String = "MailwakeCodeAttributes", sharedToken: Bool = true, testClockFile: String? = nil) {
+            self.sharedToken = sharedToken
+            self.testClockFile = testClockFile
             self.keyFile = keyFile
             self.keyID = keyID
             self.teamID = teamID
@@ -150,7 +158,8 @@ public struct RelayConfiguration: Sendable {
             apns: APNs(keyFile: c[RelaySettings.apnsKeyFile], keyID: c[RelaySettings.apnsKeyID], teamID: c[RelaySettings.apnsTeamID], bundleID: bundleID,
                        productionURL: c[RelaySettings.apnsProductionURL].origin, sandboxURL: c[RelaySettings.apnsSandboxURL].origin,
                        caFile: c[RelaySettings.apnsCAFile], connections: c[RelaySettings.apnsConnections], maxInFlight: c[RelaySettings.apnsMaxInFlight],
-                       tokenRefresh: c[RelaySettings.apnsTokenRefresh]),
+                       tokenRefresh: c[RelaySettings.apnsTokenRefresh],
+                       sharedToken: c[RelaySettings.apnsTokenShared], testClockFile: c[RelaySettings.apnsTestClockFile]),
             operatorToken: c[RelaySettings.operatorToken],
             maxEnvelopeAge: c[RelaySettings.maxEnvelopeAge].components.seconds, rateLimit: c[RelaySettings.rateLimit], rateBurst: c[RelaySettings.rateBurst],
             retention: c[RelaySettings.retention].components.seconds, lease: c[RelaySettings.leaseDuration].components.seconds,

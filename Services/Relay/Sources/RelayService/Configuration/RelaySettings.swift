@@ -25,6 +25,8 @@ public enum RelaySettings {
     public static let apnsProductionURL = ConfigurationSetting<ConfigURL>.origin("APNS_PRODUCTION_URL", default: "https://api.push.apple.com", help: "APNs origin for devices in the production environment.")
     public static let apnsSandboxURL = ConfigurationSetting<ConfigURL>.origin("APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com", help: "APNs origin for devices in the sandbox (development) environment.")
     public static let apnsCAFile = ConfigurationSetting<String>.existingFile("APNS_CA_FILE", help: "PEM CA bundle that alone is trusted for the APNs origins (the simulator's); the system store when unset.").optional()
+    public static let apnsTokenShared = ConfigurationSetting<Bool>.bool("APNS_TOKEN_SHARED", default: true, help: "Share one provider token among all instances on the database (renewed by one of them under a lease); false: each instance signs its own.")
+    public static let apnsTestClockFile = ConfigurationSetting<String>.existingFile("APNS_TEST_CLOCK_FILE", help: "Tests only: the provider token's clock is real time plus the seconds in this file's first 8 bytes (little-endian, memory-mapped).").optional()
     public static let apnsConnections = ConfigurationSetting<Int>.int("APNS_CONNECTIONS", default: 2, range: 1...16, help: "HTTP/2 connections per APNs environment; requests are multiplexed over them.")
     public static let apnsMaxInFlight = ConfigurationSetting<Int>.int("APNS_MAX_IN_FLIGHT", default: 1000, range: 8...20000, help: "Upper bound of the adaptive window of APNs requests in flight per instance.")
     public static let apnsTokenRefresh = ConfigurationSetting<Duration>.duration("APNS_TOKEN_REFRESH", default: .seconds(2400), range: 1200...3600, help: "Age at which the provider token (ES256 JWT) is replaced; Apple accepts 20 to 60 minutes.")
@@ -48,6 +50,7 @@ public enum RelaySettings {
         listen, adminListen, publicOrigin, databaseURL, databaseAllowUnverifiedTLS, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP,
         perIPConnectionLimit, accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight, apnsTokenRefresh,
+        apnsTokenShared, apnsTestClockFile,
         operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, pairingRateOutpost, pairingRateAddress, leaseDuration, instanceName, logLevel,
         catchupRetention, catchupLimit, outpostSilence, silenceAlerts,
     ])
