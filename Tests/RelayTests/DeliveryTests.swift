@@ -176,7 +176,9 @@ struct DeliveryTests {
     }
 
     @Test func anExpiredProviderTokenIsRenewedAndTheDeliveryRetried() async throws {
-        let p = try await Paired.start()
+        // One instance signing its own token (APNS_TOKEN_SHARED=false): renewed on any expiry refusal. The
+        // shared token keeps a refused token younger than 20 minutes (ProviderTokenLeaseTests).
+        let p = try await Paired.start { $0.apns.sharedToken = false }
         let (eventID, final) = try await Self.deliverOne(p, apnsAnswers: 403, "ExpiredProviderToken", times: 1)
         #expect(final["status"] as? String == "sent")
         let attempts = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == eventID }

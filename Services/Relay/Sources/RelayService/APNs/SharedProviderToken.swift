@@ -40,7 +40,7 @@ final class SharedProviderToken: Service, Sendable {
     /// A token signed in degraded mode that the table does not hold yet.
     private let unpublished = Mutex<APNsProviderToken.Issued?>(nil)
     /// The refused token already being handled: further refusals of it only join the read under way.
-    private let handledRefusal = Mutex<APNsProviderToken.Issued?>(nil)
+    private let handledRefusal = Mutex<(token: APNsProviderToken.Issued, renew: Bool)?>(nil)
     private let degraded: Counter
     private let adoptions: Counter
     private let leaseLost: Counter
@@ -86,20 +86,20 @@ final class SharedProviderToken: Service, Sendable {
     /// under the lease where the rules above allow. True when the copy in
     /// memory changed (the caller reconnects).
     func refused(_ refused: APNsProviderToken.Issued, reason: String) async -> Bool {
-        let first = handledRefusal.withLock { handled in
-            defer { handled = refused }
-            return handled != refused
-        }
-        guard first else {
-            await refresh()
-            return false
-        }
         let age = local.now() - refused.issuedAt
         let renew: Bool
         switch reason {
         case "TooManyProviderTokenUpdates": renew = false
         case "InvalidProviderToken": renew = true
         default: renew = age >= Self.minimumRenewAge
+        }
+        let first = handledRefusal.withLock { handled in
+            defer { handled = (refused, renew) }
+            return handled.map { $0.token != refused || $0.renew != renew } ?? true
+        }
+        guard first else {
+            await refresh()
+            return local.cached != refused
         }
         logger.notice("APNs refused the provider token", ["reason": .string(reason), "age_seconds": .int(Int(age)),
                                                           "renewing": .bool(renew)])
@@ -175,10 +175,17 @@ final class SharedProviderToken: Service, Sendable {
         }
     }
 
+    /// After losing the lease: waits (briefly: signing takes milliseconds) for the holder's token and adopts it.
     private func adoptNewer(than row: APNsProviderToken.Issued?) async throws {
-        if let again = try await store.read(), again != row, again != local.cached {
-            local.adopt(again)
-            adoptions.increment()
+        for _ in 0..<40 {
+            if let again = try await store.read(), again != row {
+                if again != local.cached {
+                    local.adopt(again)
+                    adoptions.increment()
+                }
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
