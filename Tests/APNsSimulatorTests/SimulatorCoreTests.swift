@@ -105,9 +105,10 @@ import Testing
     }
 
     @Test func theSimulatorAnswersErrorsWithAReasonBody() throws {
-        let sim = try APNsSimulator(configuration: .init(certificateFile: "-", privateKeyFile: "-", topic: "net.mailwake.app", keyID: "K1", teamID: "T1",
-                                                         publicKey: Self.key.publicKey),
-                                    logger: .disabled, clock: { 1_700_000_000_000 })
+        var configuration = SimulatorConfiguration(certificateFile: "-", privateKeyFile: "-", topic: "net.mailwake.app", keyID: "K1", teamID: "T1",
+                                                   publicKey: Self.key.publicKey)
+        configuration.minimumTokenUpdateInterval = 0 // a new provider token per request
+        let sim = try APNsSimulator(configuration: configuration, logger: .disabled, clock: { 1_700_000_000_000 })
         let refused = sim.handle(try Self.request { $0.topic = nil })
         #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self) == #"{"reason":"MissingTopic"}"#)
         sim.behaviours.set(Behaviour(token: String(repeating: "0f", count: 32), status: 410, times: 1))

@@ -176,9 +176,15 @@ struct DeliveryTests {
     }
 
     @Test func anExpiredProviderTokenIsRenewedAndTheDeliveryRetried() async throws {
-        // One instance signing its own token (APNS_TOKEN_SHARED=false): renewed on any expiry refusal. The
-        // shared token keeps a refused token younger than 20 minutes (ProviderTokenLeaseTests).
-        let p = try await Paired.start { $0.apns.sharedToken = false }
+        // The shared token is renewed on an expiry refusal once it is 20 minutes old (a younger one is kept,
+        // as Apple would throttle its replacement: ProviderTokenLeaseTests): the relay's token clock and the
+        // simulator's move 21 minutes after the first push.
+        let clock = try ScratchClockFile()
+        let p = try await Paired.start { $0.apns.testClockFile = clock.path }
+        #expect(try await p.stack.submit(try p.envelope()).status == .accepted)
+        _ = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 10)
+        try clock.set(offsetSeconds: 1260)
+        try await p.stack.simulator.setClock(offsetSeconds: 1260)
         let (eventID, final) = try await Self.deliverOne(p, apnsAnswers: 403, "ExpiredProviderToken", times: 1)
         #expect(final["status"] as? String == "sent")
         let attempts = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == eventID }

@@ -1,4 +1,5 @@
 import Foundation
+import MailwakePostgres
 import MailwakeProtocol
 import StackSupport
 import TestSupport
@@ -18,9 +19,11 @@ struct SharedTokenReplicaTests {
         var envelopes = 0
         var delivered = 0
         var distinctIssuedAt = 0
+        /// Seconds from the first token's `iat` to each later one's.
+        var issuedAtOffsets: [Int64] = []
         var description: String {
             "tokens=\(distinctTokens) refreshes=\(refreshes) too_many_provider_token_updates=\(tooManyUpdates) "
-                + "requests_with_replaced_token=\(replacedTokenRequests) envelopes=\(envelopes) delivered=\(delivered) distinct_iat=\(distinctIssuedAt)"
+                + "requests_with_replaced_token=\(replacedTokenRequests) envelopes=\(envelopes) delivered=\(delivered) distinct_iat=\(distinctIssuedAt) iat_offsets=\(issuedAtOffsets)"
         }
     }
 
@@ -50,6 +53,8 @@ struct SharedTokenReplicaTests {
             relays.append(try await RelayProcess.start(configFile: config, port: port, adminPort: adminPort, name: "relay-token-\(i)"))
         }
 
+        let database = PostgresClient(configuration: try .init(url: stack.relayDatabaseURL), logger: .disabled)
+        AwaitedCleanup.register { await database.close() }
         var outcome = Outcome()
         var events: [String] = []
         var cursor: UInt64 = 0
@@ -70,6 +75,7 @@ struct SharedTokenReplicaTests {
                 guard ContinuousClock.now < deadline else { throw TestHarnessError("APNs never saw envelope \(step) at +\(offset) s") }
                 try await Task.sleep(for: .milliseconds(5))
             }
+            if shared { try await waitForRenewalIfDue(database, offset: offset) }
             offset += stepSeconds
             step += 1
             try await stack.simulator.setClock(offsetSeconds: offset)
@@ -90,6 +96,8 @@ struct SharedTokenReplicaTests {
         } while ContinuousClock.now < deadline
         outcome.delivered = sent.count
         outcome.distinctIssuedAt = issuedAt.count
+        let sorted = issuedAt.sorted()
+        outcome.issuedAtOffsets = sorted.map { $0 - (sorted.first ?? 0) }
         let counts = try await stack.simulator.stats().providerTokens(team: stack.simulator.teamID)
         outcome.distinctTokens = counts.distinctTokens
         outcome.refreshes = counts.refreshes
@@ -98,6 +106,18 @@ struct SharedTokenReplicaTests {
         for relay in relays { await relay.stop() }
         print("three instances, \(simulatedSeconds / 60) simulated minutes, APNS_TOKEN_REFRESH=\(refreshSeconds), shared=\(shared): \(outcome)")
         return outcome
+    }
+
+    /// When the shared token is due on the relays' clock, the envelope just sent nudged its instance: waits
+    /// for the renewal (the event), so the simulated time does not run ahead of it on a busy machine.
+    static func waitForRenewalIfDue(_ database: PostgresClient, offset: Int64) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let issuedAt = try await database.query("SELECT issued_at FROM apns_provider_tokens").first.map { try $0.decode(Int64.self, at: 0) } ?? 0
+            if Int64(Date().timeIntervalSince1970) + offset - issuedAt < refreshSeconds { return }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("the due shared token was not renewed at +\(offset) s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     @Test func threeInstancesUseOneTokenAtATimeForTwoSimulatedHours() async throws {

@@ -153,8 +153,8 @@ final class APNsClient: Sendable {
         var tokenRefused = reason == "TooManyProviderTokenUpdates"
         if case .renewToken = result { tokenRefused = true }
         if tokenRefused, let sharedToken {
-            let environment = request.environment
-            Task { if await sharedToken.refused(token, reason: reason) { self.reconnect(environment) } }
+            // Before the retry is scheduled, so that it carries the token the table holds now.
+            if await sharedToken.refused(token, reason: reason) { reconnect(request.environment) }
         } else if case .renewToken = result {
             renewTokenAndReconnect(refused: token, environment: request.environment)
         }

@@ -110,8 +110,8 @@ final class SharedProviderToken: Service, Sendable {
     func run() async throws {
         while !Task.isCancelled {
             await refresh()
-            // At most a few reads a second however often requests nudge.
-            try? await Task.sleep(for: .milliseconds(200))
+            // At most 50 reads a second however often requests nudge (a due copy nudges on every request until renewed).
+            try? await Task.sleep(for: .milliseconds(20))
             await wakeup.wait(timeout: syncInterval)
         }
     }
