@@ -26,8 +26,10 @@ struct ProviderTokenLeaseTests {
         return database
     }
 
-    static func store(_ database: PostgresClient, _ instance: String) -> ProviderTokenStore {
-        ProviderTokenStore(database: database, teamID: teamID, keyID: keyID, instance: instance, leaseSeconds: 30)
+    static let signingKey = try! P256.Signing.PrivateKey()
+
+    static func store(_ database: PostgresClient, _ instance: String, key: P256.Signing.PrivateKey = signingKey) throws -> ProviderTokenStore {
+        try ProviderTokenStore(database: database, teamID: teamID, keyID: keyID, instance: instance, leaseSeconds: 30, signingKey: key)
     }
 
     /// A count or a time that closures share.
@@ -48,7 +50,7 @@ struct ProviderTokenLeaseTests {
             let signed = self.signed
             let local = try APNsProviderToken(keyPEM: key.pemRepresentation, keyID: ProviderTokenLeaseTests.keyID, teamID: ProviderTokenLeaseTests.teamID,
                                               refreshAfter: 1500, clock: clock, onRefresh: { signed.add(1) })
-            shared = SharedProviderToken(local: local, store: ProviderTokenLeaseTests.store(database, name), syncInterval: .seconds(30),
+            shared = SharedProviderToken(local: local, store: try ProviderTokenLeaseTests.store(database, name, key: key), syncInterval: .seconds(30),
                                          logger: .disabled, metrics: metrics)
         }
 
@@ -57,33 +59,49 @@ struct ProviderTokenLeaseTests {
 
     @Test func ofTwoContendersForTheLeaseExactlyOneWinsAndOnlyItsTokenIsStored() async throws {
         let database = try await Self.database()
-        let a = Self.store(database, "relay-a"), b = Self.store(database, "relay-b")
-        async let wonA = a.acquireLease(replacing: nil, now: 1_000)
-        async let wonB = b.acquireLease(replacing: nil, now: 1_000)
+        let a = try Self.store(database, "relay-a"), b = try Self.store(database, "relay-b")
+        async let wonA = a.acquireLease(generation: 0, now: 1_000)
+        async let wonB = b.acquireLease(generation: 0, now: 1_000)
         let (ra, rb) = try await (wonA, wonB)
         #expect(ra != rb, "exactly one of the two takes the lease (a: \(ra), b: \(rb))")
         let (winner, loser) = ra ? (a, b) : (b, a)
         let token = APNsProviderToken.Issued(value: "winner.jwt.sig", issuedAt: 1_000)
-        #expect(try await loser.publish(APNsProviderToken.Issued(value: "loser.jwt.sig", issuedAt: 1_000), replacing: nil) == false)
-        #expect(try await winner.publish(token, replacing: nil))
-        #expect(try await a.read() == token)
-        // Once published, the lease is free but only a renewal of the stored token may take it.
-        #expect(try await loser.acquireLease(replacing: nil, now: 1_001) == false)
-        #expect(try await loser.acquireLease(replacing: token, now: 1_001))
+        #expect(try await loser.publish(APNsProviderToken.Issued(value: "loser.jwt.sig", issuedAt: 1_000), replacing: 0) == false)
+        #expect(try await winner.publish(token, replacing: 0))
+        #expect(try await a.read() == ProviderTokenStore.Row(generation: 1, issued: token))
+        // Once published, the lease is free but only a renewal of the stored generation may take it.
+        #expect(try await loser.acquireLease(generation: 0, now: 1_001) == false)
+        #expect(try await loser.acquireLease(generation: 1, now: 1_001))
     }
 
     @Test func whenTheLeaseHolderDiesItsLeaseExpiresAndAnotherInstanceRenews() async throws {
         let database = try await Self.database()
-        let a = Self.store(database, "relay-a"), b = Self.store(database, "relay-b")
-        #expect(try await a.acquireLease(replacing: nil, now: 1_000))
+        let a = try Self.store(database, "relay-a"), b = try Self.store(database, "relay-b")
+        #expect(try await a.acquireLease(generation: 0, now: 1_000))
         // relay-a dies here, holding the lease.
-        #expect(try await b.acquireLease(replacing: nil, now: 1_029) == false)
-        #expect(try await b.acquireLease(replacing: nil, now: 1_030))
+        #expect(try await b.acquireLease(generation: 0, now: 1_029) == false)
+        #expect(try await b.acquireLease(generation: 0, now: 1_030))
         let token = APNsProviderToken.Issued(value: "b.jwt.sig", issuedAt: 1_030)
-        #expect(try await b.publish(token, replacing: nil))
+        #expect(try await b.publish(token, replacing: 0))
         // A holder that comes back late cannot overwrite what the other published.
-        #expect(try await a.publish(APNsProviderToken.Issued(value: "a.jwt.sig", issuedAt: 1_000), replacing: nil) == false)
-        #expect(try await a.read() == token)
+        #expect(try await a.publish(APNsProviderToken.Issued(value: "a.jwt.sig", issuedAt: 1_000), replacing: 0) == false)
+        #expect(try await a.read().issued == token)
+    }
+
+    @Test func theTableHoldsTheTokenSealedUnderTheKeyAndAnotherKeyCannotOpenIt() async throws {
+        let database = try await Self.database()
+        let a = try Self.store(database, "relay-a")
+        let token = APNsProviderToken.Issued(value: "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJUIn0.c2ln", issuedAt: 1_764_400_000)
+        #expect(try await a.acquireLease(generation: 0, now: 1_000))
+        #expect(try await a.publish(token, replacing: 0))
+        let stored = try await database.query("SELECT token FROM apns_provider_tokens").single().decode(String.self, at: 0)
+        #expect(stored.hasPrefix("v1.") && !stored.contains(token.value) && !stored.contains("eyJ"))
+        #expect(try await a.read().issued == token)
+        // Same key id, other key material (or a tampered row): no token, so the instance renews.
+        let other = try Self.store(database, "relay-b", key: try P256.Signing.PrivateKey())
+        #expect(try await other.read() == ProviderTokenStore.Row(generation: 1, issued: nil))
+        try await database.execute("UPDATE apns_provider_tokens SET issued_at = issued_at + 1")
+        #expect(try await a.read().issued == nil)
     }
 
     @Test func twoInstancesShareOneTokenAndOnlyOneSignsEachRenewal() async throws {

@@ -39,7 +39,8 @@ final class APNsClient: Sendable {
                                               refreshAfter: configuration.tokenRefresh.components.seconds,
                                               clock: clock, onRefresh: { refreshes.increment() })
         if configuration.sharedToken, let database {
-            let store = ProviderTokenStore(database: database, teamID: configuration.teamID, keyID: configuration.keyID, instance: instance, leaseSeconds: 30)
+            let store = try ProviderTokenStore(database: database, teamID: configuration.teamID, keyID: configuration.keyID, instance: instance,
+                                               leaseSeconds: 30, signingKey: providerToken.key)
             sharedToken = SharedProviderToken(local: providerToken, store: store, syncInterval: configuration.sharedTokenSync, logger: logger, metrics: metrics)
         } else {
             sharedToken = nil

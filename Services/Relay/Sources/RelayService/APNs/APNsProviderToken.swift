@@ -14,7 +14,7 @@ final class APNsProviderToken: Sendable {
         var issuedAt: Int64
     }
 
-    private let key: P256.Signing.PrivateKey
+    let key: P256.Signing.PrivateKey
     let keyID: String
     let teamID: String
     let refreshAfter: Int64

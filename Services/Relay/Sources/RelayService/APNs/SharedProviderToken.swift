@@ -137,23 +137,23 @@ final class SharedProviderToken: Service, Sendable {
         do {
             var row = try await store.read()
             if let pending = unpublished.withLock({ $0 }) {
-                if row.map({ $0.issuedAt < pending.issuedAt }) ?? true, try await store.acquireLease(replacing: row, now: now),
-                   try await store.publish(pending, replacing: row) {
+                if row.issued.map({ $0.issuedAt < pending.issuedAt }) ?? true, try await store.acquireLease(generation: row.generation, now: now),
+                   try await store.publish(pending, replacing: row.generation) {
                     logger.notice("published the provider token signed while PostgreSQL was unreachable", ["issued_at": .int(Int(pending.issuedAt))])
-                    row = pending
+                    row = ProviderTokenStore.Row(generation: row.generation + 1, issued: pending)
                 }
                 unpublished.withLock { $0 = nil }
             }
-            if let row, row != local.cached {
-                local.adopt(row)
+            if let issued = row.issued, issued != local.cached {
+                local.adopt(issued)
                 adoptions.increment()
             }
-            let due = row.map { now - $0.issuedAt >= local.refreshAfter || $0.issuedAt > now + 60 } ?? true
-            let forced = refused != nil && row == refused
+            let due = row.issued.map { now - $0.issuedAt >= local.refreshAfter || $0.issuedAt > now + 60 } ?? true
+            let forced = refused != nil && row.issued == refused
             guard due || forced else { return }
-            guard try await store.acquireLease(replacing: row, now: now) else {
+            guard try await store.acquireLease(generation: row.generation, now: now) else {
                 leaseLost.increment()
-                try await adoptNewer(than: row)
+                try await adoptNewer(than: row.generation)
                 return
             }
             let fresh: APNsProviderToken.Issued
@@ -163,12 +163,12 @@ final class SharedProviderToken: Service, Sendable {
                 try? await store.releaseLease()
                 throw error
             }
-            if try await store.publish(fresh, replacing: row) {
+            if try await store.publish(fresh, replacing: row.generation) {
                 local.adopt(fresh)
                 logger.info("renewed the shared provider token", ["issued_at": .int(Int(fresh.issuedAt)), "forced": .bool(forced)])
             } else {
                 leaseLost.increment()
-                try await adoptNewer(than: row)
+                try await adoptNewer(than: row.generation)
             }
         } catch {
             degradeIfNeeded(now: now, error: error)
@@ -176,11 +176,12 @@ final class SharedProviderToken: Service, Sendable {
     }
 
     /// After losing the lease: waits (briefly: signing takes milliseconds) for the holder's token and adopts it.
-    private func adoptNewer(than row: APNsProviderToken.Issued?) async throws {
+    private func adoptNewer(than generation: Int64) async throws {
         for _ in 0..<40 {
-            if let again = try await store.read(), again != row {
-                if again != local.cached {
-                    local.adopt(again)
+            let again = try await store.read()
+            if again.generation != generation, let issued = again.issued {
+                if issued != local.cached {
+                    local.adopt(issued)
                     adoptions.increment()
                 }
                 return

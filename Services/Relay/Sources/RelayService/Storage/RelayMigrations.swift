@@ -136,13 +136,16 @@ enum RelayMigrations {
         // One APNs provider token for every instance (docs/relay.md, "One
         // provider token for all instances"): the current ES256 JWT per team
         // and key (a new key id starts a new row), and the lease under which
-        // exactly one instance signs its successor. `token` is '' and
-        // `issued_at` 0 until the first is signed. The JWT is a bearer
-        // credential for up to an hour (docs/security.md).
+        // exactly one instance signs its successor; `generation` counts the
+        // tokens published (renewal is compare-and-swap on it). `token` is ''
+        // and `issued_at` 0 until the first is signed. The JWT, a bearer
+        // credential for up to an hour, is stored sealed under a key derived
+        // from the .p8 key (ProviderTokenStore, docs/security.md).
         PostgresMigration(version: 8, name: "shared APNs provider token with a renewal lease", sql: """
             CREATE TABLE apns_provider_tokens (
                 team_id text NOT NULL,
                 key_id text NOT NULL,
+                generation bigint NOT NULL,
                 token text NOT NULL,
                 issued_at bigint NOT NULL,
                 signed_by text NOT NULL,
