@@ -59,7 +59,7 @@ public final class CyrusServer: TestIMAPServer {
         guard let cyrus = getpwnam("cyrus") else { throw TestHarnessError("the cyrus user is missing: install cyrus-common") }
         let (uid, gid) = (cyrus.pointee.pw_uid, cyrus.pointee.pw_gid)
         directory = URL(fileURLWithPath: "/tmp/mailwake-cyrus-\(UUID().uuidString.prefix(8))")
-        for sub in ["config", "spool", "socket", "lock", "proc"] {
+        for sub in ["config/socket", "spool", "lock", "proc"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         certificates = try TestCertificates.make()
@@ -87,9 +87,9 @@ public final class CyrusServer: TestIMAPServer {
             autocreate_quota: 0
             tls_server_cert: \(cert.path)
             tls_server_key: \(key.path)
-            idlesocket: \(d)/socket/idle
-            notifysocket: \(d)/socket/notify
-            lmtpsocket: \(d)/socket/lmtp
+            idlesocket: \(d)/config/socket/idle
+            notifysocket: \(d)/config/socket/notify
+            lmtpsocket: \(d)/config/socket/lmtp
             mboxname_lockpath: \(d)/lock
             proc_path: \(d)/proc
             syslog_prefix: mailwake-cyrus-\(directory.lastPathComponent)
@@ -109,7 +109,7 @@ public final class CyrusServer: TestIMAPServer {
 
             """.write(toFile: cyrusConf, atomically: true, encoding: .utf8)
         chmod(d, 0o755)
-        for path in ([d] + ["config", "spool", "socket", "lock", "proc", "cert.pem", "key.pem", "imapd.conf", "cyrus.conf"].map { "\(d)/\($0)" }) {
+        for path in ([d] + ["config", "config/socket", "spool", "lock", "proc", "cert.pem", "key.pem", "imapd.conf", "cyrus.conf"].map { "\(d)/\($0)" }) {
             chown(path, uid, gid)
         }
     }
@@ -131,7 +131,8 @@ public final class CyrusServer: TestIMAPServer {
             throw TestHarnessError("cyrus did not start (its log goes to syslog): \(p.logText().suffix(2000))")
         }
         // IDLE is immediate only once idled listens.
-        let idle = directory.appendingPathComponent("socket/idle").path
+        // imapd binds its own socket beside it: {configdirectory}/socket/idle.<pid>.
+        let idle = directory.appendingPathComponent("config/socket/idle").path
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: idle) {
             guard Date() < deadline else { throw TestHarnessError("cyrus started without idled (no \(idle))") }
