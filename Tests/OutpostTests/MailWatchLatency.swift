@@ -10,12 +10,14 @@ enum MailWatchLatency {
     /// Prints how long after `since` the notification with `subject` reached the APNs simulator.
     static func record(_ name: String, _ server: IMAPServerKind, _ h: MailWatchHarness, subject: String, since: Int64) async throws {
         let deliveries = try await h.stack.simulator.deliveries().filter { $0.pushType == "alert" }
+        var subjects: [String] = []
         for delivery in deliveries {
             let content = try h.device.open(payload: delivery.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID)
+            subjects.append(content.subject)
             guard content.subject == subject else { continue }
             print("MAILWATCH-LATENCY case=\"\(name)\" server=\(server) ms=\(delivery.receivedAtMS - since)")
             return
         }
-        throw TestHarnessError("no notification with the subject of case \(name)")
+        throw TestHarnessError("no notification with the subject of case \(name) among \(subjects)")
     }
 }

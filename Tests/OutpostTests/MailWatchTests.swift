@@ -62,7 +62,8 @@ struct MailWatchTests {
         _ = try await h.notifications(count: 4)
         try await MailWatchLatency.record("connection killed: idle again", server, h, subject: "four", since: later)
         try await Task.sleep(for: .seconds(1))
-        #expect(try await h.allNotifications().map(\.subject) == ["one", "two", "three", "four"])
+        let subjects1 = try await h.allNotifications().map(\.subject)
+        #expect(subjects1 == ["one", "two", "three", "four"])
         #expect(received.count == 3)
     }
 
@@ -90,7 +91,8 @@ struct MailWatchTests {
         _ = try await h.notifications(count: expected.count)
         try await MailWatchLatency.record("server restarted", server, h, subject: "after the restart", since: sent)
         try await Task.sleep(for: .seconds(1))
-        #expect(try await h.allNotifications().map(\.subject) == expected)
+        let subjects2 = try await h.allNotifications().map(\.subject)
+        #expect(subjects2 == expected)
     }
 
     @Test(arguments: IMAPServerKind.allCases)
@@ -123,7 +125,9 @@ struct MailWatchTests {
         let names = ["gb2312-code.eml", "iso-2022-jp-code.eml", "koi8-r-order.eml"]
         let sent = MailWatchLatency.now()
         for name in names {
-            try await h.append(Array(try Data(contentsOf: fixtures.appendingPathComponent(name))))
+            // Lines end in CRLF over IMAP (RFC 3501 §4.3; Cyrus refuses bare newlines), as a mail client sends them.
+            let text = String(decoding: try Data(contentsOf: fixtures.appendingPathComponent(name)), as: UTF8.self)
+            try await h.append(Array(text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n").utf8))
         }
         let received = try await h.notifications(count: 3)
         let expected = try names.map { name in
@@ -186,7 +190,8 @@ struct MailWatchTests {
         h.startWatching()
         _ = try await h.waitForWatchState(.idle)
         try await Task.sleep(for: .seconds(1))
-        #expect(try await h.allNotifications().map(\.subject) == ["while running", "while stopped 1", "while stopped 2"])
+        let subjects3 = try await h.allNotifications().map(\.subject)
+        #expect(subjects3 == ["while running", "while stopped 1", "while stopped 2"])
     }
 
     // MARK: Dovecot only (doveadm, Dovecot's log, its configuration)
@@ -212,7 +217,8 @@ struct MailWatchTests {
         _ = try await h.notifications(count: 3)
         try await Task.sleep(for: .seconds(1))
         // "first" was notified before the change and is not again (its Message-ID); "old" predates the last sync.
-        #expect(try await h.allNotifications().map(\.subject) == ["first", "while stopped, after the change", "second"])
+        let subjects4 = try await h.allNotifications().map(\.subject)
+        #expect(subjects4 == ["first", "while stopped, after the change", "second"])
     }
 
     @Test func aServerWithoutIdleIsPolled() async throws {
@@ -295,14 +301,30 @@ struct MailWatchTests {
 
     // MARK: Courier only
 
-    /// Courier keeps a folder's UIDVALIDITY only once it writes the folder;
-    /// read-only EXAMINE sessions on a folder only an MTA ever wrote see a
-    /// new one each time. Mail that arrived while the outpost was away is
-    /// notified all the same, once, and mail from before its first look never.
+    /// Courier keeps a folder's UIDVALIDITY only once it writes the folder:
+    /// read-only sessions on a folder only an MTA ever wrote see a new one
+    /// each time (and temporary UIDs). Mail that arrived while the outpost was
+    /// away is notified all the same, once; mail from before its first look never;
+    /// and a rebuilt folder (its UID database gone) follows the UIDVALIDITY rule.
     @Test func aNeverWrittenCourierFolderNotifiesMailThatArrivedWhileDisconnectedOnce() async throws {
         let h = try await MailWatchHarness.start(server: .courier)
         let courier = try #require(h.server as? CourierServer)
         try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "old", body: "x"), receivedAt: Date().addingTimeInterval(-7200))
+        // The server's side of the issue: read-only sessions disagree on the never-written folder's UIDVALIDITY.
+        let endpoint = IMAPEndpoint(host: "localhost", port: courier.imapsPort, security: .implicitTLS, caFile: courier.caFile)
+        let validities = try await runOffPool {
+            var seen: Set<UInt32> = []
+            let deadline = Date().addingTimeInterval(10)
+            while seen.count < 2, Date() < deadline {
+                let client = try IMAPClient(endpoint: endpoint)
+                defer { client.logout() }
+                try client.authenticate(.password(user: MailWatchHarness.user, password: MailWatchHarness.password))
+                seen.insert(try client.examine("INBOX").uidValidity)
+                usleep(100_000)
+            }
+            return seen
+        }
+        #expect(validities.count == 2 && !courier.hasUIDDatabase(MailWatchHarness.user), "\(validities)")
         h.startWatching()
         let first = try await h.waitForWatchState(.idle)
         try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "while watching", body: "x"))
@@ -311,16 +333,23 @@ struct MailWatchTests {
         try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "while disconnected", body: "x"))
         h.startWatching()
         _ = try await h.notifications(count: 2)
-        let second = try await h.waitForWatchState(.idle)
-        #expect(first.uidValidity != second.uidValidity, "Courier gave the never-written folder a new UIDVALIDITY")
-        #expect(!courier.hasUIDDatabase(MailWatchHarness.user), "the folder was never written")
-        // A dropped connection: yet another UIDVALIDITY, nothing repeated.
-        try await courier.kick(MailWatchHarness.user)
-        try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "after the kick", body: "x"))
-        _ = try await h.notifications(count: 3)
         _ = try await h.waitForWatchState(.idle)
+        // The folder is rebuilt while the outpost is stopped: a new UIDVALIDITY, and new mail.
+        await h.stopWatching()
+        try courier.forgetUIDs(MailWatchHarness.user)
+        try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "after the rebuild", body: "x"))
+        h.startWatching()
+        _ = try await h.notifications(count: 3)
+        let rebuilt = try await h.waitForWatchState(.idle)
+        #expect(first.uidValidity != rebuilt.uidValidity)
+        // A dropped connection: nothing repeated, idle again, new mail still arrives.
+        try await courier.kick(MailWatchHarness.user)
+        _ = try await h.waitForWatchState(.idle)
+        try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "after the kick", body: "x"))
+        _ = try await h.notifications(count: 4)
         try await Task.sleep(for: .seconds(1))
-        #expect(try await h.allNotifications().map(\.subject) == ["while watching", "while disconnected", "after the kick"])
+        let subjects = try await h.allNotifications().map(\.subject)
+        #expect(subjects == ["while watching", "while disconnected", "after the rebuild", "after the kick"])
     }
 
     @Test func foldersBeyondTheConnectionLimitShareOnePolledConnection() {

@@ -191,4 +191,9 @@ public final class CourierServer: TestIMAPServer {
     public func hasUIDDatabase(_ user: String) -> Bool {
         FileManager.default.fileExists(atPath: directory.appendingPathComponent("mail/\(user)/Maildir/courierimapuiddb").path)
     }
+
+    /// Deletes the folder's UID database (a rebuilt or restored Maildir): Courier starts a new UIDVALIDITY.
+    public func forgetUIDs(_ user: String) throws {
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("mail/\(user)/Maildir/courierimapuiddb"))
+    }
 }

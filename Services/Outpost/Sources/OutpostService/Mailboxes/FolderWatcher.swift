@@ -137,9 +137,10 @@ final class FolderWatcher: Sendable {
     }
 
     private func session(_ client: IMAPClient) throws(IMAPError) {
+        let readWrite = Self.needsReadWriteSelection(greeting: client.greeting)
         if folders.count == 1, client.capabilities.contains("IDLE") {
             let folder = folders[0]
-            let selection = try client.examine(folder)
+            let selection = try client.examine(folder, readWrite: readWrite)
             try catchUp(client, folder: folder, selection: selection)
             setState(.idle)
             logger.info("watching with IDLE")
@@ -153,12 +154,25 @@ final class FolderWatcher: Sendable {
             logger.info("watching by polling", ["interval_s": .int(Int(timing.pollInterval.components.seconds))])
             while !stopSignal.isSet {
                 for folder in folders {
-                    try catchUp(client, folder: folder, selection: try client.examine(folder))
+                    try catchUp(client, folder: folder, selection: try client.examine(folder, readWrite: readWrite))
                 }
                 if stopSignal.sleep(timing.pollInterval) { return }
                 try client.noop()
             }
         }
+    }
+
+    /// Whether folders are opened read-write (SELECT) rather than with EXAMINE.
+    ///
+    /// Courier gives mail an MTA delivered a temporary UID in a read-only
+    /// session and numbers it anew, under the same UIDVALIDITY, once a
+    /// read-write session records it: a message appended meanwhile takes the
+    /// UID the outpost already passed and is never seen (and a never-written
+    /// folder gets a new UIDVALIDITY every session). SELECT makes Courier
+    /// record the UIDs the outpost sees. Nothing else changes: the outpost
+    /// still reads with BODY.PEEK and never stores flags or expunges.
+    static func needsReadWriteSelection(greeting: String) -> Bool {
+        greeting.contains("Courier-IMAP")
     }
 
     /// Right after EXAMINE (a new connection, or a poll): skips everything
