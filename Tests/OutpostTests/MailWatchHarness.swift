@@ -7,13 +7,14 @@ import StackSupport
 import Synchronization
 import TestSupport
 
-/// The whole path under test: a real Dovecot, an outpost watching it with a
+/// The whole path under test: a real IMAP server (Dovecot unless another kind is asked for), an outpost watching it with a
 /// paired device, the relay stack and the APNs simulator. Mail is appended
 /// over IMAP as another client would; what reaches APNs is opened as the
 /// device would.
 final class MailWatchHarness: Sendable {
     let stack: RelayStack
-    let dovecot: DovecotServer
+    /// The IMAP server the outpost watches.
+    let server: any TestIMAPServer
     let outpost: OutpostFixture
     let device: SimulatedDevice
     let paired: PairedDevice
@@ -27,15 +28,25 @@ final class MailWatchHarness: Sendable {
     static let user = "alice"
     static let password = "correct horse battery staple"
 
+    /// The server, when it is Dovecot (the cases that use doveadm or Dovecot's log).
+    var dovecot: DovecotServer {
+        guard let dovecot = server as? DovecotServer else { preconditionFailure("this case needs Dovecot, not \(server.kind)") }
+        return dovecot
+    }
+
     /// - Parameter tokenCommand: log in with XOAUTH2, the token printed by this command (else with `password`).
-    static func start(advertisesIdle: Bool = true, password: String = MailWatchHarness.password, tokenCommand: String? = nil,
+    static func start(server kind: IMAPServerKind = .dovecot, advertisesIdle: Bool = true, password: String = MailWatchHarness.password, tokenCommand: String? = nil,
                       timing: WatchTiming? = nil, folders: [String] = ["INBOX"], trustedAuthservIDs: [String] = []) async throws -> MailWatchHarness {
         let stack = try await RelayStack.start()
-        let dovecot = try await DovecotServer.start(users: [(user, MailWatchHarness.password)], advertisesIdle: advertisesIdle)
+        let server: any TestIMAPServer = if kind == .dovecot {
+            try await DovecotServer.start(users: [(user, MailWatchHarness.password)], advertisesIdle: advertisesIdle)
+        } else {
+            try await kind.start(users: [(user, MailWatchHarness.password)])
+        }
         let device = try await stack.registeredDevice()
         let outpost = try await OutpostFixture.start(relayURL: stack.relay.url)
         let paired = try await outpost.pair(device, through: stack)
-        let endpoint = IMAPEndpoint(host: "localhost", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
+        let endpoint = IMAPEndpoint(host: "localhost", port: server.imapsPort, security: .implicitTLS, caFile: server.caFile)
         let mailbox = try await outpost.store.addMailbox(
             MailboxRecord(label: "personal", endpoint: endpoint, username: user, authentication: tokenCommand == nil ? .password : .oauth2, folders: folders,
                           trustedAuthservIDs: trustedAuthservIDs),
@@ -45,14 +56,14 @@ final class MailWatchHarness: Sendable {
         fast.maxBackoff = .seconds(1)
         fast.authenticationBackoff = .seconds(1)
         fast.pollInterval = .seconds(1)
-        return MailWatchHarness(stack: stack, dovecot: dovecot, outpost: outpost, device: device, paired: paired, mailbox: mailbox,
+        return MailWatchHarness(stack: stack, server: server, outpost: outpost, device: device, paired: paired, mailbox: mailbox,
                                 timing: timing ?? fast)
     }
 
-    private init(stack: RelayStack, dovecot: DovecotServer, outpost: OutpostFixture, device: SimulatedDevice, paired: PairedDevice,
+    private init(stack: RelayStack, server: any TestIMAPServer, outpost: OutpostFixture, device: SimulatedDevice, paired: PairedDevice,
                  mailbox: MailboxRecord, timing: WatchTiming) {
         self.stack = stack
-        self.dovecot = dovecot
+        self.server = server
         self.outpost = outpost
         self.device = device
         self.paired = paired
@@ -97,7 +108,7 @@ final class MailWatchHarness: Sendable {
     /// Appends `message` to another user's folder.
     @discardableResult
     func appendAs(_ user: String, _ password: String, _ message: [UInt8], folder: String = "INBOX") async throws -> UInt32? {
-        let endpoint = IMAPEndpoint(host: "localhost", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
+        let endpoint = IMAPEndpoint(host: "localhost", port: server.imapsPort, security: .implicitTLS, caFile: server.caFile)
         return try await runOffPool {
             let client = try IMAPClient(endpoint: endpoint)
             defer { client.logout() }

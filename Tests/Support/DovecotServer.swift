@@ -207,6 +207,11 @@ public final class DovecotServer: Sendable {
     /// Delivers `message` to `user`'s INBOX the way an MTA writing Maildir
     /// does (tmp/, then a rename into new/); works while Dovecot is stopped.
     public func deliverToMaildir(_ user: String, _ message: [UInt8]) throws {
+        try deliverToMaildir(user, message, receivedAt: nil)
+    }
+
+    /// Delivers like `deliverToMaildir`, the file's time (Dovecot's INTERNALDATE) set to `receivedAt`.
+    public func deliverToMaildir(_ user: String, _ message: [UInt8], receivedAt: Date?) throws {
         let root = directory.appendingPathComponent("mail/\(user)")
         let name = "\(Int(Date().timeIntervalSince1970)).M\(UUID().uuidString.prefix(8)).mailwake-test"
         for sub in ["tmp", "new", "cur"] {
@@ -217,6 +222,7 @@ public final class DovecotServer: Sendable {
         let (uid, gid, _) = try Self.mailOwner()
         for path in [root.path, root.appendingPathComponent("tmp").path, root.appendingPathComponent("new").path,
                      root.appendingPathComponent("cur").path, temporary.path] { chown(path, uid, gid) }
+        if let receivedAt { try FileManager.default.setAttributes([.modificationDate: receivedAt], ofItemAtPath: temporary.path) }
         guard rename(temporary.path, root.appendingPathComponent("new/\(name)").path) == 0 else {
             throw TestHarnessError("cannot move the message into new/")
         }

@@ -14,6 +14,8 @@ public final class IMAPClient {
     public let endpoint: IMAPEndpoint
     /// Capabilities (upper-cased) from the latest CAPABILITY.
     public private(set) var capabilities: Set<String> = []
+    /// The text of the server's greeting (at most 200 characters): it often names the server software.
+    public private(set) var greeting = ""
     /// The SASL mechanisms offered before login (`AUTH=PLAIN`, `AUTH=XOAUTH2`…);
     /// servers stop listing them once logged in.
     public private(set) var authenticationMechanisms: Set<String> = []
@@ -47,7 +49,8 @@ public final class IMAPClient {
             if endpoint.security == .implicitTLS { try startTLS() }
             let greeting = try readResponse(timeout: endpoint.connectTimeout)
             switch greeting {
-            case .status(.ok, let code, _), .status(.preauth, let code, _):
+            case .status(.ok, let code, let text), .status(.preauth, let code, let text):
+                self.greeting = String(text.prefix(200))
                 if let code, code.uppercased().hasPrefix("CAPABILITY ") { capabilities = Self.capabilitySet(code.dropFirst(11)) }
             case .status(.bye, _, let text):
                 throw IMAPError(.closed, "the server refused the connection: \(text)")
@@ -135,11 +138,12 @@ public final class IMAPClient {
         }
     }
 
-    /// Opens `folder` read-only (EXAMINE); with `(CONDSTORE)` when the
-    /// server offers it (RFC 7162), so the selection carries HIGHESTMODSEQ.
-    public func examine(_ folder: String) throws(IMAPError) -> IMAPSelection {
+    /// Opens `folder` read-only (EXAMINE), or read-write (SELECT) with
+    /// `readWrite`; with `(CONDSTORE)` when the server offers it (RFC 7162),
+    /// so the selection carries HIGHESTMODSEQ.
+    public func examine(_ folder: String, readWrite: Bool = false) throws(IMAPError) -> IMAPSelection {
         let condstore = capabilities.contains("CONDSTORE")
-        let responses = try command("EXAMINE", arguments: [.string(ModifiedUTF7.encode(folder))], raw: condstore ? " (CONDSTORE)" : "")
+        let responses = try command(readWrite ? "SELECT" : "EXAMINE", arguments: [.string(ModifiedUTF7.encode(folder))], raw: condstore ? " (CONDSTORE)" : "")
         var validity: UInt32?, next: UInt32?, exists: UInt32 = 0, modSeq: UInt64?
         for response in responses {
             switch response {
@@ -156,7 +160,7 @@ public final class IMAPClient {
             }
         }
         sawChanges = false
-        guard let validity else { throw IMAPError(.protocolViolation, "EXAMINE \(folder) did not report UIDVALIDITY") }
+        guard let validity else { throw IMAPError(.protocolViolation, "\(readWrite ? "SELECT" : "EXAMINE") \(folder) did not report UIDVALIDITY") }
         return IMAPSelection(uidValidity: validity, uidNext: next, exists: exists, highestModSeq: modSeq)
     }
 

@@ -34,6 +34,7 @@ extension OutpostStore {
             try Self.insertActivityStarts(c, activities, historyID: historyID, position: position, expiresAt: expiresAt, now: now)
             if let p = position {
                 try Self.upsertPosition(c, mailboxID: p.mailboxID, folder: p.folder, uidValidity: p.uidValidity, lastUID: p.uid, now: now)
+                if let digest = p.messageIDDigest { try Self.rememberNotified(c, mailboxID: p.mailboxID, digest: digest, now: now) }
             }
             return historyID
         }

@@ -18,6 +18,8 @@ public struct FolderState: Sendable, Equatable {
     public var lastConfirmedAt: Int64? = nil
     /// HIGHESTMODSEQ seen at the last catch-up (CONDSTORE servers).
     public var highestModSeq: UInt64? = nil
+    /// When the folder was last known in sync: every message up to `lastUID` handled (Unix seconds).
+    public var syncedAt: Int64? = nil
 
     /// What a folder's watcher is doing.
     public enum WatchState: String, Sendable, Equatable {

@@ -137,9 +137,10 @@ final class FolderWatcher: Sendable {
     }
 
     private func session(_ client: IMAPClient) throws(IMAPError) {
+        let readWrite = Self.needsReadWriteSelection(greeting: client.greeting)
         if folders.count == 1, client.capabilities.contains("IDLE") {
             let folder = folders[0]
-            let selection = try client.examine(folder)
+            let selection = try client.examine(folder, readWrite: readWrite)
             try catchUp(client, folder: folder, selection: selection)
             setState(.idle)
             logger.info("watching with IDLE")
@@ -153,12 +154,25 @@ final class FolderWatcher: Sendable {
             logger.info("watching by polling", ["interval_s": .int(Int(timing.pollInterval.components.seconds))])
             while !stopSignal.isSet {
                 for folder in folders {
-                    try catchUp(client, folder: folder, selection: try client.examine(folder))
+                    try catchUp(client, folder: folder, selection: try client.examine(folder, readWrite: readWrite))
                 }
                 if stopSignal.sleep(timing.pollInterval) { return }
                 try client.noop()
             }
         }
+    }
+
+    /// Whether folders are opened read-write (SELECT) rather than with EXAMINE.
+    ///
+    /// Courier gives mail an MTA delivered a temporary UID in a read-only
+    /// session and numbers it anew, under the same UIDVALIDITY, once a
+    /// read-write session records it: a message appended meanwhile takes the
+    /// UID the outpost already passed and is never seen (and a never-written
+    /// folder gets a new UIDVALIDITY every session). SELECT makes Courier
+    /// record the UIDs the outpost sees. Nothing else changes: the outpost
+    /// still reads with BODY.PEEK and never stores flags or expunges.
+    static func needsReadWriteSelection(greeting: String) -> Bool {
+        greeting.contains("Courier-IMAP")
     }
 
     /// Right after EXAMINE (a new connection, or a poll): skips everything
@@ -174,6 +188,7 @@ final class FolderWatcher: Sendable {
            state.uidValidity == selection.uidValidity, state.lastUID != nil {
             metrics.catchUp("unchanged")
             logger.debug("catch-up: nothing changed (HIGHESTMODSEQ)", ["folder": .string(folder)])
+            try markSynced(folder)
         } else {
             metrics.catchUp(selection.highestModSeq == nil ? "searched" : "changed")
             try synchronize(client, folder: folder, selection: selection, fresh: true)
@@ -185,43 +200,99 @@ final class FolderWatcher: Sendable {
         closeGap(folder)
     }
 
-    /// Notifies UIDs above the stored position; on a first run or a changed
-    /// UIDVALIDITY, records the current end as the position without notifying.
-    /// With `fresh` (the selection was just reported) the UID search is
-    /// skipped when UIDNEXT shows no message above the position.
+    /// Notifies UIDs above the stored position, then records the folder as in
+    /// sync. On a first run records the current end as the position without
+    /// notifying; on a changed UIDVALIDITY (see `resynchronize`) notifies what
+    /// arrived since the folder was last in sync. With `fresh` (the selection
+    /// was just reported) the UID search is skipped when UIDNEXT shows no
+    /// message above the position.
     private func synchronize(_ client: IMAPClient, folder: String, selection: IMAPSelection, fresh: Bool = false) throws(IMAPError) {
         let state = try storeCall { [store, mailbox] in try await store.folderState(mailboxID: mailbox.id, folder: folder) }
         guard let state, state.uidValidity == selection.uidValidity, let last = state.lastUID else {
             let end: UInt32 = if let next = selection.uidNext, next > 0 { next - 1 } else { try client.uids(after: 0).last ?? 0 }
-            try storeCall { [store, mailbox] in
-                try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: end)
-            }
-            if let old = state?.uidValidity, old != selection.uidValidity {
-                logger.warning("UIDVALIDITY changed: resynchronized without notifying existing mail", ["folder": .string(folder)])
+            if let state, let old = state.uidValidity, old != selection.uidValidity, let syncedAt = state.syncedAt {
+                try resynchronize(client, folder: folder, selection: selection, state: state, syncedAt: syncedAt, end: end)
             } else {
-                logger.info("first run: existing mail is not notified", ["folder": .string(folder), "messages": .int(Int(selection.exists))])
+                try storeCall { [store, mailbox] in
+                    try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: end)
+                }
+                if let old = state?.uidValidity, old != selection.uidValidity {
+                    logger.warning("UIDVALIDITY changed and the folder was never in sync: resynchronized without notifying existing mail",
+                                   ["folder": .string(folder)])
+                } else {
+                    logger.info("first run: existing mail is not notified", ["folder": .string(folder), "messages": .int(Int(selection.exists))])
+                }
             }
+            try markSynced(folder)
             return
         }
-        if fresh, let next = selection.uidNext, next > 0, next - 1 <= last { return }
+        if fresh, let next = selection.uidNext, next > 0, next - 1 <= last { return try markSynced(folder) }
         let uids = try client.uids(after: last)
-        guard !uids.isEmpty else { return }
+        if !uids.isEmpty {
+            try handle(client, uids, folder: folder, selection: selection, resyncingFrom: nil)
+        }
+        try markSynced(folder)
+    }
+
+    /// The UIDVALIDITY rule: the folder was rebuilt, restored, or (Courier,
+    /// a never-written folder) given a new UIDVALIDITY by the server. Its
+    /// messages whose INTERNALDATE is at or after the last time the folder
+    /// was in sync (less `resyncClockAllowance`) are notified, except those
+    /// whose Message-ID (or, without one, header) was notified already;
+    /// older mail is not. The old position stays until the end, so a crash
+    /// in between starts the resynchronization over (repeats caught the same way).
+    private func resynchronize(_ client: IMAPClient, folder: String, selection: IMAPSelection, state: FolderState, syncedAt: Int64,
+                               end: UInt32) throws(IMAPError) {
+        let since = syncedAt - timing.resyncClockAllowance.components.seconds
+        let recent = try client.uids(receivedSince: since).filter { $0 <= end }
+        let keep = FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: state.uidValidity ?? 0, uid: state.lastUID ?? 0)
+        let notified = try handle(client, recent, folder: folder, selection: selection, resyncingFrom: keep)
+        try storeCall { [store, mailbox] in
+            try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: end)
+        }
+        logger.warning("UIDVALIDITY changed: resynchronized, notifying mail that arrived since the folder was last in sync",
+                       ["folder": .string(folder), "recent": .int(recent.count), "notified": .int(notified)])
+    }
+
+    /// Fetches and notifies `uids` (ascending) in batches. Normally each
+    /// message moves the position past it; with `resyncingFrom` (a
+    /// resynchronization) the position stays there and messages already
+    /// notified (by Message-ID digest) are skipped. Returns how many were notified.
+    @discardableResult
+    private func handle(_ client: IMAPClient, _ uids: [UInt32], folder: String, selection: IMAPSelection,
+                        resyncingFrom kept: FolderPosition?) throws(IMAPError) -> Int {
+        guard !uids.isEmpty else { return 0 }
         let rule = try storeCall { [store, mailbox] in try await store.rule(mailboxID: mailbox.id, folder: folder) }
-        var index = 0
+        var index = 0, notifiedCount = 0
         while index < uids.count {
             let batch = Array(uids[index..<min(index + timing.fetchBatch, uids.count)])
             index += batch.count
             // Headers first; the start of the body only where a code may be in it and may be shown.
             var messages = try client.fetchSummaries(batch, textBytes: 0)
+            var digests: [UInt32: [UInt8]] = [:]
+            for message in messages {
+                let digest = try storeCall { [store] in try store.messageIDDigest(Self.identity(of: message)) }
+                digests[message.uid] = digest
+            }
+            if kept != nil {
+                let seen = try storeCall { [store, mailbox, digests] in
+                    var seen: Set<UInt32> = []
+                    for (uid, digest) in digests where try await store.wasNotified(mailboxID: mailbox.id, digest: digest) { seen.insert(uid) }
+                    return seen
+                }
+                if !seen.isEmpty { logger.debug("resync: already notified", ["folder": .string(folder), "count": .int(seen.count)]) }
+                messages.removeAll { seen.contains($0.uid) }
+            }
             let needBody = rule.enabled && rule.show.contains(.code)
                 ? messages.filter { !MailNotificationBuilder.subjectHasCode($0) }.map(\.uid) : []
             let texts = try client.fetchTextPrefixes(needBody, bytes: MailNotificationBuilder.bodyPrefixBytes)
             for i in messages.indices { messages[i].textPrefix = texts[messages[i].uid] ?? [] }
             for message in messages {
-                let position = FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, uid: message.uid)
+                var position = kept ?? FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, uid: message.uid)
+                position.messageIDDigest = digests[message.uid]
                 let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder, authenticity: authenticity)
                 let decision = rule.decide(content, minuteOfDay: Self.localMinuteOfDay())
-                try storeCall { [store, notifier] in
+                try storeCall { [store, notifier, position] in
                     if case .notify(let shown) = decision, let notifier {
                         try await notifier.notify(shown, advancing: position)
                     } else {
@@ -231,16 +302,29 @@ final class FolderWatcher: Sendable {
                 if case .suppress(let reason) = decision {
                     logger.debug("new message not notified", ["folder": .string(folder), "uid": .int(Int(message.uid)), "reason": .string(reason)])
                 } else {
+                    notifiedCount += 1
                     logger.debug("new message notified", ["folder": .string(folder), "uid": .int(Int(message.uid))])
                 }
             }
             // Messages deleted between the search and the fetch: move past them too.
-            if let highest = batch.last, messages.last?.uid != highest {
+            if kept == nil, let highest = batch.last, messages.last?.uid != highest {
                 try storeCall { [store, mailbox] in
                     try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: highest)
                 }
             }
         }
+        return notifiedCount
+    }
+
+    /// What identifies a message across UIDVALIDITY changes: its Message-ID, else its whole header block.
+    static func identity(of message: IMAPFetchedMessage) -> String {
+        if let id = MessageIDField.value(in: message.header) { return "message-id:" + id }
+        return "header:" + String(decoding: message.header, as: UTF8.self)
+    }
+
+    /// Records the folder as in sync now (the time the UIDVALIDITY rule starts from).
+    private func markSynced(_ folder: String) throws(IMAPError) {
+        try storeCall { [store, mailbox] in try await store.markSynced(mailboxID: mailbox.id, folder: folder) }
     }
 
     /// Ends the Live Activities of messages that were read (`\Seen`) or

@@ -154,7 +154,8 @@ extension OutpostStore {
                     watchState: FolderState.WatchState(rawValue: try row.get("watch_state")) ?? .starting,
                     lastError: try row.get("last_error", as: String?.self), stateSince: try row.get("state_since"),
                     lastConfirmedAt: try row.get("last_confirmed_at", as: Int64?.self),
-                    highestModSeq: try row.get("highest_modseq", as: Int64?.self).map { UInt64(bitPattern: $0) })
+                    highestModSeq: try row.get("highest_modseq", as: Int64?.self).map { UInt64(bitPattern: $0) },
+                    syncedAt: try row.get("synced_at", as: Int64?.self))
     }
 
     /// Folders one per line (a folder name cannot contain a line break).

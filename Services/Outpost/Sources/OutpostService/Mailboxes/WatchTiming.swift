@@ -17,6 +17,10 @@ public struct WatchTiming: Sendable, Equatable {
     /// greeting, a command's tagged reply, DONE's): past it the connection is
     /// taken for dead, closed and replaced. Default 60 s.
     public var responseTimeout: Duration = .seconds(60)
+    /// After a UIDVALIDITY change, mail whose INTERNALDATE is up to this much
+    /// before the folder was last in sync is notified too (the server's clock
+    /// may be behind the outpost's; repeats are caught by Message-ID). Default 5 min.
+    public var resyncClockAllowance: Duration = .seconds(300)
 
     /// RFC 2177: a client must re-issue IDLE at least every 29 minutes.
     public static let idleLimit: Duration = .seconds(29 * 60)

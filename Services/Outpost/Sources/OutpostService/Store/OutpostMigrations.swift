@@ -322,5 +322,20 @@ enum OutpostMigrations {
             ALTER TABLE mailboxes ADD COLUMN idle_restart_seconds INTEGER;
             ALTER TABLE mailboxes ADD COLUMN provider TEXT;
             """),
+        // The UIDVALIDITY rule (issue 19): when each folder was last known in
+        // sync (every message up to its position handled), and a keyed hash
+        // (HMAC under a key derived from secret.key, never the Message-ID
+        // itself) of each notified message's Message-ID, kept a bounded time,
+        // so a resynchronized folder notifies what arrived since, once.
+        SQLiteMigration(version: 12, name: "resynchronization after a UIDVALIDITY change", sql: """
+            ALTER TABLE folder_state ADD COLUMN synced_at INTEGER;
+            CREATE TABLE notified_message_ids (
+                mailbox_id INTEGER NOT NULL REFERENCES mailboxes (id) ON DELETE CASCADE,
+                digest BLOB NOT NULL,
+                notified_at INTEGER NOT NULL,
+                PRIMARY KEY (mailbox_id, digest)
+            ) WITHOUT ROWID;
+            CREATE INDEX notified_message_ids_age ON notified_message_ids (notified_at);
+            """),
     ]
 }
