@@ -34,6 +34,8 @@ final class APNsClient: Sendable {
         if let path = configuration.testClockFile {
             let file = try TestClockFile(path: path)
             clock = { file.nowSeconds() }
+            logger.warning("APNS_TEST_CLOCK_FILE is set: the provider token's clock is not real time (a test setting; never in production)",
+                           ["file": .string(path)])
         }
         providerToken = try APNsProviderToken(keyFile: configuration.keyFile, keyID: configuration.keyID, teamID: configuration.teamID,
                                               refreshAfter: configuration.tokenRefresh.components.seconds,
