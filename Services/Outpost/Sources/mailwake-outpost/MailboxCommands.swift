@@ -20,14 +20,16 @@ let mailboxCommands: [CommandLineTool.Command] = [
         OptionSpec("max-connections", value: "N", help: "Most connections to this account at once (default 10, or the provider's)"),
         OptionSpec("authserv-id", value: "LIST", help: "Receiving servers whose Authentication-Results to trust for sender authenticity: comma-separated ids, *.domain, or - for Exchange Online (default: the provider's; none without one)"),
         OptionSpec("no-test", help: "Store it without connecting first"),
-    ], discussion: """
+        ConfigurationSpec.configOption,
+    ] + OAuthAuthorization.options, discussion: """
         The mailbox is tested first (connect, TLS, log in, the folders exist) unless --no-test.
-        Exactly one of --password-stdin and --oauth2-token-command is needed. For iCloud and
+        Exactly one of --password-stdin, --oauth and --oauth2-token-command is needed. For iCloud and
         others that ask for one, use an app-specific password.
         """)) { args in
         let label = try args.required("label")
-        let preset = try args.value("provider").map { name throws(UsageError) -> ProviderPreset in
-            guard let preset = ProviderPreset.all[name.lowercased()] else {
+        let providerName = args.value("provider").map(OAuthAuthorization.presetName)
+        let preset = try providerName.map { name throws(UsageError) -> ProviderPreset in
+            guard let preset = ProviderPreset.all[name] else {
                 throw UsageError("--provider must be one of \(ProviderPreset.names.joined(separator: ", ")), got \(name)")
             }
             return preset
@@ -54,16 +56,24 @@ let mailboxCommands: [CommandLineTool.Command] = [
         }
         let usesPassword = args.flag("password-stdin")
         let tokenCommand = args.value("oauth2-token-command")
-        guard usesPassword != (tokenCommand != nil) else {
+        let builtInOAuth = OAuthAuthorization.requested(args)
+        guard [usesPassword, tokenCommand != nil, builtInOAuth].filter({ $0 }).count == 1 else {
             var hint = ""
-            if let preset { hint = preset.authentication == .oauth2 ? " (\(preset.name) expects OAuth 2: --oauth2-token-command)" : " (\(preset.name): \(preset.passwordNote ?? "the account password"))" }
-            throw UsageError("give exactly one of --password-stdin and --oauth2-token-command" + hint)
+            if let preset { hint = preset.authentication == .oauth2 ? " (\(preset.name) expects OAuth 2: --oauth, or --oauth2-token-command)" : " (\(preset.name): \(preset.passwordNote ?? "the account password"))" }
+            throw UsageError("give exactly one of --password-stdin, --oauth and --oauth2-token-command" + hint)
         }
         let secret: String
         if usesPassword {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw UsageError("--password-stdin: no password on standard input") }
             secret = line
+        } else if builtInOAuth {
+            let (existing, _, _) = try await openOutpost(args, needsRelay: false)   // before the browser: an unknown data dir or a taken label fails now
+            let taken = try await existing.mailbox(label: label) != nil
+            await existing.close()
+            if taken { throw OutpostCommandError("a mailbox labelled '\(label)' exists already: pick another --label or remove it first") }
+            secret = try await OAuthAuthorization.run(args, provider: providerName, user: try args.required("user"))
         } else {
+            guard !OAuthGrant.isGrant(tokenCommand!) else { throw UsageError("--oauth2-token-command is not a shell command") }
             secret = tokenCommand!
         }
         let folders = (args.value("folders") ?? "INBOX").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -74,7 +84,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
         let record = MailboxRecord(label: label, endpoint: endpoint, username: try args.required("user"),
                                    authentication: usesPassword ? .password : .oauth2, folders: folders, maxConnections: maxConnections,
                                    trustedAuthservIDs: trusted, idleRestart: preset?.idleRestart,
-                                   provider: args.value("provider")?.lowercased())
+                                   provider: providerName)
         if !args.flag("no-test") {
             say("Testing \(endpoint.host):\(endpoint.port)…")
             let report = try await MailboxProbe.run(record, secret: secret)
@@ -93,10 +103,12 @@ let mailboxCommands: [CommandLineTool.Command] = [
         let (store, _, _) = try await openOutpost(args, needsRelay: false)
         let mailboxes = try await store.mailboxes()
         let states = try await store.folderStates()
+        var builtInOAuth: Set<Int64> = []
+        for m in mailboxes where m.authentication == .oauth2 { if OAuthGrant.isGrant(try await store.mailboxSecret(m.id)) { builtInOAuth.insert(m.id) } }
         await store.close()
         if mailboxes.isEmpty { say("No mailboxes. Add one with `mailwake-outpost mailbox add`.") }
         for m in mailboxes {
-            let auth = m.authentication == .password ? "password" : "OAuth 2 (token command)"
+            let auth = m.authentication == .password ? "password" : builtInOAuth.contains(m.id) ? "OAuth 2 (built-in)" : "OAuth 2 (token command)"
             say("\(m.label)  \(m.username) @ \(m.endpoint.host):\(m.endpoint.port) (\(m.endpoint.security.rawValue) TLS), \(auth)\(m.enabled ? "" : ", disabled")")
             let trust = m.trustedAuthservIDs.isEmpty ? "no receiving server trusted (sender authenticity unknown)" : "trusting \(m.trustedAuthservIDs.joined(separator: ", "))"
             say("    \(m.provider.flatMap { ProviderPreset.all[$0]?.name }.map { $0 + ", " } ?? "")\(trust)")

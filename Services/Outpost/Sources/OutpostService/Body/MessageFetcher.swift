@@ -68,10 +68,11 @@ public actor MessageFetcher {
                 connection = pooled
             } else {
                 let secret = try await store.mailboxSecret(mailboxID)
+                let store = self.store
                 connection = try await Self.onThread { () throws(IMAPError) -> Connection in
                     let client = try IMAPClient(endpoint: record.endpoint)
                     do throws(IMAPError) {
-                        try client.authenticate(try MailboxCredentials(record: record, secret: secret).current())
+                        try client.authenticate(try MailboxCredentials(record: record, secret: secret, store: store).current())
                     } catch {
                         client.close()
                         throw error

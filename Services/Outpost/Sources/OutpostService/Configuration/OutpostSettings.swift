@@ -22,7 +22,7 @@ public enum OutpostSettings {
     public static let logLevel = ConfigurationSetting<LogLevel>.logLevel()
 
     public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, heartbeatInterval, historyDays, idleRestart, imapResponseTimeout, pollInterval, reconnectBackoff, liveActivityLifetime,
-                                                                                  listen, perIPConnectionLimit, adminListen, publicURL, tlsCertificate, tlsKey, bodyMaxBytes, logLevel])
+                                                                                  listen, perIPConnectionLimit, adminListen, publicURL, tlsCertificate, tlsKey, bodyMaxBytes, logLevel] + OAuthSettings.all)
 
     /// The watchers' pacing from `configuration`.
     public static func watchTiming(_ configuration: ServiceConfiguration) -> WatchTiming {

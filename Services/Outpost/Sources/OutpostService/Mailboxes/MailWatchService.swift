@@ -51,7 +51,7 @@ public struct MailWatchService: Service {
     private func watchers(for mailboxes: [MailboxRecord]) async throws -> [FolderWatcher] {
         var watchers: [FolderWatcher] = []
         for mailbox in mailboxes where mailbox.enabled {
-            let credentials = MailboxCredentials(record: mailbox, secret: try await store.mailboxSecret(mailbox.id))
+            let credentials = MailboxCredentials(record: mailbox, secret: try await store.mailboxSecret(mailbox.id), store: store)
             var timing = self.timing
             if let idleRestart = mailbox.idleRestart { timing.idleRestart = idleRestart }   // the provider's own renewal (its preset)
             for group in Self.connectionGroups(mailbox.folders, limit: mailbox.maxConnections) {

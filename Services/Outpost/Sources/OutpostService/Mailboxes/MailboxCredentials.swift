@@ -6,27 +6,39 @@ import Synchronization
 import Glibc
 #endif
 
-/// The credentials of one mailbox: the stored password, or an access token
-/// printed by the stored OAuth token command (any OAuth helper works). A
-/// token is kept until the server refuses it, then the command runs again.
+/// The credentials of one mailbox: the stored password; an access token from
+/// the outpost's own OAuth 2 grant (refreshed before it expires and when the
+/// server refuses it); or one printed by the stored OAuth token command (any
+/// OAuth helper works), kept until the server refuses it.
 final class MailboxCredentials: Sendable {
     let record: MailboxRecord
     private let secret: String
+    private let store: OutpostStore?
+    private let clock: @Sendable () -> Int64
     private let cachedToken = Mutex<String?>(nil)
     /// Longest a token command may run.
     static let commandTimeout: TimeInterval = 30
 
-    init(record: MailboxRecord, secret: String) {
+    /// - Parameter store: where a refreshed grant (rotated refresh token, new access token) is sealed again; nil keeps it in memory.
+    init(record: MailboxRecord, secret: String, store: OutpostStore? = nil, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         self.record = record
         self.secret = secret
+        self.store = store
+        self.clock = clock
     }
 
-    /// Credentials for the next login (runs the token command when needed).
+    /// Whether the mailbox logs in with the outpost's own OAuth 2 grant.
+    var usesBuiltInOAuth: Bool { record.authentication == .oauth2 && OAuthGrant.isGrant(secret) }
+
+    /// Credentials for the next login (refreshes the access token or runs the token command when needed).
+    ///
+    /// Blocks the calling thread (a watcher's or probe's own thread, never a pool thread).
     func current() throws(IMAPError) -> IMAPCredentials {
         switch record.authentication {
         case .password:
             return .password(user: record.username, password: secret)
         case .oauth2:
+            if OAuthGrant.isGrant(secret) { return .oauth2(user: record.username, accessToken: try grantToken()) }
             if let token = cachedToken.withLock({ $0 }) { return .oauth2(user: record.username, accessToken: token) }
             let token = try Self.runTokenCommand(secret)
             cachedToken.withLock { $0 = token }
@@ -34,8 +46,63 @@ final class MailboxCredentials: Sendable {
         }
     }
 
-    /// Forgets a token the server refused (expired): the next login asks the command again.
-    func refused() { cachedToken.withLock { $0 = nil } }
+    /// Forgets a token the server refused (expired, revoked): the next login refreshes it or asks the command again.
+    func refused() {
+        cachedToken.withLock { $0 = nil }
+        if record.id != 0 { OAuthGrantCache.shared.expire(record.id) }
+        refusedLocally.withLock { $0 = true }
+    }
+    private let refusedLocally = Mutex(false)
+
+    // MARK: built-in OAuth 2
+
+    private func grantToken() throws(IMAPError) -> String {
+        let cache = OAuthGrantCache.shared
+        let cached = record.id == 0 ? nil : cache.grant(record.id)
+        guard var grant = cached ?? OAuthGrant.decode(secret) else {
+            throw IMAPError(.authentication, "the stored OAuth 2 grant of '\(record.label)' cannot be read: add the mailbox again with --oauth")
+        }
+        if record.id == 0, refusedLocally.withLock({ $0 }) { grant.expiresAt = 0 }
+        if grant.accessTokenIsFresh(now: clock()), let token = grant.accessToken {
+            if record.id != 0, cached == nil { cache.set(grant, for: record.id) }
+            return token
+        }
+        let lock = record.id == 0 ? OAuthGrantCache.RefreshLock() : cache.refreshLock(record.id)
+        return try lock.mutex.withLock { _ throws(IMAPError) -> String in
+            // Another thread may have refreshed while this one waited.
+            if record.id != 0, let newer = cache.grant(record.id), newer.accessTokenIsFresh(now: clock()), let token = newer.accessToken { return token }
+            let refreshed = try refresh(grant)
+            if record.id == 0 { refusedLocally.withLock { $0 = false } }
+            return refreshed
+        }
+    }
+
+    /// Exchanges the refresh token (RFC 6749 §6); `invalid_grant` is a revoked or expired grant: a clear authentication failure.
+    private func refresh(_ old: OAuthGrant) throws(IMAPError) -> String {
+        var grant = old
+        let client = OAuthClient(endpoints: grant.endpoints)
+        let refreshToken = grant.refreshToken
+        let response: OAuthTokenResponse
+        do {
+            response = try BlockingBridge.wait { try await client.refresh(refreshToken) }
+        } catch let error as OAuthError where error.isInvalidGrant {
+            throw IMAPError(.authentication, "the OAuth 2 authorization of '\(record.label)' was revoked or has expired (invalid_grant at \(OAuthClient.origin(grant.endpoints.tokenURL))): "
+                                + "remove the mailbox and add it again with --oauth")
+        } catch {
+            throw IMAPError(.authentication, "cannot refresh the OAuth 2 access token of '\(record.label)': \(error)")
+        }
+        grant.update(with: response, now: clock())
+        if record.id != 0 {
+            OAuthGrantCache.shared.set(grant, for: record.id)
+            if let store {
+                let id = record.id, stored = grant.encoded()
+                _ = try? BlockingBridge.wait { try await store.updateMailbox(id, secret: stored) }
+            }
+        }
+        return response.accessToken
+    }
+
+    // MARK: token command
 
     /// Runs `command` with /bin/sh; its first line of output is the token.
     ///
