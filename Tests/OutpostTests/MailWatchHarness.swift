@@ -35,11 +35,14 @@ final class MailWatchHarness: Sendable {
     }
 
     /// - Parameter tokenCommand: log in with XOAUTH2, the token printed by this command (else with `password`).
+    /// - Parameter oauth2IntrospectionURL: Dovecot checks XOAUTH2 tokens at this introspection endpoint (`DovecotServer.start`).
     static func start(server kind: IMAPServerKind = .dovecot, advertisesIdle: Bool = true, password: String = MailWatchHarness.password, tokenCommand: String? = nil,
-                      timing: WatchTiming? = nil, folders: [String] = ["INBOX"], trustedAuthservIDs: [String] = []) async throws -> MailWatchHarness {
+                      timing: WatchTiming? = nil, folders: [String] = ["INBOX"], trustedAuthservIDs: [String] = [],
+                      oauth2IntrospectionURL: String? = nil) async throws -> MailWatchHarness {
         let stack = try await RelayStack.start()
         let server: any TestIMAPServer = if kind == .dovecot {
-            try await DovecotServer.start(users: [(user, MailWatchHarness.password)], advertisesIdle: advertisesIdle)
+            try await DovecotServer.start(users: [(user, MailWatchHarness.password)], advertisesIdle: advertisesIdle,
+                                          oauth2IntrospectionURL: oauth2IntrospectionURL)
         } else {
             try await kind.start(users: [(user, MailWatchHarness.password)])
         }

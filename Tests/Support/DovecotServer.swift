@@ -26,15 +26,18 @@ public final class DovecotServer: Sendable {
 
     /// Starts Dovecot with `users` (name, password).
     ///
-    /// - Parameter advertisesIdle: false gives a server whose capabilities lack IDLE.
-    public static func start(users: [(String, String)], advertisesIdle: Bool = true) async throws -> DovecotServer {
+    /// - Parameters:
+    ///   - advertisesIdle: false gives a server whose capabilities lack IDLE.
+    ///   - oauth2IntrospectionURL: XOAUTH2 and OAUTHBEARER tokens are checked by Dovecot's `passdb oauth2`
+    ///     at this RFC 7662 introspection endpoint (`introspection_mode = post`) instead of against the passwords.
+    public static func start(users: [(String, String)], advertisesIdle: Bool = true, oauth2IntrospectionURL: String? = nil) async throws -> DovecotServer {
         let server = try await Blocking.run {
             // A port free a moment ago may be taken by another test's server before Dovecot
             // binds it: try again with new ports.
             var attempt = 0
             while true {
                 attempt += 1
-                let server = try DovecotServer(advertisesIdle: advertisesIdle)
+                let server = try DovecotServer(advertisesIdle: advertisesIdle, oauth2IntrospectionURL: oauth2IntrospectionURL)
                 do {
                     for (name, password) in users { try server.addUser(name, password: password) }
                     try server.launch()
@@ -49,7 +52,7 @@ public final class DovecotServer: Sendable {
         return server
     }
 
-    private init(advertisesIdle: Bool) throws {
+    private init(advertisesIdle: Bool, oauth2IntrospectionURL: String?) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/dovecot") else {
             throw TestHarnessError("/usr/sbin/dovecot is missing: run scripts/bootstrap (package dovecot-imapd)")
         }
@@ -78,16 +81,24 @@ public final class DovecotServer: Sendable {
             ssl_key = <\(certificates.serverKey.path)
             ssl_min_protocol = TLSv1.2
             disable_plaintext_auth = no
-            auth_mechanisms = plain login xoauth2
+            auth_mechanisms = plain login xoauth2\(oauth2IntrospectionURL == nil ? "" : " oauthbearer")
             first_valid_uid = \(uid)
             last_valid_uid = \(uid)
             first_valid_gid = \(gid)
             mail_location = maildir:\(directory.path)/mail/%u
             default_internal_user = \(internalUser.internal)
             default_login_user = \(internalUser.login)
+            \(oauth2IntrospectionURL == nil ? "" : """
+            passdb {
+              driver = oauth2
+              mechanisms = xoauth2 oauthbearer
+              args = \(directory.path)/dovecot-oauth2.conf.ext
+            }
+            """)
             passdb {
               driver = passwd-file
               args = scheme=PLAIN username_format=%u \(passwdFile)
+              \(oauth2IntrospectionURL == nil ? "" : "mechanisms = plain login")
             }
             userdb {
               driver = static
@@ -121,6 +132,17 @@ public final class DovecotServer: Sendable {
             config += "imap_capability = IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE LITERAL+ UIDPLUS NAMESPACE CHILDREN\n"
         }
         try config.write(toFile: configFile, atomically: true, encoding: .utf8)
+        if let oauth2IntrospectionURL {
+            try """
+                introspection_mode = post
+                introspection_url = \(oauth2IntrospectionURL)
+                force_introspection = yes
+                username_attribute = username
+                active_attribute = active
+                active_value = true
+
+                """.write(toFile: directory.appendingPathComponent("dovecot-oauth2.conf.ext").path, atomically: true, encoding: .utf8)
+        }
     }
 
     /// Adds a user (Dovecot re-reads the passwd file when it changes).
