@@ -89,6 +89,7 @@ public final class DovecotServer: Sendable {
             default_internal_user = \(internalUser.internal)
             default_login_user = \(internalUser.login)
             \(oauth2IntrospectionURL == nil ? "" : """
+            auth_verbose = yes
             passdb {
               driver = oauth2
               mechanisms = xoauth2 oauthbearer

@@ -28,7 +28,7 @@ public final class OAuthTestServer: Sendable {
                              slowDownOnce: Bool = false, rotate: Bool = false) async throws -> OAuthTestServer {
         let server = try await Blocking.run {
             let tokenFile = NSTemporaryDirectory() + "/mailwake-oauth-tokens-\(UUID().uuidString)"
-            var arguments = ["--token-file", tokenFile, RepositoryPaths.file("Tests/Fixtures/oauth/authorization_server.py").path, "--access-expires", String(accessExpires),
+            var arguments = [RepositoryPaths.file("Tests/Fixtures/oauth/authorization_server.py").path, "--token-file", tokenFile, "--access-expires", String(accessExpires),
                              "--interval", String(interval), "--device-expires", String(deviceExpires)]
             for (id, secret) in clients { arguments += ["--client", secret.map { "\(id):\($0)" } ?? id] }
             if slowDownOnce { arguments.append("--slow-down-once") }

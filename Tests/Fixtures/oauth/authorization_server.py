@@ -29,7 +29,7 @@ args = None
 
 
 def log(*parts):
-    print(*parts, file=sys.stderr, flush=True)
+    print(*parts, "t=%.3f" % time.time(), file=sys.stderr, flush=True)
 
 
 def b64url(data):
