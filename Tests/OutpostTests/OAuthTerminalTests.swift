@@ -90,4 +90,46 @@ struct OAuthTerminalTests {
         #expect(Set(notified.map(\.mailbox)) == ["personal", "Work", "Gmail"], "\(notified.map(\.mailbox))")
         #expect(notified.allSatisfy { $0.subject == "Your sign-in code" })
     }
+
+    @Test func onAHeadlessHostThePastedRedirectIsCheckedAndStored() async throws {
+        let oauth = try await OAuthTestServer.start(clients: [(Self.googleClient, Self.googleSecret)])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-outpost-paste-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await OutpostCommandLineTests.run(["init", "--data-dir", dir])
+        func add(_ label: String) throws -> TerminalSession {
+            try TerminalSession(["mailbox", "add", "--data-dir", dir, "--label", label, "--provider", "gmail", "--user", "alice", "--oauth-paste", "--no-test"],
+                                environment: Self.google(oauth))
+        }
+        // A forged state is refused.
+        let forged = try add("Forged")
+        let forgedURL = try await forged.line { $0.hasPrefix("    \(oauth.authorizationURL)?") }.trimmingCharacters(in: .whitespaces)
+        let forgedLocation = try #require(try await oauth.browse(forgedURL).1)
+        try await forged.type(forgedLocation.replacingOccurrences(of: "state=", with: "state=x"))
+        let (forgedStatus, forgedOutput) = await forged.finish()
+        #expect(forgedStatus != 0 && forgedOutput.contains("state does not match"), "\(forgedOutput)")
+
+        // The address the browser was sent to, pasted: stored.
+        let session = try add("Gmail")
+        let url = try await session.line { $0.hasPrefix("    \(oauth.authorizationURL)?") }.trimmingCharacters(in: .whitespaces)
+        _ = try await session.line { $0.contains("copy that whole address") }
+        let location = try #require(try await oauth.browse(url).1)
+        try await session.type(location)
+        let (status, output) = await session.finish()
+        #expect(status == 0 && output.contains("Mailbox 'Gmail' added"), "\(output)")
+        let (_, listed) = try await MailboxCommandLineTests.run(["mailbox", "list", "--data-dir", dir])
+        #expect(listed.contains("Gmail  alice @ imap.gmail.com:993 (implicit TLS), OAuth 2 (built-in)") && !listed.contains("Forged"), "\(listed)")
+    }
+
+    @Test func oauthWithoutAClientIdOrForAnotherProviderIsAClearError() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-outpost-oauth-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await OutpostCommandLineTests.run(["init", "--data-dir", dir])
+        let base = ["mailbox", "add", "--data-dir", dir, "--label", "G", "--user", "alice", "--no-test"]
+        let (noID, noIDText) = await (try TerminalSession(base + ["--provider", "gmail", "--oauth"], environment: [:])).finish()
+        #expect(noID != 0 && noIDText.contains("set MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_ID or pass --oauth-client-id"), "\(noIDText)")
+        let (other, otherText) = await (try TerminalSession(base + ["--provider", "fastmail", "--oauth"], environment: [:])).finish()
+        #expect(other != 0 && otherText.contains("--oauth needs --provider gmail or --provider outlook"), "\(otherText)")
+        let (both, bothText) = await (try TerminalSession(base + ["--provider", "gmail", "--oauth", "--oauth2-token-command", "true"], environment: [:])).finish()
+        #expect(both != 0 && bothText.contains("exactly one of --password-stdin, --oauth and --oauth2-token-command"), "\(bothText)")
+    }
 }
