@@ -49,30 +49,37 @@ final class MailboxCredentials: Sendable {
     /// Forgets a token the server refused (expired, revoked): the next login refreshes it or asks the command again.
     func refused() {
         cachedToken.withLock { $0 = nil }
-        if record.id != 0 { OAuthGrantCache.shared.expire(record.id) }
+        if let cacheKey { OAuthGrantCache.shared.expire(cacheKey) }
         refusedLocally.withLock { $0 = true }
     }
     private let refusedLocally = Mutex(false)
+
+    /// Where this mailbox's grant is shared in the process: its data directory and id (nil without a store: `mailbox add`'s probe).
+    private var cacheKey: String? {
+        guard record.id != 0, let store else { return nil }
+        return "\(store.directory.path)#\(record.id)"
+    }
 
     // MARK: built-in OAuth 2
 
     private func grantToken() throws(IMAPError) -> String {
         let cache = OAuthGrantCache.shared
-        let cached = record.id == 0 ? nil : cache.grant(record.id)
+        let key = cacheKey
+        let cached = key.flatMap(cache.grant)
         guard var grant = cached ?? OAuthGrant.decode(secret) else {
             throw IMAPError(.authentication, "the stored OAuth 2 grant of '\(record.label)' cannot be read: add the mailbox again with --oauth")
         }
-        if record.id == 0, refusedLocally.withLock({ $0 }) { grant.expiresAt = 0 }
+        if key == nil, refusedLocally.withLock({ $0 }) { grant.expiresAt = 0 }
         if grant.accessTokenIsFresh(now: clock()), let token = grant.accessToken {
-            if record.id != 0, cached == nil { cache.set(grant, for: record.id) }
+            if let key, cached == nil { cache.set(grant, for: key) }
             return token
         }
-        let lock = record.id == 0 ? OAuthGrantCache.RefreshLock() : cache.refreshLock(record.id)
+        let lock = key.map(cache.refreshLock) ?? OAuthGrantCache.RefreshLock()
         return try lock.mutex.withLock { _ throws(IMAPError) -> String in
             // Another thread may have refreshed while this one waited.
-            if record.id != 0, let newer = cache.grant(record.id), newer.accessTokenIsFresh(now: clock()), let token = newer.accessToken { return token }
+            if let key, let newer = cache.grant(key), newer.accessTokenIsFresh(now: clock()), let token = newer.accessToken { return token }
             let refreshed = try refresh(grant)
-            if record.id == 0 { refusedLocally.withLock { $0 = false } }
+            if key == nil { refusedLocally.withLock { $0 = false } }
             return refreshed
         }
     }
@@ -92,8 +99,8 @@ final class MailboxCredentials: Sendable {
             throw IMAPError(.authentication, "cannot refresh the OAuth 2 access token of '\(record.label)': \(error)")
         }
         grant.update(with: response, now: clock())
-        if record.id != 0 {
-            OAuthGrantCache.shared.set(grant, for: record.id)
+        if let key = cacheKey {
+            OAuthGrantCache.shared.set(grant, for: key)
             if let store {
                 let id = record.id, stored = grant.encoded()
                 _ = try? BlockingBridge.wait { try await store.updateMailbox(id, secret: stored) }
