@@ -56,7 +56,7 @@ struct OAuthFlowTests {
     }
 
     @Test func slowDownRaisesThePollingIntervalForGood() async throws {
-        let oauth = try await OAuthTestServer.start(clients: [(Self.client, nil)], slowDownOnce: true)
+        let oauth = try await OAuthTestServer.start(clients: [(Self.client, nil)], deviceExpires: 20, slowDownOnce: true)   // a client deaf to slow_down ends at expired_token
         let client = OAuthClient(endpoints: Self.endpoints(oauth))
         let device = try await client.deviceAuthorization()
         #expect(device.interval == 1)
