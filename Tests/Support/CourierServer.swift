@@ -128,18 +128,7 @@ public final class CourierServer: TestIMAPServer {
     }
 
     public func restart() async throws {
-        try await Blocking.run {
-            self.stopProcess()
-            var attempt = 0
-            while true {
-                attempt += 1
-                do { return try self.launch() } catch {
-                    guard attempt < 10 else { throw error }
-                    self.stopProcess()
-                    usleep(200_000)
-                }
-            }
-        }
+        try await ProcessTree.relaunch(stop: { self.stopProcess() }, launch: { try self.launch() })
     }
 
     public func stopProcessAsync() async {
@@ -149,10 +138,7 @@ public final class CourierServer: TestIMAPServer {
     /// Stops the launcher and every process it started (their connections drop; the namespace goes with them).
     public func stopProcess() {
         process.withLock { p in
-            guard let running = p else { return }
-            let children = ProcessTree.descendants(of: running.pid)
-            running.stop()
-            for child in children { kill(child.pid, SIGKILL) }
+            if let running = p { ProcessTree.stopWithDescendants(running) }
             p = nil
         }
     }

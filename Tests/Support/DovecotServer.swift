@@ -171,18 +171,7 @@ public final class DovecotServer: Sendable {
 
     /// Stops and starts Dovecot again on the same ports and mail.
     public func restart() async throws {
-        try await Blocking.run {
-            self.stopProcess()
-            var attempt = 0
-            while true {
-                attempt += 1
-                do { return try self.launch() } catch {
-                    guard attempt < 10, "\(error)".contains("Address already in use") else { throw error }
-                    self.stopProcess()
-                    usleep(200_000)
-                }
-            }
-        }
+        try await ProcessTree.relaunch(stop: { self.stopProcess() }, launch: { try self.launch() }, retryIf: { "\($0)".contains("Address already in use") })
     }
 
     /// Stops the server off the cooperative pool (it waits for the processes to exit).

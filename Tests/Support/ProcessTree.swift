@@ -5,6 +5,33 @@ import Glibc
 
 /// The processes below a test server's own (read from /proc), to drop its connections or end what it leaves behind.
 public enum ProcessTree {
+    /// Stops `process` and SIGKILLs every process it started (a server master's children keep connections open otherwise).
+    public static func stopWithDescendants(_ process: TestServerProcess) {
+        let children = descendants(of: process.pid)
+        process.stop()
+        for child in children { kill(child.pid, SIGKILL) }
+    }
+
+    /// Stops and launches a server again, off the cooperative pool, retrying a launch that fails (a port not yet free)
+    /// up to 10 times, 200 ms apart.
+    ///
+    /// - Parameter retryIf: whether a failed launch is worth another try (default: any failure).
+    public static func relaunch(stop: @escaping @Sendable () -> Void, launch: @escaping @Sendable () throws -> Void,
+                                retryIf: @escaping @Sendable (any Error) -> Bool = { _ in true }) async throws {
+        try await Blocking.run {
+            stop()
+            var attempt = 0
+            while true {
+                attempt += 1
+                do { return try launch() } catch {
+                    guard attempt < 10, retryIf(error) else { throw error }
+                    stop()
+                    usleep(200_000)
+                }
+            }
+        }
+    }
+
     /// Every descendant of `root` (children, their children, …), with its command name.
     public static func descendants(of root: Int32) -> [(pid: Int32, name: String)] {
         var parents: [Int32: [Int32]] = [:]
