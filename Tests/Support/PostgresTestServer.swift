@@ -180,7 +180,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         let (exe, args) = try Self.asServiceUser(binDirectory.appendingPathComponent("postgres").path, [
             "-D", dataDirectory, "-p", String(port), "-k", socketDirectory,
             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
-            "-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "dynamic_shared_memory_type=mmap",
+            "-c", "full_page_writes=off", "-c", "max_connections=1000", "-c", "dynamic_shared_memory_type=mmap",
             "-c", "logging_collector=off", "-c", "log_min_messages=warning", "-c", "password_encryption=scram-sha-256",
         ])
         let process = try ChildProcess.spawn(exe, args, directory: directory.path, outputPath: logFile)

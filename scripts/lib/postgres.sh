@@ -56,7 +56,7 @@ pg_test_start() {
   local durability="-c fsync=off -c full_page_writes=off"
   [ "${PG_TEST_DURABLE:-0}" = 1 ] && durability="-c fsync=on -c full_page_writes=on -c synchronous_commit=on"
   (cd "$dir" && pg_test_as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
-      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 $durability -c max_connections=300 -c dynamic_shared_memory_type=mmap" \
+      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 $durability -c max_connections=1000 -c dynamic_shared_memory_type=mmap" \
       >/dev/null) || { tail -n 40 "$dir/postgres.log" >&2; return 1; }
   MAILWAKE_TEST_POSTGRES_URL="postgres://mailwake:${password}@127.0.0.1:${port}/postgres?sslmode=disable"
   (umask 077 && printf '%s\n' "$MAILWAKE_TEST_POSTGRES_URL" > "$dir/url")
