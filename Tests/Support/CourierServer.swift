@@ -131,9 +131,6 @@ public final class CourierServer: TestIMAPServer {
         try await ProcessTree.relaunch(stop: { self.stopProcess() }, launch: { try self.launch() })
     }
 
-    public func stopProcessAsync() async {
-        await Blocking.run { self.stopProcess() }
-    }
 
     /// Stops the launcher and every process it started (their connections drop; the namespace goes with them).
     public func stopProcess() {

@@ -144,9 +144,6 @@ public final class CyrusServer: TestIMAPServer {
         try await ProcessTree.relaunch(stop: { self.stopProcess() }, launch: { try self.launch() })
     }
 
-    public func stopProcessAsync() async {
-        await Blocking.run { self.stopProcess() }
-    }
 
     /// Stops the master and every process it started (their connections drop).
     public func stopProcess() {

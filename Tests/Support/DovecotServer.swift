@@ -174,10 +174,6 @@ public final class DovecotServer: Sendable {
         try await ProcessTree.relaunch(stop: { self.stopProcess() }, launch: { try self.launch() }, retryIf: { "\($0)".contains("Address already in use") })
     }
 
-    /// Stops the server off the cooperative pool (it waits for the processes to exit).
-    public func stopProcessAsync() async {
-        await Blocking.run { self.stopProcess() }
-    }
 
     /// Stops the server (its IMAP connections drop); `restart()` brings it back.
     ///

@@ -11,8 +11,8 @@ public protocol TestIMAPServer: AnyObject, Sendable {
     var deliversToMaildir: Bool { get }
     /// Drops every IMAP connection of `user` (a NAT timeout or a server-side kill).
     func kick(_ user: String) async throws
-    /// Stops the server, off the cooperative pool; `restart()` brings it back on the same ports and mail.
-    func stopProcessAsync() async
+    /// Stops the server (blocking: it waits for the processes); `restart()` brings it back on the same ports and mail.
+    func stopProcess()
     func restart() async throws
     /// Delivers `message` into `user`'s INBOX the way an MTA writing Maildir does;
     /// `receivedAt` sets the file's time, which Dovecot and Courier report as INTERNALDATE.
@@ -20,6 +20,11 @@ public protocol TestIMAPServer: AnyObject, Sendable {
 }
 
 extension TestIMAPServer {
+    /// Stops the server off the cooperative pool (it waits for the processes to exit).
+    public func stopProcessAsync() async {
+        await Blocking.run { self.stopProcess() }
+    }
+
     /// Delivers `message` into `user`'s INBOX (Maildir), received now.
     public func deliverToMaildir(_ user: String, _ message: [UInt8]) throws {
         try deliverToMaildir(user, message, receivedAt: nil)
