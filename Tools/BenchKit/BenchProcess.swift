@@ -43,6 +43,19 @@ public final class BenchProcess: @unchecked Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Context switches of all the process's threads so far (voluntary and not), from /proc.
+    public var contextSwitches: Int {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        var total = 0
+        for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+            guard let status = try? String(contentsOfFile: "\(tasks)/\(tid)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+            }
+        }
+        return total
+    }
+
     public func stop() {
         guard process.isRunning else { return }
         process.terminate()

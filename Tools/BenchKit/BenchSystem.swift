@@ -5,6 +5,13 @@ public enum BenchSystem {
     /// Unix time in milliseconds.
     public static func nowMS() -> Double { Date().timeIntervalSince1970 * 1000 }
 
+    /// CPU seconds the calling thread has used.
+    public static func threadCPUSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
     /// Runs /usr/bin/openssl (blocking: call it from a thread of its own).
     public static func openssl(_ arguments: [String]) throws {
         let p = Process()

@@ -17,3 +17,5 @@ public struct Percentiles {
 
 /// `x` rounded to one decimal.
 public func round1(_ x: Double) -> Double { (x * 10).rounded() / 10 }
+/// `x` rounded to two decimals, for ratios.
+public func round2(_ x: Double) -> Double { (x * 100).rounded() / 100 }

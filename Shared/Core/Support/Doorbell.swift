@@ -29,6 +29,33 @@ public final class Doorbell: Sendable {
         waiter?.resume()
     }
 
+    /// Returns after a ring, or when the calling task is cancelled (one waiter at a time).
+    ///
+    /// Arms no timer: a loop that must also wake on a schedule rings the bell
+    /// from one long-lived ticker instead of paying a timer per wait.
+    public func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.rung || Task.isCancelled {
+                        s.rung = false
+                        return true
+                    }
+                    s.generation &+= 1
+                    s.waiter = c
+                    return false
+                }
+                if resumeNow { c.resume() }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            waiter?.resume()
+        }
+    }
+
     /// Returns after a ring or `timeout`, whichever is first (one waiter at a time).
     public func wait(timeout: Duration) async {
         let generation: UInt64? = state.withLock { s in

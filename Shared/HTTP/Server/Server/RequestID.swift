@@ -1,9 +1,36 @@
-/// Request identifiers: 16 lower-case hex digits from the system generator.
+import Synchronization
+
+/// Request identifiers: 16 lower-case hex digits, unique within the process.
+///
+/// A counter run through SplitMix64's finalizer (a bijection on 64 bits)
+/// under a key drawn once from the system generator: identifiers never
+/// repeat within a process, are no visible sequence, and
+/// cost no system call (the system generator cost one `getrandom` per request).
 enum RequestID {
-    static func generate() -> String {
+    private static let key: UInt64 = {
         var g = SystemRandomNumberGenerator()
-        let n = g.next() as UInt64
-        let s = String(n, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
+        return g.next()
+    }()
+    private static let counter = Atomic<UInt64>(0)
+
+    static func generate() -> String {
+        let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        return hex(mix(n &+ key))
+    }
+
+    /// SplitMix64's output function: invertible, so distinct inputs give distinct outputs.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xbf58476d1ce4e5b9
+        z = (z ^ (z >> 27)) &* 0x94d049bb133111eb
+        return z ^ (z >> 31)
+    }
+
+    static func hex(_ n: UInt64) -> String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            for i in 0..<16 { buffer[i] = digits[Int((n >> (60 - 4 * UInt64(i))) & 0xf)] }
+            return 16
+        }
     }
 }

@@ -38,6 +38,17 @@ final class DeliveryWorker: Service {
     func run() async throws {
         let window = apns.window
         await withDiscardingTaskGroup { group in
+            // One ticker for the poll instead of a timer per wait: at a few
+            // thousand envelopes a second the worker waits once per envelope,
+            // and a timer each time cost a task, two timerfd updates and a
+            // wake-up of the dispatch manager thread.
+            let doorbell = handoff.doorbell
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.pollInterval)
+                    doorbell.ring()
+                }
+            }
             var lastClaim = ContinuousClock.now - Self.pollInterval
             var moreDue = true
             while !Task.isCancelled {
@@ -66,7 +77,7 @@ final class DeliveryWorker: Service {
                     }
                 }
                 if handed.isEmpty, !moreDue {
-                    await handoff.doorbell.wait(timeout: Self.pollInterval)
+                    await doorbell.wait()
                 }
             }
         }
