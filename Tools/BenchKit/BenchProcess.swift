@@ -43,14 +43,16 @@ public final class BenchProcess: @unchecked Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// Context switches of all the process's threads so far (voluntary and not), from /proc.
+    /// Voluntary context switches of all the process's threads so far (a
+    /// thread blocked or went to sleep), from /proc: what the design causes,
+    /// unlike the involuntary ones, which count how busy the machine is.
     public var contextSwitches: Int {
         let tasks = "/proc/\(process.processIdentifier)/task"
         var total = 0
         for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
             guard let status = try? String(contentsOfFile: "\(tasks)/\(tid)/status", encoding: .utf8) else { continue }
-            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
-                total += Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                total += Int(line.dropFirst("voluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces)) ?? 0
             }
         }
         return total

@@ -178,7 +178,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "accepted_to_apns_ms": Percentiles(afterAnswer).summary,
             "relay_cpu_us_per_envelope": round1(cpuMicros),
             "relay_cpu_per_envelope_in_ecdsa_verifies": round2(cpuMicros / verifyMicros),
-            "relay_context_switches_per_envelope": round2(Double(switches) / Double(envelopes.count)),
+            "relay_voluntary_context_switches_per_envelope": round2(Double(switches) / Double(envelopes.count)),
             "relay_cpu_note": options.receipts ? "includes the receipt requests of the phase" : "no receipts (--no-receipts)",
             "failed_submissions": failed,
             "receipts": [
@@ -247,7 +247,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "submit_to_apns_ms": Percentiles(latencies).summary,
             "relay_cpu_us_per_envelope": round1(cpuMicros),
             "relay_cpu_per_envelope_in_ecdsa_verifies": round2(cpuMicros / verifyMicros),
-            "relay_context_switches_per_envelope": round2(Double(switches) / Double(envelopes.count)),
+            "relay_voluntary_context_switches_per_envelope": round2(Double(switches) / Double(envelopes.count)),
         ]
     }
 

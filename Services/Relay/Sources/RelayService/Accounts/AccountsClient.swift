@@ -48,7 +48,8 @@ final class AccountsClient: Sendable {
 
     /// The device's authorization, nil when accounts does not know it.
     func authorization(of deviceID: String) async throws -> DeviceAuthorization? {
-        try await authorizations.value(for: deviceID, hit: cacheHits, miss: cacheMisses) { [authorizationBatches] in
+        if let cached = authorizations.cached(deviceID, hit: cacheHits) { return cached }
+        return try await authorizations.value(for: deviceID, hit: cacheHits, miss: cacheMisses) { [authorizationBatches] in
             try await authorizationBatches.submit(deviceID)
         }
     }
@@ -81,7 +82,8 @@ final class AccountsClient: Sendable {
 
     /// The outpost's standing (cached); registers it if accounts forgot it.
     func standing(of outpostID: String, key: [UInt8]) async throws -> OutpostStanding {
-        try await outposts.value(for: outpostID, hit: cacheHits, miss: cacheMisses) { [self] in
+        if let cached = outposts.cached(outpostID, hit: cacheHits) { return cached }
+        return try await outposts.value(for: outpostID, hit: cacheHits, miss: cacheMisses) { [self] in
             let response = try await call(.get, "/internal/v1/outposts/\(outpostID)")
             if response.status == .notFound { return try await register(outpostKey: key, outpostID: outpostID) }
             return try Self.decode(OutpostStanding.self, response)
@@ -90,7 +92,9 @@ final class AccountsClient: Sendable {
 
     /// The update token of a Live Activity, nil when the App never sent one.
     func activityToken(deviceID: String, activityID: String) async throws -> String? {
-        try await activityTokens.value(for: deviceID + "/" + activityID, hit: cacheHits, miss: cacheMisses) { [self] in
+        let key = deviceID + "/" + activityID
+        if let cached = activityTokens.cached(key, hit: cacheHits) { return cached }
+        return try await activityTokens.value(for: key, hit: cacheHits, miss: cacheMisses) { [self] in
             let response = try await call(.get, "/internal/v1/devices/\(deviceID)/live-activities/\(activityID)")
             if response.status == .notFound { return nil }
             struct Token: Decodable { var token: String }

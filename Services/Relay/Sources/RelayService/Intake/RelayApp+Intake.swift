@@ -65,7 +65,12 @@ extension RelayApp {
         }
         guard iat >= now - configuration.maxEnvelopeAge else { throw ProtocolError(.expired, "iat is older than this relay accepts") }
         // 5. an active pairing.
-        let pairing = try await pairings.value(for: c.pairingID) { [self] in try await loadPairing(c.pairingID) }
+        let pairing: PairingRecord?
+        if let cached = pairings.cached(c.pairingID) {
+            pairing = cached
+        } else {
+            pairing = try await pairings.value(for: c.pairingID) { [self] in try await loadPairing(c.pairingID) }
+        }
         guard let pairing else { throw Self.pairingNotFound }
         switch pairing.state {
         case .active: break
@@ -124,7 +129,8 @@ extension RelayApp {
                 handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: deviceID, outpostID: pairing.outpostID,
                                              outpostKey: pairing.outpostKey, kind: delivery.kind,
                                              activityID: delivery.activityID, activityEvent: delivery.activityEvent, payload: payload, iat: iat,
-                                             deadline: delivery.deadline, attempts: 1, acceptedMS: delivery.acceptedMS, pairingActive: true))
+                                             deadline: delivery.deadline, attempts: 1, acceptedMS: delivery.acceptedMS, pairingActive: true,
+                                             checkedAtIntake: authorization))
             }
         case .duplicate:
             if claimedHere { handoff.cancelReservation() }

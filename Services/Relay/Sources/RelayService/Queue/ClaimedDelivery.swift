@@ -18,6 +18,10 @@ struct ClaimedDelivery: Sendable {
     var acceptedMS: Int64
     /// The pairing's state now: a pairing ended since acceptance stops delivery.
     var pairingActive: Bool
+    /// What intake found at accounts for the device a moment ago, when intake
+    /// handed the delivery over itself (nil for deliveries claimed from the
+    /// queue): the worker sends with it instead of asking the cache again.
+    var checkedAtIntake: DeviceAuthorization? = nil
 }
 
 /// How one claimed delivery ends this attempt.

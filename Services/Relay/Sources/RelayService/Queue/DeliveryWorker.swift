@@ -127,15 +127,18 @@ final class DeliveryWorker: Service {
         }
         // An outpost the operator blocked at accounts gets nothing more
         // delivered, whatever it queued before the block (cached for
-        // ACCOUNTS_CACHE_TTL, like intake's check).
-        do {
-            guard !(try await accounts.standing(of: d.outpostID, key: d.outpostKey)).blocked else {
+        // ACCOUNTS_CACHE_TTL, like intake's check). A delivery intake handed
+        // over itself was checked a moment ago, against the same cache.
+        if d.checkedAtIntake == nil {
+            do {
+                guard !(try await accounts.standing(of: d.outpostID, key: d.outpostKey)).blocked else {
+                    window.giveBack(1)
+                    return finish(.failed, reason: "outpost_blocked")
+                }
+            } catch {
                 window.giveBack(1)
-                return finish(.failed, reason: "outpost_blocked")
+                return retry(apnsStatus: nil, reason: "accounts_unavailable", soon: false)
             }
-        } catch {
-            window.giveBack(1)
-            return retry(apnsStatus: nil, reason: "accounts_unavailable", soon: false)
         }
         let target: (authorization: DeviceAuthorization, token: String?)
         do {
@@ -219,7 +222,9 @@ final class DeliveryWorker: Service {
 
     /// The device's authorization and the APNs token this delivery goes to.
     private func resolveTarget(_ d: ClaimedDelivery) async throws -> (authorization: DeviceAuthorization, token: String?) {
-        guard let authorization = try await accounts.authorization(of: d.deviceID) else {
+        let found: DeviceAuthorization?
+        if let checked = d.checkedAtIntake { found = checked } else { found = try await accounts.authorization(of: d.deviceID) }
+        guard let authorization = found else {
             return (DeviceAuthorization(deviceID: d.deviceID, active: false, entitled: false, apnsToken: nil, apnsEnvironment: "production", bundleID: "", pushToStartToken: nil), nil)
         }
         switch (d.kind, d.activityEvent) {
