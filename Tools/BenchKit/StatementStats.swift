@@ -25,7 +25,7 @@ public struct StatementStats: Sendable {
     public func read(databases: [String], envelopes: Int, top: Int = 10) async throws -> [String: Any] {
         let n = Double(max(1, envelopes))
         var statements: [[String: Any]] = []
-        var totalMS = 0.0, totalWAL: Int64 = 0, totalCalls: Int64 = 0
+        var totalMS = 0.0, totalWAL: Int64 = 0, totalCalls: Int64 = 0, writingCalls: Int64 = 0
         let rows = try await admin.query("""
             SELECT d.datname::text, regexp_replace(s.query, '\\s+', ' ', 'g'), s.calls, s.rows, s.total_exec_time, s.wal_bytes::bigint
             FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
@@ -37,6 +37,7 @@ public struct StatementStats: Sendable {
             totalMS += ms
             totalWAL += wal
             totalCalls += calls
+            if wal > 0 { writingCalls += calls }
             guard statements.count < top else { continue }
             statements.append([
                 "database": database, "query": String(query.prefix(160)), "calls": calls, "rows": affected,
@@ -46,6 +47,8 @@ public struct StatementStats: Sendable {
         }
         return [
             "statements": statements, "calls_per_envelope": (Double(totalCalls) / n * 1000).rounded() / 1000,
+            // Each call of a statement that wrote WAL is about one writing commit (they run outside explicit transactions, mostly).
+            "writing_calls_per_envelope": (Double(writingCalls) / n * 1000).rounded() / 1000,
             "exec_us_per_envelope": round1(totalMS * 1000 / n), "wal_bytes_per_envelope": (Double(totalWAL) / n).rounded(),
             "how": "pg_stat_statements over the phase and its settle: every statement of these databases (the bench's own reads included), top \(top) by execution time",
         ]
