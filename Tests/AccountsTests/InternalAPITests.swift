@@ -184,6 +184,16 @@ struct BatchedAuthorizationTests {
         }
     }
 
+    @Test func everyDistinctDeviceAskedAboutCountsInTheLookUpMetric() async throws {
+        let f = try await AccountsFixture.start(trialDays: 7)
+        let known = try AccountsFixture.Device.make()
+        _ = try await f.register(known)
+        let unknown = try AccountsFixture.Device.make().id
+        #expect(try await query(f, [known.id, unknown, known.id]).status == .ok)
+        #expect(try await f.send(.get, "/internal/v1/devices/\(known.id)/authorization", bearer: AccountsFixture.serviceToken).status == .ok)
+        #expect(f.app.metrics.render().contains("\nmailwake_accounts_authorization_devices_total 3\n"), "two distinct devices in the batch, one single look-up")
+    }
+
     @Test func onlyTheRelaysServiceTokenMayAsk() async throws {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()

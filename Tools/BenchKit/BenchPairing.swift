@@ -37,6 +37,35 @@ public struct BenchPairing: Sendable {
         return BenchPairing(outpost: outpost, deviceAgreement: agreement.publicKey, pairingID: pairingID, deviceSigning: signing)
     }
 
+    /// `devicesPerOutpost` pairings for each of `outposts`, made by `concurrency`
+    /// tasks at once; in outpost order (an outpost's devices next to each other).
+    /// `progress` hears of every 1,000th pairing made.
+    public static func makeMany(outposts: [P256.Signing.PrivateKey], devicesPerOutpost: Int, stack: BenchStack, concurrency: Int,
+                                progress: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> [BenchPairing] {
+        let total = outposts.count * devicesPerOutpost
+        let next = Locked(0)
+        let made = Locked([BenchPairing?](repeating: nil, count: total))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(1, min(concurrency, total)) {
+                group.addTask {
+                    while true {
+                        let i = next.withLock { n -> Int in defer { n += 1 }; return n }
+                        guard i < total else { return }
+                        let pairing = try await make(outpost: outposts[i / devicesPerOutpost], accountsPool: stack.accountsPool,
+                                                     relayURL: stack.relayURL, client: stack.client)
+                        let count = made.withLock { all -> Int in
+                            all[i] = pairing
+                            return i + 1
+                        }
+                        if count % 1000 == 0 { progress(count) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return made.withLock { all in all.map { $0! } }
+    }
+
     public static func signed(_ method: HTTPMethod, _ path: String, body: [UInt8], key: P256.Signing.PrivateKey, relayURL: String, client: HTTPClient,
                        expect: Int) async throws {
         let header = try RequestSigner(key: key).sign(method: method.rawValue, origin: BenchStack.origin, pathAndQuery: path, body: body,

@@ -34,14 +34,7 @@ public final class BenchProcess: @unchecked Sendable {
     }
 
     /// User plus system CPU seconds the process has used so far.
-    public var cpuSeconds: Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3; utime and stime are fields 14 and 15.
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    public var cpuSeconds: Double { BenchSystem.cpuSeconds(pid: process.processIdentifier) }
 
     /// Voluntary context switches of all the process's threads so far (a
     /// thread blocked or went to sleep), from /proc: what the design causes,

@@ -18,14 +18,16 @@ public final class BenchStack: @unchecked Sendable {
     public let simulator: BenchProcess, simulatorURL: String, simulatorClient: HTTPClient
     public let accounts: AccountsApp, accountsPool: PostgresClient, accountsServer: HTTPServer
     public let relay: BenchProcess, relayURL: String, client: HTTPClient
+    /// The relay's admin listener (plain HTTP: `/metrics`, `/healthz`).
+    public let relayAdminURL: String
 
     private init(work: URL, admin: PostgresClient, databases: [String], relayDatabaseURL: String, simulator: BenchProcess, simulatorURL: String,
                  accounts: AccountsApp, accountsPool: PostgresClient, accountsServer: HTTPServer, relay: BenchProcess, relayURL: String,
-                 client: HTTPClient, simulatorClient: HTTPClient) {
+                 relayAdminURL: String, client: HTTPClient, simulatorClient: HTTPClient) {
         (self.work, self.admin, self.databases, self.relayDatabaseURL) = (work, admin, databases, relayDatabaseURL)
         (self.simulator, self.simulatorURL, self.simulatorClient) = (simulator, simulatorURL, simulatorClient)
         (self.accounts, self.accountsPool, self.accountsServer) = (accounts, accountsPool, accountsServer)
-        (self.relay, self.relayURL, self.client) = (relay, relayURL, client)
+        (self.relay, self.relayURL, self.relayAdminURL, self.client) = (relay, relayURL, relayAdminURL, client)
     }
 
     /// Starts everything; `name` prefixes the scratch databases and directory,
@@ -102,16 +104,16 @@ public final class BenchStack: @unchecked Sendable {
         s.caFile = path("tls.pem")
         s.maxResponseBytes = 512 << 20
         let simulatorClient = try HTTPClient(configuration: s)
-        let relayURL = "https://127.0.0.1:\(relayPort)"
+        let relayURL = "https://127.0.0.1:\(relayPort)", relayAdminURL = "http://127.0.0.1:\(relayAdmin)"
         var up = false
         for _ in 0..<300 where !up {
-            up = (try? await client.execute(.init(url: "http://127.0.0.1:\(relayAdmin)/healthz")))?.status == .ok
+            up = (try? await client.execute(.init(url: relayAdminURL + "/healthz")))?.status == .ok
             if !up { try await Task.sleep(for: .milliseconds(100)) }
         }
         guard up else { throw BenchError("the relay did not start: see \(path("relay.log"))") }
         return BenchStack(work: work, admin: admin, databases: [accountsDB, relayDB], relayDatabaseURL: url(relayDB), simulator: simulator,
                           simulatorURL: simulatorURL, accounts: accounts, accountsPool: accountsPool, accountsServer: accountsServer, relay: relay,
-                          relayURL: relayURL, client: client, simulatorClient: simulatorClient)
+                          relayURL: relayURL, relayAdminURL: relayAdminURL, client: client, simulatorClient: simulatorClient)
     }
 
     /// Stops the processes and servers and drops the scratch databases.

@@ -24,6 +24,26 @@ public enum BenchSystem {
         guard p.terminationStatus == 0 else { throw BenchError("openssl \(arguments.first ?? "") failed") }
     }
 
+    /// User plus system CPU seconds of process `pid` so far (from /proc; 0 when it is gone),
+    /// with `reapedChildren` also those of its children that ended and were waited for.
+    public static func cpuSeconds(pid: Int32, reapedChildren: Bool = false) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime, stime, cutime and cstime are fields 14 to 17.
+        guard fields.count > 14 else { return 0 }
+        let ticks = (reapedChildren ? fields[11...14] : fields[11...12]).reduce(0.0) { $0 + (Double($1) ?? 0) }
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The parent of process `pid` (from /proc), nil when it is gone.
+    public static func parent(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+
     /// A TCP port free on 127.0.0.1 just now.
     public static func freePort() throws -> UInt16 {
         let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

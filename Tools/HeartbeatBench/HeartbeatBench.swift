@@ -38,19 +38,8 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
             progress("pairing \(options.outposts) outposts")
             let start = ContinuousClock.now
             let keys = try (0..<options.outposts).map { _ in try P256.Signing.PrivateKey() }
-            let next = Locked(0)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<options.pairConcurrency {
-                    group.addTask {
-                        while true {
-                            let i = next.withLock { n -> Int in defer { n += 1 }; return n }
-                            guard i < keys.count else { return }
-                            _ = try await BenchPairing.make(outpost: keys[i], accountsPool: stack.accountsPool, relayURL: stack.relayURL, client: stack.client)
-                            if (i + 1) % 1000 == 0 { progress("paired \(i + 1)") }
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            _ = try await BenchPairing.makeMany(outposts: keys, devicesPerOutpost: 1, stack: stack, concurrency: options.pairConcurrency) {
+                progress("paired \($0)")
             }
             let seconds = (ContinuousClock.now - start).seconds
             return HeartbeatBench(options: options, stack: stack, relayDatabase: relayDatabase, outposts: keys, pairingSeconds: seconds)

@@ -13,6 +13,11 @@ struct BenchOptions {
     var concurrency = 64
     /// Fixed-rate phase: the simulated devices post receipts (PROTOCOL §13); `--no-receipts` for a baseline.
     var receipts = true
+    /// Connections that pair the devices at the start (through the relay's pairing API).
+    var pairConcurrency = 32
+    /// Per phase: accounts look-ups, PostgreSQL commits, WAL, CPU and table growth, read `settle` seconds after the phase.
+    var footprint = false
+    var settle = 11.0
 
     mutating func parse(_ arguments: [String]) {
         var args = arguments[...]
@@ -26,9 +31,16 @@ struct BenchOptions {
             case "--saturation": saturation = Int(args.popFirst() ?? "") ?? saturation
             case "--concurrency": concurrency = Int(args.popFirst() ?? "") ?? concurrency
             case "--no-receipts": receipts = false
+            case "--pair-concurrency": pairConcurrency = max(1, Int(args.popFirst() ?? "") ?? pairConcurrency)
+            case "--footprint": footprint = true
+            case "--settle": settle = max(0, Double(args.popFirst() ?? "") ?? settle)
             case "--help":
                 print("""
                     usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation N] [--concurrency C] [--no-receipts]
+                                                [--pair-concurrency C] [--footprint] [--settle S]
+                    --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
+                    table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)
+                    after the phase, when PostgreSQL's idle backends have flushed their counters.
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
                     """)

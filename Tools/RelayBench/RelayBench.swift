@@ -13,6 +13,10 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     let options: BenchOptions
     let stack: BenchStack
     let pairings: [BenchPairing]
+    /// Seconds pairing every device took.
+    let pairingSeconds: Double
+    /// Envelopes sealed so far: where the round robin over the pairings goes on.
+    let sealed = Locked(0)
 
     var relay: BenchProcess { stack.relay }
     var relayURL: String { stack.relayURL }
@@ -21,10 +25,11 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     var simulatorURL: String { stack.simulatorURL }
     var relayDatabaseURL: String { stack.relayDatabaseURL }
 
-    private init(options: BenchOptions, stack: BenchStack, pairings: [BenchPairing]) {
+    private init(options: BenchOptions, stack: BenchStack, pairings: [BenchPairing], pairingSeconds: Double) {
         self.options = options
         self.stack = stack
         self.pairings = pairings
+        self.pairingSeconds = pairingSeconds
     }
 
     static func prepare(_ options: BenchOptions) async throws -> RelayBench {
@@ -32,19 +37,18 @@ final class RelayBench: BenchRun, @unchecked Sendable {
                                                keepDeliveries: max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds) + options.saturation)),
                                                connections: options.concurrency)
         // Devices registered at accounts, each paired with one outpost through the relay.
-        var pairings: [BenchPairing] = []
+        let pairings: [BenchPairing]
+        let start = ContinuousClock.now
         do {
-            for _ in 0..<options.outposts {
-                let outpost = try P256.Signing.PrivateKey()
-                for _ in 0..<options.devicesPerOutpost {
-                    pairings.append(try await BenchPairing.make(outpost: outpost, accountsPool: stack.accountsPool, relayURL: stack.relayURL, client: stack.client))
-                }
-            }
+            let outposts = try (0..<options.outposts).map { _ in try P256.Signing.PrivateKey() }
+            progress("pairing \(options.outposts * options.devicesPerOutpost) devices")
+            pairings = try await BenchPairing.makeMany(outposts: outposts, devicesPerOutpost: options.devicesPerOutpost, stack: stack,
+                                                       concurrency: options.pairConcurrency) { if $0 % 10_000 == 0 { progress("paired \($0)") } }
         } catch {
             await stack.tearDown()
             throw error
         }
-        return RelayBench(options: options, stack: stack, pairings: pairings)
+        return RelayBench(options: options, stack: stack, pairings: pairings, pairingSeconds: (ContinuousClock.now - start).seconds)
     }
 
     func run() async throws -> [String: Any] {
@@ -55,18 +59,26 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
         let fixedCount = Int(Double(options.rate) * options.seconds)
         let fixedEnvelopes = try makeEnvelopes(fixedCount)
+        let footprint = options.footprint ? try await PhaseFootprint(bench: self) : nil
         Self.progress("fixed-rate phase begins")
-        let fixed = try await fixedRatePhase(fixedEnvelopes, seen: 500, verifyMicros: verifyMicros)
+        var start = try await footprint?.begin()
+        var fixed = try await fixedRatePhase(fixedEnvelopes, seen: 500, verifyMicros: verifyMicros)
+        if let footprint, let start { fixed["footprint"] = try await footprint.end(start, envelopes: fixedCount) }
         let fixedFailed = (fixed["failed_submissions"] as? [String: Int])?.values.reduce(0, +) ?? 0
         let saturationEnvelopes = try makeEnvelopes(options.saturation)
         Self.progress("saturation phase begins")
-        let saturation = try await saturationPhase(saturationEnvelopes, seen: 500 + fixedCount - fixedFailed, verifyMicros: verifyMicros)
+        start = try await footprint?.begin()
+        var saturation = try await saturationPhase(saturationEnvelopes, seen: 500 + fixedCount - fixedFailed, verifyMicros: verifyMicros)
+        if let footprint, let start { saturation["footprint"] = try await footprint.end(start, envelopes: options.saturation) }
+        await footprint?.close()
         Self.progress("done")
         return [
             "benchmark": "mailwake-relay-bench",
             "setup": "one mailwake-relay serve process (TLS, HTTP/1.1 keep-alive), PostgreSQL, the APNs simulator (HTTP/2 + TLS), accounts, and this client on one machine",
             "machine_cores": ProcessInfo.processInfo.activeProcessorCount,
             "outposts": options.outposts, "devices_per_outpost": options.devicesPerOutpost,
+            "pairing": ["devices": pairings.count, "seconds": round1(pairingSeconds), "per_second": (Double(pairings.count) / pairingSeconds).rounded(),
+                        "concurrency": options.pairConcurrency],
             "ecdsa_p256_verify_us": round1(verifyMicros),
             "ecdsa_p256_verify_note": "CPU time of this thread, median of 5 rounds of 600 verifies, measured before the load",
             "fixed_rate": fixed, "saturation": saturation,
@@ -80,9 +92,11 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         FileHandle.standardError.write(Data("mailwake-relay-bench: \(what)\n".utf8))
     }
 
-    /// Envelopes round-robin over the pairings, sealed before any timing starts.
+    /// Envelopes round-robin over the pairings, sealed before any timing starts; each call
+    /// continues where the last one stopped (with more pairings than envelopes, no device gets two).
     func makeEnvelopes(_ count: Int) throws -> [Envelope] {
-        try (0..<count).map { i in try pairings[i % pairings.count].envelope() }
+        let first = sealed.withLock { n -> Int in defer { n += count }; return n }
+        return try (first..<first + count).map { i in try pairings[i % pairings.count].envelope() }
     }
 
     /// Submits `envelopes` from `concurrency` connections as fast as they are answered; returns submit times by event id.

@@ -17,6 +17,8 @@ public final class AccountsApp: Sendable {
     /// Built once: parsing the trusted roots into an X509 store is start-up work.
     let appStore: Result<AppStoreJWSVerifier, AppStoreVerificationError>?
     let clock: @Sendable () -> Int64
+    /// Devices asked about in the relay's authorization look-ups (each of a batch counts).
+    let authorizationDevices: Counter
 
     /// - Parameters:
     ///   - configuration: the instance settings.
@@ -31,6 +33,8 @@ public final class AccountsApp: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
+        authorizationDevices = metrics.counter("mailwake_accounts_authorization_devices_total",
+                                               help: "Devices the relay asked about in authorization look-ups (every device of a batch counts).")
         nonces = PostgresNonceStore(database: database)
         gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: nonces, clock: clock)
         serviceGate = BearerTokenGate(tokens: configuration.serviceTokens, realm: "mailwake-accounts-internal")

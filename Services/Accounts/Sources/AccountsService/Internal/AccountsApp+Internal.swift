@@ -57,7 +57,9 @@ extension AccountsApp {
             try serviceGate.check(request)
             let query = try request.decodeJSON(AuthorizationQuery.self)
             // Devices accounts does not know are left out.
-            let found = try await authorizations(of: Array(Set(query.deviceIDs)))
+            let ids = Array(Set(query.deviceIDs))
+            authorizationDevices.increment(by: Int64(ids.count))
+            let found = try await authorizations(of: ids)
             var w = JSONWriter(capacity: 64 + found.count * 512)
             w.beginObject()
             w.beginArray("authorizations")
@@ -68,6 +70,7 @@ extension AccountsApp {
         }
         router.get("/internal/v1/devices/{id}/authorization") { [self] request, context in
             try serviceGate.check(request)
+            authorizationDevices.increment()
             guard let authorization = try await authorization(of: try context.parameter("id")) else {
                 throw HTTPError(.notFound, code: "device-not-found", detail: "no such device")
             }
