@@ -41,6 +41,35 @@ struct CacheAndConfigurationTests {
         #expect(try await cache.value(for: "k") { 2 } == 2)
     }
 
+    @Test func eachValueIsKeptAsLongAsItsOwnTTL() async throws {
+        let cache = TTLCache<String, Int>(ttl: { $0 > 0 ? .seconds(30) : .zero })
+        #expect(try await cache.value(for: "kept") { 1 } == 1)
+        #expect(try await cache.value(for: "kept") { 2 } == 1)
+        #expect(try await cache.value(for: "not-kept") { 0 } == 0)
+        #expect(try await cache.value(for: "not-kept") { -1 } == -1)
+        #expect(cache.cached("kept") == 1)
+        #expect(cache.cached("not-kept") == nil)
+    }
+
+    @Test func aCachedLookUpCountsAHitAndNeverLoads() async throws {
+        let cache = TTLCache<String, Int>(ttl: .seconds(30))
+        let registry = MetricsRegistry()
+        let hits = registry.counter("hits_total", help: "hits")
+        #expect(cache.cached("k", hit: hits) == nil)
+        _ = try await cache.value(for: "k") { 5 }
+        #expect(cache.cached("k", hit: hits) == 5)
+        #expect(hits.current == 1)
+    }
+
+    @Test func aFullCacheDropsATenthOfItsLiveEntriesNotAll() async throws {
+        let cache = TTLCache<Int, Int>(maxEntries: 100) { _ in .seconds(30) }
+        for k in 0..<100 { _ = try await cache.value(for: k) { k } }
+        _ = try await cache.value(for: 100) { 100 }   // the 101st: the cache was full
+        let kept = (0...100).filter { cache.cached($0) != nil }.count
+        #expect(kept >= 89 && kept <= 91)
+        #expect(cache.cached(100) == 100)
+    }
+
     static let required = [
         "MAILWAKE_RELAY_PUBLIC_ORIGIN": "https://push.example.net", "MAILWAKE_RELAY_DATABASE_URL": "postgres://relay@127.0.0.1/relay",
         "MAILWAKE_RELAY_ALLOW_PLAIN_HTTP": "true", "MAILWAKE_RELAY_ACCOUNTS_URL": "https://accounts.example.net",

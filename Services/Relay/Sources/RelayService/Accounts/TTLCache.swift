@@ -9,15 +9,20 @@ final class TTLCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         case loading(Task<Value, any Error>)
     }
 
-    private let ttl: Duration
+    private let ttlOf: @Sendable (Value) -> Duration
     private let maxEntries: Int
     private let slots = Mutex<[Key: Slot]>([:])
 
     /// - Parameters:
     ///   - ttl: how long a loaded value is reused (zero: never).
-    ///   - maxEntries: beyond this the cache drops expired entries, then everything.
-    init(ttl: Duration, maxEntries: Int = 100_000) {
-        self.ttl = ttl
+    ///   - maxEntries: beyond this the cache drops expired entries, then a tenth of the rest.
+    convenience init(ttl: Duration, maxEntries: Int = 100_000) {
+        self.init(maxEntries: maxEntries) { _ in ttl }
+    }
+
+    /// A cache whose entries live as long as `ttl` says for each value (zero: not kept).
+    init(maxEntries: Int = 100_000, ttl: @escaping @Sendable (Value) -> Duration) {
+        ttlOf = ttl
         self.maxEntries = maxEntries
     }
 
@@ -65,7 +70,9 @@ final class TTLCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             do {
                 let value = try await task.value
                 slots.withLock { slots in
-                    if case .loading = slots[key] { slots[key] = ttl > .zero ? .ready(value, expiresAt: .now + ttl) : nil }
+                    guard case .loading = slots[key] else { return }
+                    let ttl = ttlOf(value)
+                    slots[key] = ttl > .zero ? .ready(value, expiresAt: .now + ttl) : nil
                 }
                 return value
             } catch {
@@ -79,6 +86,7 @@ final class TTLCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Stores a value learnt elsewhere.
     func store(_ value: Value, for key: Key) {
+        let ttl = ttlOf(value)
         guard ttl > .zero else { return }
         slots.withLock { $0[key] = .ready(value, expiresAt: .now + ttl) }
     }
@@ -93,6 +101,10 @@ final class TTLCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             if case .ready(_, let expiresAt) = slot { return expiresAt > now }
             return true
         }
-        if slots.count >= limit { slots.removeAll() }
+        // Still full of live entries: drop a tenth, in the dictionary's
+        // (arbitrary) order, rather than everything, so a cache sized below
+        // the working set loses a few entries per overflow, not all of them.
+        guard slots.count >= limit else { return }
+        for key in Array(slots.keys.prefix(max(1, slots.count - limit * 9 / 10))) { slots.removeValue(forKey: key) }
     }
 }

@@ -52,9 +52,14 @@ public final class RelayApp: Sendable {
                               rate: configuration.rateLimit, burst: configuration.rateBurst,
                               keepCatchUp: configuration.catchupRetention > 0 && configuration.catchupLimit > 0)
         handoff = DeliveryHandoff(capacity: 2 * configuration.apns.maxInFlight)
-        // Short: an ended pairing stops intake at other instances within this
-        // time; delivery checks the table itself at every claim.
-        pairings = TTLCache(ttl: .seconds(2))
+        // An active pairing is kept as long as accounts answers are: the
+        // durable write checks in the same statement that the pairing is
+        // still active, so one ended at another instance is refused there
+        // (410) and dropped from this cache. Everything else (pending,
+        // consented, unknown) is kept briefly, so a confirmation at another
+        // instance shows here within 2 s.
+        let activeTTL = configuration.accounts.cacheTTL
+        pairings = TTLCache { record in record?.state == .active ? activeTTL : .seconds(2) }
         pairingLimiter = PairingLimiter(database: database, perOutpost: configuration.pairingRateOutpost,
                                         perAddress: configuration.pairingRateAddress, clockMS: clockMS)
         relayMetrics = RelayMetrics(metrics)
