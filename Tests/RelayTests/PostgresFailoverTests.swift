@@ -64,7 +64,7 @@ struct PostgresFailoverTests {
         print("postgres-failover: \(envelopes.count) envelopes, \(acknowledged.count) answered 202, \(lost.count) lost, "
               + "\(sent.values.filter { $0 > 1 }.count) pushed more than once at APNs, \(opened.count) distinct at the device, "
               + "\(refused.count) refused answers \(statuses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")), "
-              + "kill to first 202: \(Self.ms(firstAfterKill.map { $0 - killedAt })), promotion took \(Self.ms(promotedAt - promotingAt)), "
+              + "kill to first 202: \(Self.ms(firstAfterKill.map { $0 - killedAt })) (promotion started \(Self.ms(promotingAt - killedAt)) after the kill), promotion took \(Self.ms(promotedAt - promotingAt)), "
               + "first 202 sent after promotion answered \(Self.ms(firstAfterPromotion.map { $0 - promotedAt })) after it")
     }
 
