@@ -3,8 +3,9 @@ import CLibPQ
 /// What one connection's server said in notices (never shown or logged):
 /// whether it stopped waiting for the synchronous standby and committed anyway.
 ///
-/// A commit waiting for `synchronous_commit` is cancelled by
-/// `statement_timeout` or a cancel request; the server then keeps the
+/// A commit waiting for `synchronous_commit` can be cancelled by a cancel
+/// request (task cancellation's `PQcancel`, `pg_cancel_backend`; PostgreSQL
+/// 15 ends `statement_timeout` before the commit starts); the server then keeps the
 /// transaction committed locally, reports success and sends only the warning
 /// "canceling wait for synchronous replication" (SQLSTATE 01000; matched in
 /// English, the server's default `lc_messages`). Such a commit may be lost in

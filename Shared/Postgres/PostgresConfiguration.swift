@@ -140,15 +140,9 @@ extension PostgresClient {
         /// Resolves the parsed host list and port lists into `host`/`port`/`unixSocketDirectory` and `additionalEndpoints`.
         private mutating func setEndpoints(hosts: [String], ports: [Int?], queryPorts: [Int?]?) throws {
             if hosts.count > 1, hosts.contains(where: \.isEmpty) { throw Self.invalid("empty host in the host list (hosts are separated by single commas)") }
-            // Ports from the query replace those of the authority: one for every host, or one per host.
-            var perHost = ports
-            if let queryPorts {
-                if queryPorts.count == 1 {
-                    perHost = Array(repeating: queryPorts[0], count: hosts.count)
-                } else {
-                    perHost = queryPorts
-                }
-            }
+            // Ports from the query replace those of the authority; one port is every host's, else one per host.
+            var perHost = queryPorts ?? ports
+            if perHost.count == 1 { perHost = Array(repeating: perHost[0], count: hosts.count) }
             guard perHost.count == hosts.count else {
                 throw Self.invalid("port list has \(perHost.count) entries for \(hosts.count) hosts (give one port, or one per host)")
             }

@@ -202,6 +202,7 @@ final class RawConnection {
         health.recordAttempt(succeeded: true)
         notices.install(on: conn)  // notices never reach stderr
         pg = conn
+        sawReadOnlyServer = false
         checkedEpoch = health.currentEpoch
         canceller.install(from: conn)
         let server = Self.connectedServer(conn)

@@ -93,6 +93,8 @@ struct ConfigurationTests {
         #expect(b.endpoints == [.init(host: "a", port: 6543), .init(host: "b", port: 6543)])
         let c = try PostgresClient.Configuration(url: "postgres://u@/db?host=a,b&port=1,2")
         #expect(c.endpoints == [.init(host: "a", port: 1), .init(host: "b", port: 2)])
+        let d = try PostgresClient.Configuration(url: "postgres://u@/db?host=a,b")
+        #expect(d.endpoints == [.init(host: "a", port: 5432), .init(host: "b", port: 5432)])
     }
 
     @Test("every target_session_attrs value libpq knows is accepted")
