@@ -13,7 +13,7 @@ import Testing
 struct PostgresFailoverTests {
     @Test func nothingAcknowledgedIsLostWhenThePrimaryDiesAndTheStandbyIsPromoted() async throws {
         let pair = try await PostgresTestReplication.start()
-        AwaitedCleanup.register { pair.stop() }
+        AwaitedCleanup.register { await Blocking.run { pair.stop() } }  // waits for both servers and removes their directories
         let stack = try await RelayStack.start(postgres: pair.clients)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
