@@ -111,7 +111,12 @@ final class ConnectionWorker: @unchecked Sendable {
                             continuation.resume(throwing: CancellationError())
                             return
                         }
+                        _ = raw.notices.takeUnreplicatedCommit()  // only what this job's statements report
                         let value = try body(raw)
+                        if raw.notices.takeUnreplicatedCommit() {
+                            // Committed here, perhaps not on the synchronous standby: lost if this server fails now.
+                            throw PostgresError(.connection, "the server stopped waiting for the synchronous standby (the statement was cancelled); the commit may not survive a failover")
+                        }
                         raw.afterStatement()
                         continuation.resume(returning: value)
                     } catch {

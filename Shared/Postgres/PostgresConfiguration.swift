@@ -2,7 +2,8 @@ extension PostgresClient {
     /// Where and how to connect, and how the pool behaves.
     ///
     /// Build it field by field or from a URL
-    /// `postgres://user:password@host:port/database?sslmode=require`.
+    /// `postgres://user:password@host:port/database?sslmode=require`, or with
+    /// several servers `postgres://user:password@hostA:5432,hostB:5432/database?target_session_attrs=read-write`.
     /// Its `description` never shows the password.
     public struct Configuration: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
         /// libpq's `sslmode`.
@@ -18,6 +19,10 @@ extension PostgresClient {
         public var port: Int = 5432
         /// Directory holding the server's Unix socket (`.s.PGSQL.<port>`); used instead of `host` when set.
         public var unixSocketDirectory: String?
+        /// Servers tried after the first (`host`/`port`), in order, as libpq does with a host list (empty by default).
+        public var additionalEndpoints: [Endpoint] = []
+        /// libpq's `target_session_attrs` (`read-write` to find the primary of a host list); libpq's default (`any`) when nil.
+        public var targetSessionAttributes: TargetSessionAttributes?
         public var user: String = "postgres"
         public var password: String?
         public var database: String?
@@ -50,10 +55,15 @@ extension PostgresClient {
 
         /// Fields from a `postgres://` or `postgresql://` URL.
         ///
-        /// Understood query items: `sslmode`, `sslrootcert`, `application_name`,
-        /// `connect_timeout` (seconds), `statement_timeout` (milliseconds),
-        /// `pool_size`, `host` (a Unix socket directory, as libpq allows). A host
-        /// that starts with `/` (percent-encoded as `%2F`) is a socket directory.
+        /// The authority may list several servers, as libpq does:
+        /// `postgres://user:pw@hostA:5432,hostB:5432/db?target_session_attrs=read-write`
+        /// (IPv6 literals in brackets; a server without a port gets the `port`
+        /// query item or 5432). Understood query items: `sslmode`, `sslrootcert`,
+        /// `target_session_attrs`, `application_name`, `connect_timeout` (seconds),
+        /// `statement_timeout` (milliseconds), `pool_size`, `host` (a comma-separated
+        /// list; a Unix socket directory, as libpq allows), `port` (one port for all
+        /// hosts or one per host), `user`, `password`, `dbname`. A host that starts
+        /// with `/` (percent-encoded as `%2F`) is a socket directory.
         public init(url: String) throws {
             var rest = Substring(url)
             guard let schemeEnd = rest.firstRange(of: "://") else { throw Self.invalid("missing scheme (postgres://)") }
@@ -71,7 +81,7 @@ extension PostgresClient {
                 pathPart = rest[rest.index(after: slash)...]
                 rest = rest[..<slash]
             }
-            // Authority: [userinfo@]host[:port]; the last '@' ends userinfo.
+            // Authority: [userinfo@]host[:port][,host[:port]]…; the last '@' ends userinfo.
             if let at = rest.lastIndex(of: "@") {
                 let userInfo = rest[..<at]
                 rest = rest[rest.index(after: at)...]
@@ -82,22 +92,16 @@ extension PostgresClient {
                     user = try Self.percentDecoded(userInfo, key: "user")
                 }
             }
-            var hostPart = rest
-            if hostPart.hasPrefix("[") {
-                guard let close = hostPart.firstIndex(of: "]") else { throw Self.invalid("unterminated IPv6 address") }
-                host = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
-                hostPart = hostPart[hostPart.index(after: close)...]
-                if hostPart.hasPrefix(":") { try setPort(hostPart.dropFirst()) } else if !hostPart.isEmpty { throw Self.invalid("unexpected text after IPv6 address") }
-            } else {
-                if let colon = hostPart.lastIndex(of: ":") {
-                    try setPort(hostPart[hostPart.index(after: colon)...])
-                    hostPart = hostPart[..<colon]
-                }
-                let decodedHost = try Self.percentDecoded(hostPart, key: "host")
-                if decodedHost.hasPrefix("/") { unixSocketDirectory = decodedHost } else if !decodedHost.isEmpty { host = decodedHost }
+            var hosts: [String] = []
+            var ports: [Int?] = []
+            for entry in rest.split(separator: ",", omittingEmptySubsequences: false) {
+                let (h, p) = try Self.hostAndPort(entry)
+                hosts.append(h)
+                ports.append(p)
             }
             if !pathPart.isEmpty { database = try Self.percentDecoded(pathPart, key: "database") }
 
+            var queryPorts: [Int?]?
             for item in queryPart.split(separator: "&") where !item.isEmpty {
                 let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let key = try Self.percentDecoded(pair[0], key: "query")
@@ -107,6 +111,11 @@ extension PostgresClient {
                     guard let mode = SSLMode(rawValue: value) else { throw Self.invalid("sslmode must be one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))") }
                     sslMode = mode
                 case "sslrootcert": sslRootCertificatePath = value
+                case "target_session_attrs":
+                    guard let attributes = TargetSessionAttributes(rawValue: value) else {
+                        throw Self.invalid("target_session_attrs must be one of \(TargetSessionAttributes.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    targetSessionAttributes = attributes
                 case "application_name": applicationName = value
                 case "connect_timeout":
                     guard let s = Int(value), s > 0 else { throw Self.invalid("connect_timeout must be a positive number of seconds") }
@@ -117,20 +126,78 @@ extension PostgresClient {
                 case "pool_size":
                     guard let n = Int(value), n > 0 else { throw Self.invalid("pool_size must be a positive integer") }
                     poolSize = n
-                case "host":
-                    if value.hasPrefix("/") { unixSocketDirectory = value } else { host = value }
+                case "host": hosts = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 case "user": user = value
                 case "password": password = value
                 case "dbname": database = value
-                case "port": try setPort(Substring(value))
+                case "port": queryPorts = try value.split(separator: ",", omittingEmptySubsequences: false).map { $0.isEmpty ? nil : try Self.port($0) }
                 default: throw Self.invalid("unknown parameter \(key)")
                 }
             }
+            try setEndpoints(hosts: hosts, ports: ports, queryPorts: queryPorts)
         }
 
-        private mutating func setPort(_ text: Substring) throws {
-            guard let p = Int(text), (1...65535).contains(p) else { throw Self.invalid("port must be 1-65535") }
-            port = p
+        /// Resolves the parsed host list and port lists into `host`/`port`/`unixSocketDirectory` and `additionalEndpoints`.
+        private mutating func setEndpoints(hosts: [String], ports: [Int?], queryPorts: [Int?]?) throws {
+            if hosts.count > 1, hosts.contains(where: \.isEmpty) { throw Self.invalid("empty host in the host list (hosts are separated by single commas)") }
+            // Ports from the query replace those of the authority; one port is every host's, else one per host.
+            var perHost = queryPorts ?? ports
+            if perHost.count == 1 { perHost = Array(repeating: perHost[0], count: hosts.count) }
+            guard perHost.count == hosts.count else {
+                throw Self.invalid("port list has \(perHost.count) entries for \(hosts.count) hosts (give one port, or one per host)")
+            }
+            let list = zip(hosts, perHost).map { Endpoint(host: $0.0.isEmpty ? "127.0.0.1" : $0.0, port: $0.1 ?? 5432) }
+            if hosts.count == 1 && hosts[0].isEmpty {
+                // No host named: the default one, on the given port.
+                port = perHost[0] ?? port
+                return
+            }
+            endpoints = list
+        }
+
+        /// One entry of the authority's host list: `host`, `host:port`, `[v6]`, `[v6]:port` (percent-decoded).
+        private static func hostAndPort(_ entry: Substring) throws -> (String, Int?) {
+            var hostPart = entry
+            var port: Int?
+            let host: String
+            if hostPart.hasPrefix("[") {
+                guard let close = hostPart.firstIndex(of: "]") else { throw invalid("unterminated IPv6 address") }
+                host = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
+                hostPart = hostPart[hostPart.index(after: close)...]
+                if hostPart.hasPrefix(":") { port = try Self.port(hostPart.dropFirst()) } else if !hostPart.isEmpty { throw invalid("unexpected text after IPv6 address") }
+            } else {
+                if let colon = hostPart.lastIndex(of: ":") {
+                    port = try Self.port(hostPart[hostPart.index(after: colon)...])
+                    hostPart = hostPart[..<colon]
+                }
+                host = try percentDecoded(hostPart, key: "host")
+                guard !host.contains(",") else { throw invalid("a host must not contain a comma (%2C); separate hosts with a plain comma") }
+            }
+            return (host, port)
+        }
+
+        private static func port(_ text: Substring) throws -> Int {
+            guard let p = Int(text), (1...65535).contains(p) else { throw invalid("port must be 1-65535") }
+            return p
+        }
+
+        /// Every server to try, in order: the first is `host` (or `unixSocketDirectory`) and `port`, then `additionalEndpoints`.
+        ///
+        /// Setting it replaces all of them; the list must not be empty, and no host may contain a comma.
+        public var endpoints: [Endpoint] {
+            get { [Endpoint(host: unixSocketDirectory ?? host, port: port)] + additionalEndpoints }
+            set {
+                precondition(!newValue.isEmpty, "a configuration needs at least one endpoint")
+                let first = newValue[0]
+                if first.isUnixSocket {
+                    unixSocketDirectory = first.host
+                } else {
+                    unixSocketDirectory = nil
+                    host = first.host
+                }
+                port = first.port
+                additionalEndpoints = Array(newValue.dropFirst())
+            }
         }
 
         static func invalid(_ why: String) -> PostgresError {
@@ -169,8 +236,11 @@ extension PostgresClient {
             var out = "postgres://" + user
             if password != nil { out += ":***" }
             out += "@"
-            if let dir = unixSocketDirectory { out += "[unix:\(dir)]:\(port)" } else { out += (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
-            out += "/" + (database ?? "") + "?sslmode=" + sslMode.rawValue + "&application_name=" + applicationName + "&pool_size=\(poolSize)"
+            out += endpoints.map { e in e.isUnixSocket ? "[unix:\(e.host)]:\(e.port)" : (e.host.contains(":") ? "[\(e.host)]" : e.host) + ":\(e.port)" }
+                .joined(separator: ",")
+            out += "/" + (database ?? "") + "?sslmode=" + sslMode.rawValue
+            if let targetSessionAttributes { out += "&target_session_attrs=" + targetSessionAttributes.rawValue }
+            out += "&application_name=" + applicationName + "&pool_size=\(poolSize)"
             return out
         }
 
@@ -179,8 +249,12 @@ extension PostgresClient {
         /// libpq keyword/value pairs (for `PQconnectdbParams`).
         func libpqParameters() -> [(String, String)] {
             var p: [(String, String)] = []
-            p.append(("host", unixSocketDirectory ?? host))
-            p.append(("port", String(port)))
+            let servers = endpoints
+            // libpq splits host and port on commas; a comma inside a host is refused when the URL is parsed.
+            precondition(servers.allSatisfy { !$0.host.contains(",") }, "a PostgreSQL host must not contain a comma")
+            p.append(("host", servers.map(\.host).joined(separator: ",")))
+            p.append(("port", servers.map { String($0.port) }.joined(separator: ",")))
+            if let targetSessionAttributes { p.append(("target_session_attrs", targetSessionAttributes.rawValue)) }
             p.append(("user", user))
             if let password { p.append(("password", password)) }
             if let database { p.append(("dbname", database)) }

@@ -47,6 +47,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         public static let adminShutdown = "57P01"
         public static let crashShutdown = "57P02"
         public static let cannotConnectNow = "57P03"
+        /// A write on a read-only server (a standby after a failover).
+        public static let readOnlySQLTransaction = "25006"
         public static let featureNotSupported = "0A000"
         public static let invalidSQLStatementName = "26000"
     }

@@ -4,7 +4,7 @@ public import MailwakeCore
 /// `sslmode=verify-full` unless the service's `DATABASE_ALLOW_UNVERIFIED_TLS` says otherwise.
 ///
 /// A TCP connection to a host that is not loopback (`localhost`, `127.0.0.0/8`,
-/// `::1`) and not a Unix socket carries the database password and every row:
+/// `::1`) and not a Unix socket (any host of a multi-host URL) carries the database password and every row:
 /// with `disable`, `allow` or `prefer` anyone on the path reads and changes them,
 /// and with `require` or `verify-ca` anyone who can answer for the host name
 /// (DNS, ARP, a rogue certificate of the same CA) can. Accounts and the relay
@@ -24,10 +24,10 @@ public enum PostgresTransportPolicy {
     /// - Throws: one line naming the URL key, the host, the sslmode and the opt-out key.
     public static func check(_ configuration: PostgresClient.Configuration, in settings: ServiceConfiguration,
                              urlSetting: ConfigurationSetting<String>) throws(ConfigurationError) {
-        guard !configuration.isLocal, configuration.sslMode != .verifyFull, !settings[setting] else { return }
+        guard let remote = configuration.firstRemoteEndpoint, configuration.sslMode != .verifyFull, !settings[setting] else { return }
         throw ConfigurationError(
             key: settings.prefix + urlSetting.name,
-            reason: "connects to \(configuration.host), which is not loopback or a Unix socket, with sslmode=\(configuration.sslMode.rawValue): "
+            reason: "connects to \(remote.host), which is not loopback or a Unix socket, with sslmode=\(configuration.sslMode.rawValue): "
                 + "use sslmode=verify-full (and sslrootcert=<the server's CA>), or set \(settings.prefix)\(setting.name)=true on a network you trust",
             source: settings.source(of: urlSetting))
     }

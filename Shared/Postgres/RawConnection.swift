@@ -128,8 +128,14 @@ final class RawConnection {
     let logger: Logger
     let health: ConnectionHealth
     let canceller = StatementCanceller()
+    /// Notices of the current connection (an unreplicated commit).
+    let notices = ConnectionNotices()
     private(set) var pg: OpaquePointer?
     private var checkedEpoch: UInt64 = 0
+    /// The server of the host list the last connection reached (for the failover log line).
+    private var lastServer: String?
+    /// A statement found the server read-only (a standby, or a primary demoted under it): reconnect at the lease's end.
+    private var sawReadOnlyServer = false
 
     // Prepared statement cache: key (SQL + parameter types) → name.
     private struct Prepared {
@@ -194,11 +200,19 @@ final class RawConnection {
             throw PostgresError(.connection, "could not connect to \(endpointDescription): \(message)")
         }
         health.recordAttempt(succeeded: true)
-        PQsetNoticeProcessor(conn, { _, _ in }, nil)  // notices never reach stderr
+        notices.install(on: conn)  // notices never reach stderr
         pg = conn
+        sawReadOnlyServer = false
         checkedEpoch = health.currentEpoch
         canceller.install(from: conn)
-        logger.debug("postgres connected", ["endpoint": .string(endpointDescription), "backend_pid": .int(PQbackendPID(conn))])
+        let server = Self.connectedServer(conn)
+        if configuration.additionalEndpoints.isEmpty || server == lastServer {
+            logger.debug("postgres connected", ["server": .string(server), "backend_pid": .int(PQbackendPID(conn))])
+        } else {
+            // Another server of the host list than before (a failover, or the first connection).
+            logger.info("postgres connected", ["server": .string(server), "endpoints": .string(endpointDescription), "backend_pid": .int(PQbackendPID(conn))])
+        }
+        lastServer = server
         onConnected?()
     }
 
@@ -211,9 +225,16 @@ final class RawConnection {
         onDisconnected?()
     }
 
+    /// The host list, as `host:port` entries separated by commas.
     var endpointDescription: String {
-        if let dir = configuration.unixSocketDirectory { return "unix:\(dir)/.s.PGSQL.\(configuration.port)" }
-        return "\(configuration.host):\(configuration.port)"
+        configuration.endpoints.map(\.description).joined(separator: ",")
+    }
+
+    /// The server of the host list this connection reached (`PQhost`/`PQport`).
+    private static func connectedServer(_ conn: OpaquePointer) -> String {
+        let host = PQhost(conn).map { String(cString: $0) } ?? "?"
+        let port = PQport(conn).map { String(cString: $0) } ?? "?"
+        return PostgresClient.Configuration.Endpoint(host: host, port: Int(port) ?? 0).description
     }
 
     static func errorMessage(_ conn: OpaquePointer) -> String {
@@ -309,6 +330,12 @@ final class RawConnection {
             disconnect()
         }
         if pg != nil && PQstatus(pg) != CONNECTION_OK { disconnect() }
+        if sawReadOnlyServer {
+            // The next lease connects again, and target_session_attrs=read-write finds the primary.
+            logger.warning("postgres server is read-only; reconnecting", ["endpoint": .string(endpointDescription)])
+            sawReadOnlyServer = false
+            disconnect()
+        }
         leaseID = 0
         leaseState = .fresh
     }
@@ -470,6 +497,8 @@ final class RawConnection {
                 code = .connection
             } else if state == PostgresError.SQLState.queryCanceled {
                 code = .timeout
+            } else if state == PostgresError.SQLState.readOnlySQLTransaction {
+                sawReadOnlyServer = true
             }
             var e = PostgresError(code, PostgresError.redacted(message: primary, sqlState: state), sqlState: state)
             e.constraintName = field(UInt8(ascii: "n"))

@@ -4,7 +4,7 @@ import MailwakeHTTPTypes
 
 /// Answers 503 `database-unavailable` with `Retry-After` when a handler fails
 /// because PostgreSQL cannot be reached (restarting, failing over, pool
-/// exhausted), instead of a bare 500: the caller's request was not applied
+/// exhausted, a read-only standby answering for a failed primary), instead of a bare 500: the caller's request was not applied
 /// and may be sent again.
 public struct DatabaseUnavailableMiddleware: HTTPMiddleware {
     public var retryAfterSeconds: Int
@@ -23,13 +23,13 @@ public struct DatabaseUnavailableMiddleware: HTTPMiddleware {
 }
 
 extension PostgresError {
-    /// The server is down, restarting or unreachable, or the pool gave up
-    /// waiting: nothing was applied and the same request may succeed later.
+    /// The server is down, restarting, unreachable or read-only (a standby
+    /// not yet promoted), or the pool gave up waiting: nothing was applied and the same request may succeed later.
     public var isUnavailability: Bool {
         switch code {
         case .connection, .timeout, .poolClosed: return true
         case .server:
-            return [SQLState.adminShutdown, SQLState.crashShutdown, SQLState.cannotConnectNow].contains(sqlState ?? "")
+            return [SQLState.adminShutdown, SQLState.crashShutdown, SQLState.cannotConnectNow, SQLState.readOnlySQLTransaction].contains(sqlState ?? "")
         default: return false
         }
     }

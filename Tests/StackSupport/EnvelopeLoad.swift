@@ -9,6 +9,7 @@ import Synchronization
 /// were acknowledged, so a test can check that none of those is lost.
 public final class EnvelopeLoad: Sendable {
     private let acknowledged = Mutex<Set<String>>([])
+    private let log = Mutex<[EnvelopeLoadAnswer]>([])
     private let target: Mutex<String>
     private let client: HTTPClient
 
@@ -30,6 +31,9 @@ public final class EnvelopeLoad: Sendable {
     /// Event ids answered 202.
     public var acknowledgedEvents: Set<String> { acknowledged.withLock { $0 } }
 
+    /// Every submission so far, in the order they were answered.
+    public var answers: [EnvelopeLoadAnswer] { log.withLock { $0 } }
+
     /// Submits all `envelopes`, `concurrency` at a time.
     public func run(_ envelopes: [Envelope], concurrency: Int, deadline: ContinuousClock.Instant) async {
         let next = NextIndex()
@@ -50,7 +54,11 @@ public final class EnvelopeLoad: Sendable {
         let body = envelope.jsonBytes
         while ContinuousClock.now < deadline {
             let url = target.withLock { $0 } + "/v1/envelopes"
-            if let response = try? await client.execute(.init(method: .post, url: url, headers: ["Content-Type": "application/json"], body: body)) {
+            let sentAt = ContinuousClock.now
+            let response = try? await client.execute(.init(method: .post, url: url, headers: ["Content-Type": "application/json"], body: body))
+            let answer = EnvelopeLoadAnswer(eventID: envelope.context.eventID, sentAt: sentAt, answeredAt: .now, status: response.map { Int($0.status.code) })
+            log.withLock { $0.append(answer) }
+            if let response {
                 if response.status == .accepted {
                     acknowledged.withLock { _ = $0.insert(envelope.context.eventID) }
                     return

@@ -30,8 +30,10 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// True when the server came from `MAILWAKE_TEST_POSTGRES_URL` (cannot be killed or restarted).
     public let isExternal: Bool
 
-    private let directory: URL?
-    private let binDirectory: URL?
+    let directory: URL?
+    let binDirectory: URL?
+    /// Extra `-c name=value` server settings given at every start (replication, for a primary).
+    let settings: [String]
     private let lock = NSLock()
     private var process: ChildProcess?
 
@@ -62,8 +64,10 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Creates and starts a private cluster without blocking a cooperative thread.
-    public static func start() async throws -> PostgresTestServer {
-        try await offload { try startBlocking() }
+    ///
+    /// - Parameter settings: extra `-c name=value` server settings.
+    public static func start(settings: [String] = []) async throws -> PostgresTestServer {
+        try await offload { try startBlocking(settings: settings) }
     }
 
     /// `kill()` without blocking a cooperative thread.
@@ -85,11 +89,12 @@ public final class PostgresTestServer: @unchecked Sendable {
         await Blocking.run(work)
     }
 
-    private init(externalURL: String) {
+    init(externalURL: String) {
         url = externalURL
         isExternal = true
         directory = nil
         binDirectory = nil
+        settings = []
         socketDirectory = nil
         // Best-effort split of the URL for tests that want the parts.
         var rest = Substring(externalURL)
@@ -99,7 +104,8 @@ public final class PostgresTestServer: @unchecked Sendable {
             userInfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
         }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        // The first server of a host list (`a:1,b:2`).
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "," }
         let parts = userInfo.split(separator: ":", maxSplits: 1)
         user = parts.first.map(String.init)?.removingPercentEncoding ?? "postgres"
         password = parts.count > 1 ? String(parts[1]).removingPercentEncoding ?? "" : ""
@@ -112,9 +118,10 @@ public final class PostgresTestServer: @unchecked Sendable {
         }
     }
 
-    private init(directory: URL, binDirectory: URL, port: Int, password: String) {
+    init(directory: URL, binDirectory: URL, port: Int, password: String, settings: [String] = []) {
         self.directory = directory
         self.binDirectory = binDirectory
+        self.settings = settings
         self.port = port
         self.password = password
         self.user = "mailwake"
@@ -134,29 +141,33 @@ public final class PostgresTestServer: @unchecked Sendable {
     // MARK: private servers
 
     /// Creates and starts a new cluster (blocks the calling thread).
-    public static func startBlocking() throws -> PostgresTestServer {
+    ///
+    /// - Parameter settings: extra `-c name=value` server settings for every start.
+    public static func startBlocking(settings: [String] = []) throws -> PostgresTestServer {
         Blocking.requireOffPool("PostgresTestServer.startBlocking")
         let bin = try findBinaries()
         cleanUpAbandonedClusters()
-        let base = FileManager.default.fileExists(atPath: "/tmp") ? URL(fileURLWithPath: "/tmp") : FileManager.default.temporaryDirectory
-        let dir = base.appendingPathComponent("mailwake-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let sock = dir.appendingPathComponent("sock")
-        try FileManager.default.createDirectory(at: sock, withIntermediateDirectories: true)
+        let dir = try makeClusterDirectory()
         let password = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let pwfile = dir.appendingPathComponent("pwfile")
         try (password + "\n").write(to: pwfile, atomically: true, encoding: .utf8)
-        if let owner = try serviceUser() {
-            for path in [dir.path, sock.path, pwfile.path] { chown(path, owner.uid, owner.gid) }
-        }
-        var server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
+        if let owner = try serviceUser() { chown(pwfile.path, owner.uid, owner.gid) }
+        let make = { (port: Int) in PostgresTestServer(directory: dir, binDirectory: bin, port: port, password: password, settings: settings) }
+        let server = make(Int(try PortAllocator.freePort()))
         try server.run(tool: "initdb", [
             "-D", server.dataDirectory, "-U", "mailwake", "--pwfile=\(pwfile.path)", "-A", "scram-sha-256",
             "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions",
         ])
         try? FileManager.default.removeItem(at: pwfile)
-        // A port free a moment ago may be taken before the postmaster binds it (by another
-        // server, or as the source port of any outgoing connection): try again with a new one.
+        return try launch(server, orOnAnotherPort: make)
+    }
+
+    /// Launches `first`; when its port was taken meanwhile, launches `make(newPort)` instead (a few times).
+    ///
+    /// A port free a moment ago may be taken before the postmaster binds it (by another
+    /// server, or as the source port of any outgoing connection): try again with a new one.
+    static func launch(_ first: PostgresTestServer, orOnAnotherPort make: (Int) -> PostgresTestServer) throws -> PostgresTestServer {
+        var server = first
         for attempt in 1... {
             do {
                 try server.launch()
@@ -166,23 +177,36 @@ public final class PostgresTestServer: @unchecked Sendable {
                     server.stop()
                     throw error
                 }
-                server = PostgresTestServer(directory: dir, binDirectory: bin, port: Int(try PortAllocator.freePort()), password: password)
+                server = make(Int(try PortAllocator.freePort()))
             }
         }
         preconditionFailure("unreachable")
     }
 
-    private var dataDirectory: String { directory!.appendingPathComponent("data").path }
+    /// A new `/tmp/mailwake-pg-<pid>-<random>` with its `sock` directory, owned by the server's user.
+    static func makeClusterDirectory() throws -> URL {
+        let base = FileManager.default.fileExists(atPath: "/tmp") ? URL(fileURLWithPath: "/tmp") : FileManager.default.temporaryDirectory
+        let dir = base.appendingPathComponent("mailwake-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let sock = dir.appendingPathComponent("sock")
+        try FileManager.default.createDirectory(at: sock, withIntermediateDirectories: true)
+        if let owner = try serviceUser() {
+            for path in [dir.path, sock.path] { chown(path, owner.uid, owner.gid) }
+        }
+        return dir
+    }
+
+    var dataDirectory: String { directory!.appendingPathComponent("data").path }
     private var logFile: String { directory!.appendingPathComponent("postgres.log").path }
 
-    private func launch() throws {
+    func launch() throws {
         guard let binDirectory, let socketDirectory, let directory else { throw TestHarnessError("external server cannot be started") }
         let (exe, args) = try Self.asServiceUser(binDirectory.appendingPathComponent("postgres").path, [
             "-D", dataDirectory, "-p", String(port), "-k", socketDirectory,
             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
             "-c", "full_page_writes=off", "-c", "max_connections=1000", "-c", "dynamic_shared_memory_type=mmap",
             "-c", "logging_collector=off", "-c", "log_min_messages=warning", "-c", "password_encryption=scram-sha-256",
-        ])
+        ] + settings.flatMap { ["-c", $0] })
         let process = try ChildProcess.spawn(exe, args, directory: directory.path, outputPath: logFile)
         lock.withLock { self.process = process }
         let isReady = binDirectory.appendingPathComponent("pg_isready").path
@@ -197,7 +221,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         throw TestHarnessError("postgres did not become ready within 60 s: \(logTail())")
     }
 
-    private func logTail() -> String {
+    func logTail() -> String {
         let text = ChildProcess.readTextFile(logFile) ?? ""
         return String(text.suffix(2000))
     }
@@ -248,7 +272,7 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     // MARK: helpers
 
-    private static func findBinaries() throws -> URL {
+    static func findBinaries() throws -> URL {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
@@ -258,7 +282,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         throw TestHarnessError("PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin (install the postgresql package, scripts/bootstrap)")
     }
 
-    private static func serviceUser() throws -> (uid: uid_t, gid: gid_t)? {
+    static func serviceUser() throws -> (uid: uid_t, gid: gid_t)? {
         guard geteuid() == 0 else { return nil }
         guard let pw = getpwnam("postgres") else {
             throw TestHarnessError("running as root but there is no postgres system user to run the server as (install the postgresql package)")
@@ -272,7 +296,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     @discardableResult
-    private func run(tool: String, _ args: [String]) throws -> String {
+    func run(tool: String, _ args: [String]) throws -> String {
         let path = binDirectory!.appendingPathComponent(tool).path
         let (exe, fullArgs) = try Self.asServiceUser(path, args)
         return try ChildProcess.run(exe, fullArgs, directory: directory?.path)

@@ -69,8 +69,12 @@ public struct AccountsConfiguration: Sendable {
                   trialSeconds: Int64(c[AccountsSettings.trialDays]) * 86400,
                   diagnosticsRetentionSeconds: Int64(c[AccountsSettings.diagnosticsRetentionDays]) * 86400,
                   logLevel: c[AccountsSettings.logLevel])
-        guard let database = try? PostgresClient.Configuration(url: databaseURL) else {
-            throw ConfigurationError(key: c.prefix + AccountsSettings.databaseURL.name, reason: "is not a valid postgres:// URL")
+        let database: PostgresClient.Configuration
+        do {
+            database = try PostgresClient.Configuration(url: databaseURL)
+        } catch {
+            // The parser's reasons name the part (port, host list, sslmode, …), never a value.
+            throw ConfigurationError(key: c.prefix + AccountsSettings.databaseURL.name, reason: "is not a valid postgres:// URL (\((error as? PostgresError)?.message ?? "unreadable"))")
         }
         try PostgresTransportPolicy.check(database, in: c, urlSetting: AccountsSettings.databaseURL)
         internalListen = internalAddress
