@@ -25,7 +25,8 @@ final class BacklogBench: BenchRun {
             "machine_cores": ProcessInfo.processInfo.activeProcessorCount,
             "queued": options.queued, "repeats": options.repeats,
             "cpu_note": "cpu_us_per_request: this process (client thread, callers' tasks, the pool), getrusage; "
-                + "owner_thread_cpu_us_per_request: the client's mw-http thread alone (/proc/self/task/*/schedstat). Shared 2-core machine: figures are noisy; compare sizes within one run",
+                + "owner_thread_cpu_us_per_request: the client's mw-http thread alone (/proc/self/task/*/schedstat); owner_thread_runqueue_wait_ms: how long "
+                + "that thread was ready to run but waited for a core (other processes' load). Shared 2-core machine: figures are noisy; compare sizes within one run",
         ]
         for proto in options.protocols {
             report[proto] = try await measure(proto)
@@ -72,6 +73,7 @@ final class BacklogBench: BenchRun {
                 "cpu_us_per_request": median("cpu_us_per_request"),
                 "owner_thread_cpu_us_per_request": median("owner_thread_cpu_us_per_request"),
                 "requests_per_second": median("requests_per_second"),
+                "owner_thread_runqueue_wait_ms": median("owner_thread_runqueue_wait_ms"),
                 "runs": list,
             ] as [String: Any]
         }

@@ -13,6 +13,8 @@ struct Burst {
     var wallSeconds = 0.0
     var cpuSeconds = 0.0
     var ownerThreadSeconds = 0.0
+    /// Time the owner thread was runnable but waited for a core (other processes' load).
+    var ownerThreadWaitSeconds = 0.0
 
     /// An APNs-sized payload.
     static let body = Array(#"{"aps":{"alert":{"title":"New mail","body":"bench"},"mutable-content":1},"mw":"\#(String(repeating: "x", count: 120))"}"#.utf8)
@@ -20,7 +22,7 @@ struct Burst {
     static func run(_ client: HTTPClient, url: String, count: Int, thread: String) async -> Burst {
         let tally = Tally(count: count)
         let request = HTTPClient.Request(method: .post, url: url, headers: ["content-type": "application/json", "apns-topic": "net.mailwake.app"], body: body)
-        let cpu0 = processCPUSeconds(), owner0 = threadCPUSeconds(named: thread)
+        let cpu0 = processCPUSeconds(), owner0 = threadSchedule(named: thread)
         let start = ContinuousClock.now
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             tally.onDone(done)
@@ -41,7 +43,9 @@ struct Burst {
         var burst = Burst(count: count)
         burst.wallSeconds = (ContinuousClock.now - start).seconds
         burst.cpuSeconds = processCPUSeconds() - cpu0
-        burst.ownerThreadSeconds = threadCPUSeconds(named: thread) - owner0
+        let owner1 = threadSchedule(named: thread)
+        burst.ownerThreadSeconds = owner1.running - owner0.running
+        burst.ownerThreadWaitSeconds = owner1.waiting - owner0.waiting
         (burst.completed, burst.failures, burst.latenciesMS) = tally.results
         return burst
     }
@@ -53,6 +57,7 @@ struct Burst {
             "requests_per_second": (Double(completed) / wallSeconds).rounded(),
             "cpu_us_per_request": round1(cpuSeconds * 1e6 / Double(max(completed, 1))),
             "owner_thread_cpu_us_per_request": round1(ownerThreadSeconds * 1e6 / Double(max(completed, 1))),
+            "owner_thread_runqueue_wait_ms": round1(ownerThreadWaitSeconds * 1000),
             "latency_ms": Percentiles(latenciesMS).summary,
         ]
     }
@@ -64,17 +69,19 @@ struct Burst {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    /// CPU of this process's thread named `name` (nanosecond runtime from schedstat), 0 if none.
-    static func threadCPUSeconds(named name: String) -> Double {
+    /// Seconds this process's thread named `name` has run, and has waited
+    /// runnable for a core (schedstat's first two fields); zeros if none.
+    static func threadSchedule(named name: String) -> (running: Double, waiting: Double) {
         let prefix = String(name.prefix(15))
-        guard let tids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return 0 }
+        guard let tids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return (0, 0) }
         for tid in tids {
             guard let comm = try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8),
                   comm.trimmingCharacters(in: .whitespacesAndNewlines) == prefix,
-                  let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/schedstat", encoding: .utf8),
-                  let ns = Double(stat.split(separator: " ").first ?? "") else { continue }
-            return ns / 1e9
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/schedstat", encoding: .utf8) else { continue }
+            let fields = stat.split(separator: " ").compactMap { Double($0) }
+            guard fields.count >= 2 else { continue }
+            return (fields[0] / 1e9, fields[1] / 1e9)
         }
-        return 0
+        return (0, 0)
     }
 }
