@@ -285,7 +285,10 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Fills `key`'s free slots from its queue, oldest first. A queued job's
-    /// timeout counts from `execute`: it gets what is left of it.
+    /// timeout counts from `execute`: it gets what is left of it, and fails
+    /// unsent when less than `startFloor` is left (under a lasting overload the
+    /// oldest job is always near its deadline: started, it would be cut off
+    /// mid-flight, and over HTTP/1.1 its connection with it).
     private func admit(_ key: String) {
         guard var origin = origins[key] else { return }
         var now: ContinuousClock.Instant?
@@ -295,7 +298,7 @@ final class CurlEngine: @unchecked Sendable {
             let instant = now ?? .now
             now = instant
             let left = job.deadline - instant
-            guard left > .zero else {
+            guard left > Self.startFloor(job.timeout) else {
                 metrics?.inFlight.decrement()
                 finish(job, .failure(Self.queueTimeout(job)))
                 continue
@@ -362,6 +365,9 @@ final class CurlEngine: @unchecked Sendable {
             finish(job, .failure(Self.queueTimeout(job)))
         }
     }
+
+    /// The least time left that a queued job may start with: a tenth of its timeout, at most 1 s.
+    static func startFloor(_ timeout: Duration) -> Duration { min(.seconds(1), timeout / 10) }
 
     private static func queueTimeout(_ job: Job) -> HTTPClientError {
         HTTPClientError(.timeout, "timed out after \(HTTPClient.milliseconds(job.timeout)) ms waiting in the client's queue for a connection or stream")

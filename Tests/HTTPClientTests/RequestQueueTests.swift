@@ -7,7 +7,7 @@ import Testing
 
 /// Requests beyond what the multi handle can run at once wait in the client's
 /// own first-in, first-out queue (docs/http-client.md, "Queueing").
-@Suite struct QueueTests {
+@Suite struct RequestQueueTests {
     /// The client's `queued` gauge.
     static func queued(_ registry: MetricsRegistry) -> Gauge {
         registry.gauge("mailwake_http_client_queued", help: "HTTP client requests waiting for a connection or stream.", labels: ["client": "queue"])
