@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "mailwake-protocol-bench", targets: ["mailwake-protocol-bench"]),
         .executable(name: "mailwake-vectors", targets: ["mailwake-vectors"]),
         .executable(name: "mailwake-http-bench", targets: ["mailwake-http-bench"]),
+        .executable(name: "mailwake-http-client-bench", targets: ["mailwake-http-client-bench"]),
         .executable(name: "mailwake-postgres-bench", targets: ["mailwake-postgres-bench"]),
         .executable(name: "mailwake-accounts-bench", targets: ["mailwake-accounts-bench"]),
         .executable(name: "mailwake-relay-bench", targets: ["mailwake-relay-bench"]),
@@ -263,6 +264,12 @@ let package = Package(
             name: "mailwake-http-bench",
             dependencies: ["MailwakeBenchKit", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeCore"],
             path: "Tools/HTTPBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "mailwake-http-client-bench",
+            dependencies: ["MailwakeBenchKit", "MailwakeHTTPClient", "MailwakeCore"],
+            path: "Tools/HTTPClientBench",
             swiftSettings: strict
         ),
         .executableTarget(

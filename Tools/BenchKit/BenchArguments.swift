@@ -41,7 +41,8 @@ public struct BenchArguments {
         return value
     }
 
-    func fail(_ message: String) -> Never {
+    /// Prints `message` on stderr and ends the program (status 2), as for a bad option.
+    public func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("\(tool): \(message)\n".utf8))
         exit(2)
     }

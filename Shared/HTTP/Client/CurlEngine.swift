@@ -36,19 +36,25 @@ final class Job: Sendable {
     let continuation: CheckedContinuation<HTTPClient.Response, any Error>
     let method: HTTPMethod
     /// `scheme://host[:port]`: what logs may say about the target (paths can
-    /// carry device tokens and identifiers).
+    /// carry device tokens and identifiers), and the key of its `OriginQueue`.
     let origin: String
     let logger: Logger
+    /// When `execute` handed it over: the request's timeout counts from here.
     let started: ContinuousClock.Instant
+    let timeout: Duration
 
-    init(transfer: CurlTransfer, continuation: CheckedContinuation<HTTPClient.Response, any Error>, method: HTTPMethod, origin: String, logger: Logger) {
+    init(transfer: CurlTransfer, continuation: CheckedContinuation<HTTPClient.Response, any Error>, method: HTTPMethod, origin: String,
+         logger: Logger, timeout: Duration) {
         self.transfer = transfer
         self.continuation = continuation
         self.method = method
         self.origin = origin
         self.logger = logger
+        self.timeout = timeout
         started = .now
     }
+
+    var deadline: ContinuousClock.Instant { started + timeout }
 }
 
 /// The libcurl multi handle and the one thread that owns it (DESIGN.md §3).
@@ -56,11 +62,18 @@ final class Job: Sendable {
 /// Requests arrive through `inbox` (a lock) plus `curl_multi_wakeup`; the
 /// owner thread adds them to the multi handle, drives `curl_multi_perform` /
 /// `curl_multi_poll`, and resumes continuations as transfers finish.
+///
+/// The multi handle gets at most what it can run at once per origin
+/// (`OriginQueue.limit`: connections × streams); the rest wait here, first in
+/// first out, and are added as transfers finish. libcurl 7.88 scans its list
+/// of waiting handles on every `curl_multi_remove_handle`, and walks every
+/// handle it holds on every `curl_multi_perform`, so handing it a backlog
+/// made each request cost more the longer the backlog (docs/http-client.md).
 // Safe to share across threads: mutable state is guarded by the inbox lock,
 // and the multi handle is touched only by the owner thread.
 final class CurlEngine: @unchecked Sendable {
-    // `@unchecked Sendable` is safe because: `active` and `outcomeCounters`
-    // are touched only by the owner thread; `multi` is used by the owner
+    // `@unchecked Sendable` is safe because: `active`, `waiting`, `origins`,
+    // `deadlines` and `finished` are touched only by the owner thread; `multi` is used by the owner
     // thread, and by other threads only through `curl_multi_wakeup` (thread-
     // safe by libcurl's contract) while holding `inbox`'s lock with the state
     // `.running` — the owner thread moves the state away from `.running`
@@ -85,11 +98,22 @@ final class CurlEngine: @unchecked Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     private let logger: Logger
     private let metrics: ClientMetrics?
+    private let connectionsPerHost: Int
+    private let streamsPerConnection: Int
+    private let versionPreference: HTTPClient.VersionPreference
 
     // Set before the owner thread starts, read by it.
     private var threadName = ""
     // Owner thread only.
+    /// Jobs whose easy handle is in the multi handle.
     private var active: [UInt64: Job] = [:]
+    /// Jobs queued behind their origin's limit, not yet in the multi handle.
+    private var waiting: [UInt64: Job] = [:]
+    private var origins: [String: OriginQueue] = [:]
+    /// Deadlines of the waiting jobs (stale entries are skipped).
+    private var deadlines = DeadlineHeap()
+    /// Finished transfers of one `curl_multi_info_read` round, reused.
+    private var finished: [(OpaquePointer, CURLcode)] = []
 
     init(configuration: HTTPClient.Configuration, logger: Logger, metrics: MetricsRegistry?) throws {
         let rc = mw_curl_global_init()
@@ -98,6 +122,9 @@ final class CurlEngine: @unchecked Sendable {
         self.multi = multi
         self.logger = logger
         self.metrics = metrics.map { ClientMetrics(registry: $0, prefix: configuration.metricsPrefix, client: configuration.name) }
+        connectionsPerHost = configuration.maxConnectionsPerHost
+        streamsPerConnection = configuration.maxConcurrentStreams
+        versionPreference = configuration.httpVersion
         _ = mw_curl_multi_set_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
         _ = mw_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         // libcurl's default cache holds 4 connections per transfer in flight,
@@ -183,18 +210,19 @@ final class CurlEngine: @unchecked Sendable {
             for command in batch {
                 switch command {
                 case .add(let job):
-                    if state == .running { add(job) } else { finish(job, .failure(HTTPClientError(.shutdown, "the HTTP client was shut down"))) }
+                    if state == .running { enqueue(job) } else { finish(job, .failure(HTTPClientError(.shutdown, "the HTTP client was shut down"))) }
                 case .cancel(let id):
-                    cancelActive(id)
+                    cancel(id: id)
                 }
             }
             batch.removeAll(keepingCapacity: true)
             if state != .running { break }
 
+            expireWaiting()
             let performed = curl_multi_perform(multi, &stillRunning)
             if performed != CURLM_OK { logger.error("curl_multi_perform failed", ["code": .int(Int(performed.rawValue))]) }
             completeFinished()
-            let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
+            let polled = curl_multi_poll(multi, nil, 0, pollTimeoutMS(), nil)
             if polled != CURLM_OK {
                 logger.error("curl_multi_poll failed", ["code": .int(Int(polled.rawValue))])
                 usleep(10_000)
@@ -204,9 +232,18 @@ final class CurlEngine: @unchecked Sendable {
         let shutdownError = HTTPClientError(.shutdown, "the HTTP client was shut down")
         for job in active.values {
             _ = curl_multi_remove_handle(multi, job.transfer.easy)
+            metrics?.inFlight.decrement()
             finish(job, .failure(shutdownError))
         }
         active.removeAll()
+        for job in waiting.values {
+            metrics?.queued.decrement()
+            metrics?.inFlight.decrement()
+            finish(job, .failure(shutdownError))
+        }
+        waiting.removeAll()
+        origins.removeAll()
+        deadlines.removeAll()
         let leftovers = inbox.withLock { box in
             box.state = .stopped
             defer { box.commands.removeAll() }
@@ -216,32 +253,148 @@ final class CurlEngine: @unchecked Sendable {
         curl_multi_cleanup(multi)
     }
 
-    private func add(_ job: Job) {
-        let rc = curl_multi_add_handle(multi, job.transfer.easy)
-        guard rc == CURLM_OK else {
-            finish(job, .failure(HTTPClientError(.other, "curl_multi_add_handle failed (\(rc.rawValue))")))
-            return
-        }
-        active[job.transfer.id] = job
+    /// Starts `job` when its origin has room (and nobody is queued before
+    /// it), else queues it.
+    private func enqueue(_ job: Job) {
         metrics?.inFlight.increment()
+        var origin = origins[job.origin] ?? OriginQueue(limit: initialLimit(job.origin))
+        // Invariant: an origin below its limit has no live job queued (each
+        // free slot is filled at once), so starting now keeps FIFO order.
+        if origin.active < origin.limit {
+            if start(job) { origin.active += 1 }
+        } else {
+            origin.append(job.transfer.id)
+            waiting[job.transfer.id] = job
+            deadlines.push(job.deadline, job.transfer.id)
+            metrics?.queued.increment()
+        }
+        store(origin, job.origin)
     }
 
-    private func cancelActive(_ id: UInt64) {
-        guard let job = active.removeValue(forKey: id) else { return }
-        _ = curl_multi_remove_handle(multi, job.transfer.easy)
-        metrics?.inFlight.decrement()
-        finish(job, .failure(CancellationError()))
+    /// Adds the easy handle to the multi handle; false (and the job
+    /// finished with an error) when it could not be.
+    private func start(_ job: Job) -> Bool {
+        let rc = curl_multi_add_handle(multi, job.transfer.easy)
+        guard rc == CURLM_OK else {
+            metrics?.inFlight.decrement()
+            finish(job, .failure(HTTPClientError(.other, "curl_multi_add_handle failed (\(rc.rawValue))")))
+            return false
+        }
+        active[job.transfer.id] = job
+        return true
+    }
+
+    /// Fills `key`'s free slots from its queue, oldest first. A queued job's
+    /// timeout counts from `execute`: it gets what is left of it, and fails
+    /// unsent when less than `startFloor` is left (under a lasting overload the
+    /// oldest job is always near its deadline: started, it would be cut off
+    /// mid-flight, and over HTTP/1.1 its connection with it).
+    private func admit(_ key: String) {
+        guard var origin = origins[key] else { return }
+        var now: ContinuousClock.Instant?
+        while origin.active < origin.limit, let id = origin.popFirst() {
+            guard let job = waiting.removeValue(forKey: id) else { continue }
+            metrics?.queued.decrement()
+            let instant = now ?? .now
+            now = instant
+            let left = job.deadline - instant
+            guard left > Self.startFloor(job.timeout) else {
+                metrics?.inFlight.decrement()
+                finish(job, .failure(Self.queueTimeout(job)))
+                continue
+            }
+            _ = mw_curl_set_long(job.transfer.easy, CURLOPT_TIMEOUT_MS, HTTPClient.milliseconds(left))
+            if start(job) { origin.active += 1 }
+        }
+        store(origin, key)
+    }
+
+    /// Keeps `origin` under `key`, or forgets it when it holds nothing (a
+    /// webhook client meets many origins).
+    private func store(_ origin: OriginQueue, _ key: String) {
+        if origin.active == 0 && origin.isEmpty { origins[key] = nil } else { origins[key] = origin }
+    }
+
+    /// Transfers one origin may have in the multi handle: one per connection
+    /// for HTTP/1.1, `maxConcurrentStreams` per connection for HTTP/2 (until
+    /// an answer says which, HTTPS under `.http2` counts as HTTP/2).
+    private func initialLimit(_ origin: String) -> Int {
+        switch versionPreference {
+        case .http1_1: connectionsPerHost
+        case .http2PriorKnowledge: connectionsPerHost * streamsPerConnection
+        case .http2: origin.hasPrefix("https://") ? connectionsPerHost * streamsPerConnection : connectionsPerHost
+        }
+    }
+
+    /// One transfer of `key` left the multi handle; `version` is what it answered with, if it did.
+    private func released(_ key: String, version: HTTPClient.HTTPVersion?) {
+        guard var origin = origins[key] else { return }
+        origin.active -= 1
+        switch version {
+        case .http2?: origin.limit = connectionsPerHost * streamsPerConnection
+        case .http1_1?, .http1_0?: origin.limit = connectionsPerHost
+        default: break
+        }
+        origins[key] = origin
+        admit(key)
+    }
+
+    private func cancel(id: UInt64) {
+        if let job = active.removeValue(forKey: id) {
+            _ = curl_multi_remove_handle(multi, job.transfer.easy)
+            metrics?.inFlight.decrement()
+            finish(job, .failure(CancellationError()))
+            released(job.origin, version: nil)
+        } else if let job = waiting.removeValue(forKey: id) {
+            // Never in the multi handle; its id stays in the origin's queue and
+            // the deadline heap until it comes up there.
+            metrics?.queued.decrement()
+            metrics?.inFlight.decrement()
+            finish(job, .failure(CancellationError()))
+        }
+    }
+
+    /// Fails the waiting jobs whose timeout has passed.
+    private func expireWaiting() {
+        guard !deadlines.isEmpty else { return }
+        let now = ContinuousClock.now
+        while let id = deadlines.popExpired(now) {
+            guard let job = waiting.removeValue(forKey: id) else { continue }
+            metrics?.queued.decrement()
+            metrics?.inFlight.decrement()
+            finish(job, .failure(Self.queueTimeout(job)))
+        }
+    }
+
+    /// The least time left that a queued job may start with: a tenth of its timeout, at most 1 s.
+    static func startFloor(_ timeout: Duration) -> Duration { min(.seconds(1), timeout / 10) }
+
+    private static func queueTimeout(_ job: Job) -> HTTPClientError {
+        HTTPClientError(.timeout, "timed out after \(HTTPClient.milliseconds(job.timeout)) ms waiting in the client's queue for a connection or stream")
+    }
+
+    /// Until the next waiting job's deadline, at most 1 s.
+    private func pollTimeoutMS() -> Int32 {
+        guard let first = deadlines.first else { return 1000 }
+        let left = first - .now
+        guard left > .zero else { return 0 }
+        return Int32(min(1000, HTTPClient.milliseconds(left)))
     }
 
     private func completeFinished() {
+        // Read every message first: curl_multi_remove_handle scans the
+        // message list, which is empty by then.
         var result = CURLE_OK
-        while let raw = mw_curl_multi_next_done(multi, &result) {
+        while let raw = mw_curl_multi_next_done(multi, &result) { finished.append((raw, result)) }
+        for (raw, result) in finished {
             guard let job = active.removeValue(forKey: mw_transfer_id(raw)) else { continue }
             let outcome = TransferResult.make(job.transfer, result)
             _ = curl_multi_remove_handle(multi, job.transfer.easy)
             metrics?.inFlight.decrement()
             finish(job, outcome)
+            released(job.origin, version: try? outcome.get().version)
         }
+        finished.removeAll(keepingCapacity: finished.count <= 4096)
     }
 
     /// Logs, counts and resumes. The job (and so its transfer) is released
@@ -280,7 +433,10 @@ final class ClientMetrics: Sendable {
     let registry: MetricsRegistry
     let prefix: String
     let client: String
+    /// Requests submitted and not finished (queued ones included).
     let inFlight: Gauge
+    /// Requests waiting in the client's queue, not yet handed to libcurl.
+    let queued: Gauge
     let duration: Histogram
     private let counters = Mutex<[String: Counter]>([:])
 
@@ -289,6 +445,7 @@ final class ClientMetrics: Sendable {
         self.prefix = prefix
         self.client = client
         inFlight = registry.gauge(prefix + "_in_flight", help: "HTTP client requests in flight.", labels: ["client": client])
+        queued = registry.gauge(prefix + "_queued", help: "HTTP client requests waiting for a connection or stream.", labels: ["client": client])
         duration = registry.histogram(prefix + "_request_duration_seconds", help: "HTTP client request duration in seconds.", labels: ["client": client])
     }
 

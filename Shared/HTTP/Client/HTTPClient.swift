@@ -59,10 +59,11 @@ public final class HTTPClient: Sendable {
         let transfer = try makeTransfer(request, id: id)
         let logger = logger.map { $0.with("http_client", .string(configuration.name)) } ?? self.logger
         let origin = Self.origin(of: request.url)
+        let timeout = request.timeout ?? configuration.totalTimeout
         let engine = self.engine
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let job = Job(transfer: transfer, continuation: continuation, method: request.method, origin: origin, logger: logger)
+                let job = Job(transfer: transfer, continuation: continuation, method: request.method, origin: origin, logger: logger, timeout: timeout)
                 guard engine.submit(job) else {
                     continuation.resume(throwing: HTTPClientError(.shutdown, "the HTTP client was shut down"))
                     return
