@@ -15,6 +15,26 @@ public enum PostgresTransportPolicy {
         "DATABASE_ALLOW_UNVERIFIED_TLS", default: false,
         help: "Accept a DATABASE_URL whose sslmode is below verify-full for a host that is neither loopback nor a Unix socket (a private network you trust, such as the compose network). Off: such a URL stops the start.")
 
+    /// The service's `DATABASE_URL`, parsed and checked against this policy, at start.
+    ///
+    /// - Parameters:
+    ///   - settings: the loaded settings.
+    ///   - urlSetting: the service's `DATABASE_URL` setting.
+    /// - Throws: one line naming the URL key and what is wrong (the part of the URL, never its value), or `check`'s refusal.
+    public static func configuration(in settings: ServiceConfiguration, urlSetting: ConfigurationSetting<String>)
+        throws(ConfigurationError) -> PostgresClient.Configuration {
+        let database: PostgresClient.Configuration
+        do {
+            database = try PostgresClient.Configuration(url: settings[urlSetting])
+        } catch {
+            // The parser's reasons name the part (port, host list, sslmode, …), never a value.
+            throw ConfigurationError(key: settings.prefix + urlSetting.name, reason: "is not a valid postgres:// URL (\((error as? PostgresError)?.message ?? "unreadable"))",
+                                     source: settings.source(of: urlSetting))
+        }
+        try check(database, in: settings, urlSetting: urlSetting)
+        return database
+    }
+
     /// Refuses `configuration` at start when it crosses a network unverified and the opt-out is not set.
     ///
     /// - Parameters:

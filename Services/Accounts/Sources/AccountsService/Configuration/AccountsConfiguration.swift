@@ -69,14 +69,7 @@ public struct AccountsConfiguration: Sendable {
                   trialSeconds: Int64(c[AccountsSettings.trialDays]) * 86400,
                   diagnosticsRetentionSeconds: Int64(c[AccountsSettings.diagnosticsRetentionDays]) * 86400,
                   logLevel: c[AccountsSettings.logLevel])
-        let database: PostgresClient.Configuration
-        do {
-            database = try PostgresClient.Configuration(url: databaseURL)
-        } catch {
-            // The parser's reasons name the part (port, host list, sslmode, …), never a value.
-            throw ConfigurationError(key: c.prefix + AccountsSettings.databaseURL.name, reason: "is not a valid postgres:// URL (\((error as? PostgresError)?.message ?? "unreadable"))")
-        }
-        try PostgresTransportPolicy.check(database, in: c, urlSetting: AccountsSettings.databaseURL)
+        _ = try PostgresTransportPolicy.configuration(in: c, urlSetting: AccountsSettings.databaseURL)
         internalListen = internalAddress
         purchaseDeviceLimit = c[AccountsSettings.purchaseDeviceLimit]
         let bundleID = c[AccountsSettings.appStoreBundleID]

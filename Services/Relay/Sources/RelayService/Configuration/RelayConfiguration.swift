@@ -164,14 +164,7 @@ public struct RelayConfiguration: Sendable {
             maxEnvelopeAge: c[RelaySettings.maxEnvelopeAge].components.seconds, rateLimit: c[RelaySettings.rateLimit], rateBurst: c[RelaySettings.rateBurst],
             retention: c[RelaySettings.retention].components.seconds, lease: c[RelaySettings.leaseDuration].components.seconds,
             instanceName: c[RelaySettings.instanceName], logLevel: c[RelaySettings.logLevel])
-        let database: PostgresClient.Configuration
-        do {
-            database = try PostgresClient.Configuration(url: databaseURL)
-        } catch {
-            // The parser's reasons name the part (port, host list, sslmode, …), never a value.
-            throw ConfigurationError(key: key(RelaySettings.databaseURL.name), reason: "is not a valid postgres:// URL (\((error as? PostgresError)?.message ?? "unreadable"))")
-        }
-        try PostgresTransportPolicy.check(database, in: c, urlSetting: RelaySettings.databaseURL)
+        _ = try PostgresTransportPolicy.configuration(in: c, urlSetting: RelaySettings.databaseURL)
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: key(RelaySettings.tlsKey.name), reason: "TLS_CERT and TLS_KEY must be given together")
         }
