@@ -35,4 +35,12 @@ struct DeliveryCompletion: Sendable {
     var reason: String?
     /// When the attempt ended, Unix milliseconds.
     var atMS: Int64
+    /// APNs said the token is no longer valid: accounts is told once the outcome is stored (never written to the queue).
+    var invalidToken: InvalidToken? = nil
+
+    /// A token APNs refused as unregistered or bad, and APNs' time for it.
+    struct InvalidToken: Sendable {
+        var token: String
+        var timestampMS: Int64
+    }
 }

@@ -103,6 +103,18 @@ final class DeliveryWorker: Service {
         if completion.status == .sent {
             metrics.acceptToSent.observe(Double(max(0, completion.atMS - d.acceptedMS)) / 1000)
         }
+        // In this child task, after the outcome is stored: the worker's task
+        // group waits for it at shutdown, and it holds no window slot.
+        if let invalid = completion.invalidToken { await report(invalid, deviceID: d.deviceID) }
+    }
+
+    /// Tells accounts that APNs called the device's token invalid (accounts clears it unless it was replaced since).
+    private func report(_ invalid: DeliveryCompletion.InvalidToken, deviceID: String) async {
+        do {
+            try await accounts.reportInvalidToken(deviceID: deviceID, token: invalid.token, timestampMS: invalid.timestampMS)
+        } catch {
+            logger.warning("cannot report an invalid APNs token to accounts", ["device_id": .string(deviceID), "error": .string("\(error)")])
+        }
     }
 
     /// One attempt: checks, the APNs request, and what to record.
@@ -169,20 +181,9 @@ final class DeliveryWorker: Service {
             // Apple's push-to-start budget is spent: the code goes out as a time-sensitive alert instead.
             return await alertInstead(of: d, request: request, deviceToken: target.authorization.apnsToken, finish: finish)
         case .failed(let status, let reason, let tokenInvalid, let timestamp):
-            if tokenInvalid {
-                let deviceID = d.deviceID
-                let accounts = accounts
-                let logger = logger
-                let when = timestamp ?? clockMS()
-                Task {
-                    do {
-                        try await accounts.reportInvalidToken(deviceID: deviceID, token: token, timestampMS: when)
-                    } catch {
-                        logger.warning("cannot report an invalid APNs token to accounts", ["device_id": .string(deviceID), "error": .string("\(error)")])
-                    }
-                }
-            }
-            return finish(.failed, apnsStatus: status, reason: reason)
+            var failed = finish(.failed, apnsStatus: status, reason: reason)
+            if tokenInvalid { failed.invalidToken = .init(token: token, timestampMS: timestamp ?? clockMS()) }
+            return failed
         case .retry(let status, let reason):
             return retry(apnsStatus: status, reason: reason, soon: status == nil && (reason == "transport_stream_refused" || reason == "transport_connection_closed"))
         case .renewToken(let status, let reason):
