@@ -369,7 +369,7 @@ final class FolderWatcher: Sendable {
         }
         guard let due else { return }
         for folder in folders {
-            _ = try? storeCall { [store, mailbox] in try await store.confirmWatched(mailboxID: mailbox.id, folder: folder, at: Int64(due)) }
+            _ = storeAttempt { [store, mailbox] in try await store.confirmWatched(mailboxID: mailbox.id, folder: folder, at: Int64(due)) }
         }
     }
 
@@ -377,7 +377,7 @@ final class FolderWatcher: Sendable {
     private func lostCoverage(reason: String) {
         persistConfirmation(force: true)
         for folder in folders {
-            _ = try? storeCall { [store, mailbox] in
+            _ = storeAttempt { [store, mailbox] in
                 guard let start = try await store.folderState(mailboxID: mailbox.id, folder: folder)?.lastConfirmedAt else { return }
                 try await store.openWatchGap(mailboxID: mailbox.id, folder: folder, startedAt: start, reason: reason)
             }
@@ -387,7 +387,7 @@ final class FolderWatcher: Sendable {
     /// A folder confirmed watched by an earlier run was not watched since (the outpost or its watcher was stopped).
     private func openGapsLeftByEarlierRun() {
         for folder in folders {
-            _ = try? storeCall { [store, mailbox] in
+            _ = storeAttempt { [store, mailbox] in
                 guard let start = try await store.folderState(mailboxID: mailbox.id, folder: folder)?.lastConfirmedAt else { return }
                 try await store.openWatchGap(mailboxID: mailbox.id, folder: folder, startedAt: start, reason: "outpost-stopped")
             }
@@ -398,7 +398,7 @@ final class FolderWatcher: Sendable {
     private func closeGap(_ folder: String) {
         persistConfirmation(force: true)
         let now = Int64(Date().timeIntervalSince1970)
-        guard let gap = try? storeCall({ [store, mailbox] in try await store.closeWatchGap(mailboxID: mailbox.id, folder: folder, endedAt: now) })
+        guard let gap = storeAttempt({ [store, mailbox] in try await store.closeWatchGap(mailboxID: mailbox.id, folder: folder, endedAt: now) }) ?? nil
         else { return }
         metrics.watchGapClosed(mailboxID: mailbox.id, folder: folder, seconds: gap.seconds(now: now))
         logger.notice("folder watched again after a gap; caught up", ["folder": .string(folder), "gap_s": .int(Int(gap.seconds(now: now))),
@@ -408,14 +408,48 @@ final class FolderWatcher: Sendable {
     private func setState(_ state: FolderState.WatchState, error: String? = nil) {
         for folder in folders {
             metrics.watchState(mailboxID: mailbox.id, folder: folder, state)
-            _ = try? storeCall { [store, mailbox] in try await store.setWatchState(mailboxID: mailbox.id, folder: folder, state, error: error) }
+            _ = storeAttempt { [store, mailbox] in try await store.setWatchState(mailboxID: mailbox.id, folder: folder, state, error: error) }
         }
     }
 
-    /// Store work from the watcher thread; a failure ends the session (and is retried after reconnecting).
+    /// Store work the session cannot go on without, from the watcher thread.
+    ///
+    /// A failure of the outpost's own store (a full disk, a locked or
+    /// damaged file) is no fault of the mail server: the IMAP connection
+    /// stays as it is, and the same work is tried again after the usual
+    /// back-off until it succeeds or the watcher stops. Reconnecting would
+    /// only log in again and fetch the same message into the same failing store.
     private func storeCall<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws(IMAPError) -> T {
-        do { return try BlockingBridge.wait(body) } catch {
-            throw IMAPError(.refused, "the outpost could not record the message: \(error)")
+        var failures = 0
+        while true {
+            do {
+                let value = try BlockingBridge.wait(body)
+                if failures > 0 {
+                    logger.notice("the outpost's local store works again; watching goes on", ["failures": .int(failures)])
+                }
+                return value
+            } catch {
+                failures += 1
+                metrics.storeFailure()
+                if failures == 1 || failures % 10 == 0 {
+                    logger.error("the outpost cannot write its local store; retrying on the same IMAP connection",
+                                 ["error": .string("\(error)"), "attempt": .int(failures)])
+                }
+                if failures == 1 { setWatchStateMetric(.retrying) }
+                if stopSignal.sleep(timing.delay(afterFailures: failures, authentication: false)) {
+                    throw IMAPError(.cancelled, "stopped while the local store was failing")
+                }
+            }
         }
+    }
+
+    /// Best-effort store work (watch state, confirmations): one attempt, nil when the store fails.
+    private func storeAttempt<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T? {
+        try? BlockingBridge.wait(body)
+    }
+
+    /// Shows `state` in the metrics only (the store that would record it is failing).
+    private func setWatchStateMetric(_ state: FolderState.WatchState) {
+        for folder in folders { metrics.watchState(mailboxID: mailbox.id, folder: folder, state) }
     }
 }

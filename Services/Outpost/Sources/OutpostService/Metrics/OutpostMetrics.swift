@@ -106,6 +106,12 @@ public final class OutpostMetrics: Sendable {
         registry.counter("mailwake_outpost_folder_catchups_total", help: "Folder catch-ups after a reconnect or poll, by kind: unchanged (CONDSTORE HIGHESTMODSEQ had not moved, nothing searched), changed (it had), searched (server without CONDSTORE).", labels: ["kind": kind])
     }
 
+    /// A write to the outpost's own store failed while watching (retried on the same IMAP connection).
+    func storeFailure() {
+        registry.counter("mailwake_outpost_store_failures_total",
+                         help: "Writes to the outpost's own store that failed while watching mail (full disk, locked or damaged file); each is retried on the same IMAP connection.").increment()
+    }
+
     /// A mailbox connection ended by an error and is reconnected.
     func imapReconnect(authentication: Bool) {
         reconnectCounter(authentication ? "authentication" : "connection").increment()
