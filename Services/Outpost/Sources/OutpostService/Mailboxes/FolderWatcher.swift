@@ -406,8 +406,8 @@ final class FolderWatcher: Sendable {
     }
 
     private func setState(_ state: FolderState.WatchState, error: String? = nil) {
+        setWatchStateMetric(state)
         for folder in folders {
-            metrics.watchState(mailboxID: mailbox.id, folder: folder, state)
             _ = storeAttempt { [store, mailbox] in try await store.setWatchState(mailboxID: mailbox.id, folder: folder, state, error: error) }
         }
     }
