@@ -15,6 +15,10 @@
 #                              runs COMMAND until it succeeds; fails naming DESCRIPTION after
 #                              SECONDS (a deadline, not a sleep: it returns as soon as COMMAND does)
 #   mw_random_hex BYTES        BYTES random bytes as lowercase hex
+#   mw_output_has PATTERN COMMAND...
+#                              COMMAND succeeds and its output has a line matching PATTERN (grep -E);
+#                              the output is read to its end first, so under pipefail a command still
+#                              writing after the match is not killed by SIGPIPE (as in `cmd | grep -q`)
 #
 # Sourcing installs the EXIT trap; a script must not set its own EXIT trap
 # afterwards (use mw_on_exit).
@@ -79,6 +83,13 @@ mw_wait_until() {
     [ "$(date +%s)" -lt "$deadline" ] || { mw_fail "$what (not within ${seconds}s)"; return 1; }
     sleep 0.2
   done
+}
+
+mw_output_has() {
+  local pattern="$1" out
+  shift
+  out="$("$@")" || return 1
+  printf '%s\n' "$out" | grep -qE -- "$pattern"
 }
 
 mw_random_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }

@@ -86,10 +86,10 @@ PY
   printf 'From: Someone <someone@example.org>\r\nSubject: After unpairing\r\n\r\nThis must not be pushed.\r\n' > "$demo/mail2.eml"
   demo_mail_append "$demo" "$demo/mail2.eml"
   for _ in $(seq 1 100); do
-    "$bin/mailwake-outpost" devices list --data-dir "$demo/outpost" | grep -q "pairing $pairing .*unpaired" && break
+    mw_output_has "pairing $pairing .*unpaired" "$bin/mailwake-outpost" devices list --data-dir "$demo/outpost" && break
     sleep 0.2
   done
-  "$bin/mailwake-outpost" devices list --data-dir "$demo/outpost" | grep -q "pairing $pairing .*unpaired" || { e2e_fail "the outpost did not learn of the unpairing"; return 1; }
+  mw_output_has "pairing $pairing .*unpaired" "$bin/mailwake-outpost" devices list --data-dir "$demo/outpost" || { e2e_fail "the outpost did not learn of the unpairing"; return 1; }
   sleep 1
   after="$(wc -l < "$demo/apns-deliveries.jsonl")"
   [ "$before" = "$after" ] || { e2e_fail "APNs received $((after - before)) pushes after the iPhone unpaired"; return 1; }

@@ -34,7 +34,7 @@ fault_service_ready() {  # SERVICE
     apns) curl -sf --cacert "$FAULT_DEMO/ca.pem" "$APNS/_sim/stats" >/dev/null ;;
     outpost)   # its API answers (an unsigned request: 401; its certificate is its own, pinned by devices) and it watches the mailbox
       [ "$(curl -sk -o /dev/null -w '%{http_code}' "$OUTPOST_API/v1/status")" = 401 ] \
-        && "$(fault_bin)/mailwake-outpost" status --data-dir "$FAULT_DEMO/outpost" 2>/dev/null | grep -q 'Demo/INBOX: idle' ;;
+        && mw_output_has 'Demo/INBOX: idle' "$(fault_bin)/mailwake-outpost" status --data-dir "$FAULT_DEMO/outpost" 2>/dev/null ;;
   esac
 }
 
@@ -44,8 +44,18 @@ fault_start() {  # SERVICE OLD_PID
   bash -c "$(cat "$FAULT_DEMO/run/$svc.cmd") & echo \$! > \"$FAULT_DEMO/run/$svc.pid\""
   pid="$(cat "$FAULT_DEMO/run/$svc.pid")"
   [ -n "$pid" ] && [ "$pid" != "$old" ] || { mw_fail "$svc was not started again"; return 1; }
-  mw_wait_until 60 "$svc (pid $pid) ready again after its restart" fault_service_ready "$svc"
+  mw_wait_until 60 "$svc (pid $pid) ready again after its restart" fault_service_ready "$svc" || { fault_explain "$svc"; return 1; }
   kill -0 "$pid" 2>/dev/null || { mw_fail "$svc (pid $pid) exited after its restart"; return 1; }
+}
+
+# Shows why a demo service is not ready: the end of its log and, for the outpost, its status.
+fault_explain() {  # SERVICE
+  echo "faults: the last lines of $FAULT_DEMO/$1.log:" >&2
+  tail -n 40 "$FAULT_DEMO/$1.log" >&2 || true
+  if [ "$1" = outpost ]; then
+    echo "faults: mailwake-outpost status:" >&2
+    "$(fault_bin)/mailwake-outpost" status --data-dir "$FAULT_DEMO/outpost" >&2 || true
+  fi
 }
 
 # Sends SIGKILL to a demo service and starts it again with its recorded command.
@@ -135,6 +145,7 @@ fault_scenario() {  # PYTHON NAME OUT
   local python="$1" name="$2" out="$3" tag sender result
   tag="fault-$name"
   source "$FAULT_DEMO/endpoints.env"
+  [ "$name" != disk-full ] || fault_disk_fill   # the mail arrives while the disk is full
   fault_send "$tag" "$FAULT_MAILS" 0.4 &
   sender=$!
   mw_on_exit "kill $sender 2>/dev/null || true"
@@ -153,14 +164,14 @@ fault_scenario() {  # PYTHON NAME OUT
       fault_apns_config '{"rates":{"429":1}}' 'c["rates"] == {"429": 1}'
       sleep 15
       fault_apns_config '{"rates":{},"goaway_after":1}' 'c["rates"] == {} and c["goaway_after"] == 1'
-      curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST "$APNS/_sim/goaway" | grep -q '"connections"' || { mw_fail "POST /_sim/goaway"; return 1; }
+      mw_output_has '"connections"' curl -sf --cacert "$FAULT_DEMO/ca.pem" -X POST "$APNS/_sim/goaway" || { mw_fail "POST /_sim/goaway"; return 1; }
       sleep 15
       fault_apns_config '{"rates":{},"goaway_after":0}' 'c["rates"] == {} and c["goaway_after"] == 0' ;;
     imap-drop)
       fault_imap_kick
       mw_wait_until 60 "the outpost watching its mailbox again after the kick" fault_service_ready outpost
       fault_imap_kick ;;
-    disk-full) fault_disk_full ;;
+    disk-full) fault_disk_free ;;
   esac
   wait "$sender"
   result="$(fault_count "$python" "$tag" "$FAULT_MAILS" 420)"
@@ -169,8 +180,8 @@ fault_scenario() {  # PYTHON NAME OUT
 }
 
 # The outpost's data directory on a small tmpfs that is then filled: the
-# outpost must refuse new work cleanly and catch up once space is back.
-fault_disk_full() {
+# outpost must keep its IMAP connection, retry its writes and lose no mail.
+fault_disk_fill() {
   local data="$FAULT_DEMO/outpost" pid
   pid="$(cat "$FAULT_DEMO/run/outpost.pid")"
   kill -TERM "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
@@ -180,13 +191,23 @@ fault_disk_full() {
   mw_on_exit "umount '$PWD/$data' 2>/dev/null || true"
   cp -a "$data.disk/." "$data/"
   fault_start outpost "$pid"
+  FAULT_STORE_FAILURES_BEFORE="$(grep -c 'cannot write its local store' "$FAULT_DEMO/outpost.log" || true)"
   # Fills it: ENOSPC from here on. dd must fail, or the disk was never full.
   if dd if=/dev/zero of="$data/filler" bs=1M count=64 status=none 2>/dev/null; then mw_fail "64 MiB fit on the 16 MiB tmpfs"; return 1; fi
   [ "$(df --output=avail "$data" | tail -n 1 | tr -d ' ')" -lt 64 ] || { mw_fail "the outpost's disk is not full"; return 1; }
-  sleep 10
-  rm -f "$data/filler"
+}
+
+# Once the outpost has failed to write to the full disk (its log says so), frees the space.
+fault_disk_free() {
+  mw_wait_until 60 "the outpost failing to write its full disk (its log)" fault_store_failed || { fault_explain outpost; return 1; }
   echo "disk-full: the outpost's log while the disk was full:" >&2
-  grep -i 'full\|space\|disk' "$FAULT_DEMO/outpost.log" | tail -n 3 >&2 || true
+  grep 'cannot write its local store' "$FAULT_DEMO/outpost.log" | tail -n 1 | cut -c1-300 >&2 || true
+  rm -f "$FAULT_DEMO/outpost/filler"
+}
+
+# Whether the outpost logged a failed write since the disk was filled.
+fault_store_failed() {
+  [ "$(grep -c 'cannot write its local store' "$FAULT_DEMO/outpost.log" || true)" -gt "${FAULT_STORE_FAILURES_BEFORE:-0}" ]
 }
 
 faults_suite() {

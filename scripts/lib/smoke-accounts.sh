@@ -29,7 +29,7 @@ accounts_smoke() {
   # An unsigned registration is refused with a problem document.
   curl -s -X POST -H 'Content-Type: application/json' -d '{}' "http://127.0.0.1:$port/v1/devices" | grep -q 'urn:mailwake:problem:' \
     || { echo "smoke: no problem document"; cat "$log"; return 1; }
-  curl -s "http://127.0.0.1:$admin/metrics" | grep -q 'mailwake_accounts_http_requests_total' || { echo "smoke: no metrics"; return 1; }
+  mw_output_has 'mailwake_accounts_http_requests_total' curl -s "http://127.0.0.1:$admin/metrics" || { echo "smoke: no metrics"; return 1; }
   kill -TERM "$pid"
   status=0
   wait "$pid" || status=$?

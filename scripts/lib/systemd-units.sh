@@ -247,7 +247,7 @@ ENV
   wait "$pair_pid" || { cat "$T/pair.out" >&2; fail "pairing"; }
   grep -i 'paired' "$T/pair.out" | sed 's/^/   outpost: /'
 
-  if "$B/mailwake-outpost" settings 2>/dev/null | grep -q MAILWAKE_OUTPOST_ADMIN_LISTEN; then
+  if [[ "$("$B/mailwake-outpost" settings 2>/dev/null)" == *MAILWAKE_OUTPOST_ADMIN_LISTEN* ]]; then
     echo "MAILWAKE_OUTPOST_ADMIN_LISTEN=127.0.0.1:9445" >> /etc/mailwake/outpost.env
     READY_outpost=http://127.0.0.1:9445/readyz
   fi
