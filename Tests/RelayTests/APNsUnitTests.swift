@@ -15,13 +15,13 @@ struct APNsUnitTests {
         (500, "InternalServerError", "retry"), (503, "ServiceUnavailable", "retry"), (503, "Shutdown", "retry"),
     ])
     func everyAPNsStatusAndReasonHasAnOutcome(status: Int, reason: String, outcome: String) {
-        #expect(APNsResult.classify(status: status, reason: reason, timestampMS: nil).outcomeLabel == outcome)
+        #expect(APNsResult.classify(status: status, reason: DeliveryReason(rawValue: reason), timestampMS: nil).outcomeLabel == outcome)
     }
 
     @Test func onlyGoneTokensAreReportedToAccounts() {
         for (status, reason, reported) in [(410, "Unregistered", true), (400, "BadDeviceToken", true), (400, "DeviceTokenNotForTopic", true),
                                            (400, "BadPriority", false), (413, "PayloadTooLarge", false)] {
-            guard case .failed(_, _, let invalid, _) = APNsResult.classify(status: status, reason: reason, timestampMS: 1) else {
+            guard case .failed(_, _, let invalid, _) = APNsResult.classify(status: status, reason: DeliveryReason(rawValue: reason), timestampMS: 1) else {
                 Issue.record("\(status) \(reason) is not a failure")
                 continue
             }

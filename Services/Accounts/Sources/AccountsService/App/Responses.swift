@@ -75,51 +75,6 @@ struct Entitlement: Encodable, Sendable {
     }
 }
 
-/// What the relay needs to decide and deliver (`GET /internal/v1/devices/{id}/authorization`).
-struct DeviceAuthorization: Encodable, Sendable {
-    var deviceID: String
-    var active: Bool
-    var entitled: Bool
-    var entitledUntil: Int64?
-    var apnsToken: String?
-    var apnsEnvironment: String
-    var bundleID: String
-    var pushToStartToken: String?
-    var signingKey: String
-    var agreementKey: String
-    enum CodingKeys: String, CodingKey {
-        case deviceID = "device_id"
-        case active, entitled
-        case entitledUntil = "entitled_until"
-        case apnsToken = "apns_token"
-        case apnsEnvironment = "apns_environment"
-        case bundleID = "bundle_id"
-        case pushToStartToken = "push_to_start_token"
-        case signingKey = "signing_key"
-        case agreementKey = "agreement_key"
-    }
-}
-
-extension DeviceAuthorization {
-    /// The response body, written directly (the relay's hot path skips JSONEncoder).
-    var jsonBytes: [UInt8] {
-        var w = JSONWriter(capacity: 512)
-        w.beginObject()
-        w.string("device_id", deviceID)
-        w.bool("active", active)
-        w.bool("entitled", entitled)
-        if let entitledUntil { w.int("entitled_until", entitledUntil) } else { w.raw("entitled_until", Array("null".utf8)) }
-        if let apnsToken { w.string("apns_token", apnsToken) } else { w.raw("apns_token", Array("null".utf8)) }
-        w.string("apns_environment", apnsEnvironment)
-        w.string("bundle_id", bundleID)
-        if let pushToStartToken { w.string("push_to_start_token", pushToStartToken) } else { w.raw("push_to_start_token", Array("null".utf8)) }
-        w.string("signing_key", signingKey)
-        w.string("agreement_key", agreementKey)
-        w.endObject()
-        return w.bytes
-    }
-}
-
 struct DiagnosticRecord: Codable, Sendable {
     var deviceID: String
     var pairingID: String

@@ -68,7 +68,7 @@ extension AccountsApp {
             }
             return DeviceAuthorization(
                 deviceID: device.deviceID, active: device.isActive, entitled: entitled, entitledUntil: until,
-                apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken, apnsEnvironment: device.apnsEnvironment, bundleID: device.bundleID,
+                apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken, apnsEnvironment: PushEnvironment(rawValue: device.apnsEnvironment) ?? .production, bundleID: device.bundleID,
                 pushToStartToken: device.pushToStartToken, signingKey: Base64URL.encode(device.signingKey), agreementKey: Base64URL.encode(device.agreementKey))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeProtocol
 
 /// One round of the outpost's delivery work: submit what the relay does not
 /// have yet (the stored bytes, never re-encrypted), follow what it has until
@@ -66,7 +67,7 @@ public struct DeliveryPass: Sendable {
 
     private func followUp(_ d: DeliveryRecord, now: Int64) async throws {
         let deadline = d.expiresAt + Self.statusGrace
-        let answer: RelayDeliveryStatus
+        let answer: DeliveryStatusReport
         do {
             let response = try await client.signed(.get, "/v1/envelopes/\(d.pairingID)/\(d.eventID)")
             if response.status == .notFound {
@@ -80,7 +81,7 @@ public struct DeliveryPass: Sendable {
             guard response.status == .ok else {
                 return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check answered \(response.status.code) \(Self.code(response.body) ?? "")")
             }
-            guard let decoded = try? JSONDecoder().decode(RelayDeliveryStatus.self, from: Data(response.body)) else {
+            guard let decoded = try? DeliveryStatusReport.decode(response.body) else {
                 return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check answered an unreadable body")
             }
             answer = decoded
@@ -88,18 +89,19 @@ public struct DeliveryPass: Sendable {
             return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check failed: relay unreachable")
         }
         switch answer.status {
-        case "sent", "displayed":
+        case .sent?, .displayed?:
             try await recordSent(d, answer, now: now, deadline: deadline)
-        case "failed", "expired":
-            let s: DeliveryRecord.Status = answer.status == "failed" ? .failed : .expired
+        case let final? where final == .failed || final == .expired:
+            let s: DeliveryRecord.Status = final == .failed ? .failed : .expired
             try await store.updateDelivery(d.pairingID, d.eventID, status: s, nextAttemptAt: now, attempted: false,
-                                           error: answer.apnsReason.map { "APNs \(answer.apnsStatus.map(String.init) ?? "") \($0)" } ?? answer.status)
-            metrics.delivery(answer.status)
+                                           error: answer.apnsReason.map { "APNs \(answer.apnsStatus.map(String.init) ?? "") \($0)" } ?? final.rawValue)
+            metrics.delivery(final.rawValue)
             // No push-to-start token: the App has not allowed Live Activities; stop starting them for this device.
-            if d.kind == "live-activity-start", answer.apnsReason == "no_device_token" { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
+            if d.kind == "live-activity-start", answer.apnsReason == .noDeviceToken { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
         default:
+            // Queued or sending (or a status this version does not know): ask again later.
             if now >= deadline {
-                return try await end(d, .expired, now: now, reason: "the relay had not sent it by the deadline (still \(answer.status))")
+                return try await end(d, .expired, now: now, reason: "the relay had not sent it by the deadline (still \(answer.statusText))")
             }
             try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: min(now + statusInterval, deadline), attempted: false, error: nil)
         }
@@ -107,9 +109,9 @@ public struct DeliveryPass: Sendable {
 
     /// `sent` (or already `displayed`): records the relay's times and keeps
     /// following for the receipt, at widening gaps, until displayed or the deadline.
-    private func recordSent(_ d: DeliveryRecord, _ answer: RelayDeliveryStatus, now: Int64, deadline: Int64) async throws {
+    private func recordSent(_ d: DeliveryRecord, _ answer: DeliveryStatusReport, now: Int64, deadline: Int64) async throws {
         let sentAt = answer.sentAt ?? d.sentAt
-        let displayedAt = answer.status == "displayed" ? (answer.displayedAt ?? now) : nil
+        let displayedAt = answer.status == .displayed ? (answer.displayedAt ?? now) : nil
         // Live Activity pushes get no receipts: sent is their end.
         let next: Int64? = displayedAt != nil || now >= deadline || d.kind != "notification" ? nil : min(now + Self.receiptCheckGap(sinceSent: now - (sentAt ?? now)), deadline)
         try await store.markSent(d.pairingID, d.eventID, sentAt: sentAt, displayedAt: displayedAt, nextCheckAt: next)

@@ -94,7 +94,7 @@ final class APNsClient: Sendable {
         let reason: String
         switch result {
         case .sent: reason = ""
-        case .failed(_, let r, _, _), .retry(_, let r), .renewToken(_, let r): reason = r
+        case .failed(_, let r, _, _), .retry(_, let r), .renewToken(_, let r): reason = r.rawValue
         }
         let outcome = result.outcomeLabel, status = Self.statusLabel(result)
         let counter = requestCounters.withLock { cache in
@@ -123,7 +123,7 @@ final class APNsClient: Sendable {
             }
         } catch {
             logger.error("cannot make an APNs provider token", ["error": .string("\(error)")])
-            return .retry(status: nil, reason: "ProviderTokenUnavailable")
+            return .retry(status: nil, reason: .providerTokenUnavailable)
         }
         let client = clients.withLock { $0[request.environment]! }
         let headers: HTTPHeaders = [
@@ -144,20 +144,20 @@ final class APNsClient: Sendable {
             // Streams refused by GOAWAY and dropped connections never reached
             // APNs: retry, on another connection. Timeouts may have: the
             // collapse id keeps a duplicate from showing twice.
-            return .retry(status: nil, reason: "transport_" + error.code.rawValue)
+            return .retry(status: nil, reason: .transport(error.code.rawValue))
         } catch {
-            return .retry(status: nil, reason: "transport_other")
+            return .retry(status: nil, reason: .transport("other"))
         }
         requestSeconds.observe((ContinuousClock.now - started).seconds)
         let status = Int(response.status.code)
         if status == 200 { return .sent }
         let (reason, timestamp) = Self.parseError(response.body)
         let result = APNsResult.classify(status: status, reason: reason, timestampMS: timestamp)
-        var tokenRefused = reason == "TooManyProviderTokenUpdates"
+        var tokenRefused = reason == .tooManyProviderTokenUpdates
         if case .renewToken = result { tokenRefused = true }
         if tokenRefused, let sharedToken {
             // Before the retry is scheduled, so that it carries the token the table holds now.
-            if await sharedToken.refused(token, reason: reason) { reconnect(request.environment) }
+            if await sharedToken.refused(token, reason: reason.rawValue) { reconnect(request.environment) }
         } else if case .renewToken = result {
             renewTokenAndReconnect(refused: token, environment: request.environment)
         }
@@ -189,11 +189,11 @@ final class APNsClient: Sendable {
     }
 
     /// `{"reason": "...", "timestamp": ms}` from an APNs error body.
-    static func parseError(_ body: [UInt8]) -> (String, Int64?) {
+    static func parseError(_ body: [UInt8]) -> (DeliveryReason, Int64?) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return ("Unknown", nil) }
         let reason = (object["reason"] as? String).map { String($0.prefix(64)) } ?? "Unknown"
         let timestamp = (object["timestamp"] as? NSNumber)?.int64Value
-        return (reason.allSatisfy { $0.isLetter || $0.isNumber } ? reason : "Unknown", timestamp)
+        return (DeliveryReason(rawValue: reason.allSatisfy { $0.isLetter || $0.isNumber } ? reason : "Unknown"), timestamp)
     }
 
     static func statusLabel(_ result: APNsResult) -> String {

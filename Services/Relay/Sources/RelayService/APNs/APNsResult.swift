@@ -1,18 +1,20 @@
+import MailwakeProtocol
+
 /// What became of one APNs request, and what the relay does next.
 enum APNsResult: Sendable, Hashable {
     /// 200: Apple accepted it.
     case sent
     /// A final refusal; `tokenInvalid` when the device token is gone (410,
     /// `BadDeviceToken`, `DeviceTokenNotForTopic`) and accounts must hear of it.
-    case failed(status: Int, reason: String, tokenInvalid: Bool, timestampMS: Int64?)
+    case failed(status: Int, reason: DeliveryReason, tokenInvalid: Bool, timestampMS: Int64?)
     /// Try again later (429, 5xx, transport errors, configuration-side 403s).
-    case retry(status: Int?, reason: String)
+    case retry(status: Int?, reason: DeliveryReason)
     /// The provider token was refused: renew it, reconnect, then retry.
-    case renewToken(status: Int, reason: String)
+    case renewToken(status: Int, reason: DeliveryReason)
 
     /// Classifies an APNs answer (status and `reason`).
-    static func classify(status: Int, reason: String, timestampMS: Int64?) -> APNsResult {
-        switch (status, reason) {
+    static func classify(status: Int, reason: DeliveryReason, timestampMS: Int64?) -> APNsResult {
+        switch (status, reason.rawValue) {
         case (200, _):
             return .sent
         case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"):

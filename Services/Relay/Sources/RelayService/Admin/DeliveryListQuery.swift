@@ -1,3 +1,5 @@
+import MailwakeProtocol
+
 import MailwakeHTTPServer
 
 /// `?status=&since=&limit=` of `GET /admin/v1/deliveries`.

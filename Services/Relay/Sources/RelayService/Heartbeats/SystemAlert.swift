@@ -4,9 +4,6 @@ import MailwakeProtocol
 /// A relay-authored APNs alert about an outpost (PROTOCOL.md §14): push type
 /// `alert`, an `mw_sys` object, no envelope and no mail data.
 struct SystemAlert: Sendable, Hashable {
-    /// The `deliveries.kind` of relay-authored alerts.
-    static let deliveryKind = "system"
-
     /// What happened to the outpost.
     enum Kind: String, Sendable, Hashable {
         case outpostSilent = "outpost-silent"

@@ -25,7 +25,7 @@ enum SystemAlertQueue {
         b.append(PostgresArray(try targets.map { _ in try EventID.generate() }))
         b.append(PostgresArray(targets.map { $0.1 }))
         b.append(alert.outpostID)
-        b.append(SystemAlert.deliveryKind)
+        b.append(DeliveryKind.systemAlert.rawValue)
         b.append(PostgresBytes(payload))
         b.append(PostgresBytes(SHA256.hash(payload).bytes))
         b.append(now)

@@ -32,19 +32,14 @@ extension RelayApp {
             else { throw HTTPError(.notFound, code: "envelope-not-found", detail: "no envelope with this event id for this pairing") }
             let (status, attempts, apnsStatus, reason, updated, accepted, sent, displayed) =
                 try row.decode((String, Int32, Int32?, String?, Int64, Int64, Int64?, Int64?).self)
-            var w = JSONWriter()
-            w.beginObject()
-            w.string("status", status)
-            w.int("attempts", Int64(attempts))
-            if let apnsStatus { w.int("apns_status", Int64(apnsStatus)) } else { w.raw("apns_status", Array("null".utf8)) }
-            if let reason { w.string("apns_reason", reason) } else { w.raw("apns_reason", Array("null".utf8)) }
-            w.int("updated_at", updated / 1000)
-            // The relay's per-hop times (PROTOCOL.md §13), Unix seconds; sent_at and displayed_at only once they happened.
-            w.int("accepted_at", accepted / 1000)
-            if let sent { w.int("sent_at", sent / 1000) }
-            if let displayed { w.int("displayed_at", displayed / 1000) }
-            w.endObject()
-            return .json(bytes: w.bytes)
+            guard let status = DeliveryStatus(rawValue: status) else {
+                throw HTTPError(.internalServerError, code: "internal", detail: "a delivery has a status this relay does not know")
+            }
+            // The relay's per-hop times (PROTOCOL.md §13), Unix seconds.
+            let report = DeliveryStatusReport(status: status, attempts: Int(attempts), apnsStatus: apnsStatus.map(Int.init),
+                                              apnsReason: reason.map(DeliveryReason.init(rawValue:)), updatedAt: updated / 1000,
+                                              acceptedAt: accepted / 1000, sentAt: sent.map { $0 / 1000 }, displayedAt: displayed.map { $0 / 1000 })
+            return .json(bytes: report.jsonBytes)
         }
     }
 
@@ -111,8 +106,8 @@ extension RelayApp {
         // Durable, then answered; claimed for this instance's worker when it has room.
         let claimedHere = handoff.reserve()
         let delivery = NewDelivery(
-            pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: c.kind.rawValue,
-            activityID: c.activity?.id, activityEvent: c.activity?.event.rawValue, payload: payload,
+            pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: .envelope(c.kind),
+            activityID: c.activity?.id, activityEvent: c.activity?.event, payload: payload,
             envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS(),
             claimedHere: claimedHere)
         let outcome: EnqueueOutcome

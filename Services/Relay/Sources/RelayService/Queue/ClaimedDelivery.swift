@@ -1,3 +1,5 @@
+import MailwakeProtocol
+
 /// A delivery this instance claimed and now sends.
 struct ClaimedDelivery: Sendable {
     var pairingID: String
@@ -7,9 +9,9 @@ struct ClaimedDelivery: Sendable {
     var outpostID: String
     /// The outpost's identity key (SEC1), for accounts when it forgot the outpost.
     var outpostKey: [UInt8]
-    var kind: String
+    var kind: DeliveryKind
     var activityID: String?
-    var activityEvent: String?
+    var activityEvent: ActivityInfo.Event?
     var payload: [UInt8]
     var iat: Int64
     var deadline: Int64
@@ -32,7 +34,7 @@ struct DeliveryCompletion: Sendable {
     /// For `queued` (a retry): when to try again, Unix milliseconds.
     var nextAttemptMS: Int64
     var apnsStatus: Int?
-    var reason: String?
+    var reason: DeliveryReason?
     /// When the attempt ended, Unix milliseconds.
     var atMS: Int64
     /// APNs said the token is no longer valid: accounts is told once the outcome is stored (never written to the queue).

@@ -1,5 +1,6 @@
 import MailwakeCore
 import MailwakePostgres
+import MailwakeProtocol
 
 /// The durable delivery queue in PostgreSQL, shared by every relay instance.
 ///
@@ -69,9 +70,9 @@ final class DeliveryQueue: Sendable {
         b.append(PostgresArray(unique.map(\.eventID)))
         b.append(PostgresArray(unique.map(\.outpostID)))
         b.append(PostgresArray(unique.map(\.deviceID)))
-        b.append(PostgresArray(unique.map(\.kind)))
+        b.append(PostgresArray(unique.map(\.kind.rawValue)))
         b.append(PostgresArray(unique.map(\.activityID)))
-        b.append(PostgresArray(unique.map(\.activityEvent)))
+        b.append(PostgresArray(unique.map(\.activityEvent?.rawValue)))
         b.append(PostgresArray(unique.map { PostgresBytes($0.payload) }))
         b.append(PostgresArray(unique.map { PostgresBytes($0.envelopeHash) }))
         b.append(PostgresArray(unique.map(\.iat)))
@@ -203,8 +204,8 @@ final class DeliveryQueue: Sendable {
         return try rows.map { row in
             let (pairing, event, device, kind, activityID, activityEvent, payload, iat, deadline, attempts, accepted, active, outpostID, outpostKey) =
                 try row.decode((String, String, String, String, String?, String?, [UInt8], Int64, Int64, Int32, Int64, Bool, String, [UInt8]).self)
-            return ClaimedDelivery(pairingID: pairing, eventID: event, deviceID: device, outpostID: outpostID, outpostKey: outpostKey, kind: kind,
-                                   activityID: activityID, activityEvent: activityEvent, payload: payload, iat: iat, deadline: deadline,
+            return ClaimedDelivery(pairingID: pairing, eventID: event, deviceID: device, outpostID: outpostID, outpostKey: outpostKey, kind: DeliveryKind(rawValue: kind),
+                                   activityID: activityID, activityEvent: activityEvent.flatMap(ActivityInfo.Event.init(rawValue:)), payload: payload, iat: iat, deadline: deadline,
                                    attempts: Int(attempts), acceptedMS: accepted, pairingActive: active)
         }
     }
@@ -216,7 +217,7 @@ final class DeliveryQueue: Sendable {
         b.append(PostgresArray(items.map(\.status.rawValue)))
         b.append(PostgresArray(items.map(\.nextAttemptMS)))
         b.append(PostgresArray(items.map { $0.apnsStatus.map(Int32.init) }))
-        b.append(PostgresArray(items.map(\.reason)))
+        b.append(PostgresArray(items.map(\.reason?.rawValue)))
         b.append(PostgresArray(items.map(\.atMS)))
         // A delivery already finished (another instance re-claimed it after a
         // lease ran out and finished first) keeps its first outcome. A

@@ -120,10 +120,10 @@ final class DeliveryWorker: Service {
     /// One attempt: checks, the APNs request, and what to record.
     func attempt(_ d: ClaimedDelivery) async -> DeliveryCompletion {
         let window = apns.window
-        func finish(_ status: DeliveryStatus, apnsStatus: Int? = nil, reason: String?) -> DeliveryCompletion {
+        func finish(_ status: DeliveryStatus, apnsStatus: Int? = nil, reason: DeliveryReason?) -> DeliveryCompletion {
             DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: status, nextAttemptMS: 0, apnsStatus: apnsStatus, reason: reason, atMS: clockMS())
         }
-        func retry(apnsStatus: Int?, reason: String, soon: Bool) -> DeliveryCompletion {
+        func retry(apnsStatus: Int?, reason: DeliveryReason, soon: Bool) -> DeliveryCompletion {
             let now = clockMS()
             let next = now + Self.backoffMS(attempts: d.attempts, soon: soon)
             guard next < d.deadline * 1000 else { return finish(.expired, apnsStatus: apnsStatus, reason: reason) }
@@ -131,11 +131,11 @@ final class DeliveryWorker: Service {
         }
         guard d.pairingActive else {
             window.giveBack(1)
-            return finish(.failed, reason: "pairing_ended")
+            return finish(.failed, reason: .pairingEnded)
         }
         guard clockMS() < d.deadline * 1000 else {
             window.giveBack(1)
-            return finish(.expired, reason: "deadline_passed")
+            return finish(.expired, reason: .deadlinePassed)
         }
         // An outpost the operator blocked at accounts gets nothing more
         // delivered, whatever it queued before the block (cached for
@@ -145,11 +145,11 @@ final class DeliveryWorker: Service {
             do {
                 guard !(try await accounts.standing(of: d.outpostID, key: d.outpostKey)).blocked else {
                     window.giveBack(1)
-                    return finish(.failed, reason: "outpost_blocked")
+                    return finish(.failed, reason: .outpostBlocked)
                 }
             } catch {
                 window.giveBack(1)
-                return retry(apnsStatus: nil, reason: "accounts_unavailable", soon: false)
+                return retry(apnsStatus: nil, reason: .accountsUnavailable, soon: false)
             }
         }
         let target: (authorization: DeviceAuthorization, token: String?)
@@ -157,27 +157,27 @@ final class DeliveryWorker: Service {
             target = try await resolveTarget(d)
         } catch {
             window.giveBack(1)
-            return retry(apnsStatus: nil, reason: "accounts_unavailable", soon: false)
+            return retry(apnsStatus: nil, reason: .accountsUnavailable, soon: false)
         }
         guard target.authorization.mayReceivePush else {
             window.giveBack(1)
-            return finish(.failed, reason: target.authorization.active ? "device_not_entitled" : "device_not_authorized")
+            return finish(.failed, reason: target.authorization.active ? .deviceNotEntitled : .deviceNotAuthorized)
         }
         guard let token = target.token else {
             window.giveBack(1)
-            return finish(.failed, reason: "no_device_token")
+            return finish(.failed, reason: .noDeviceToken)
         }
         // A relay-authored alert (PROTOCOL.md §14) travels like a notification: push type alert, the bundle id as topic.
-        let kind = d.kind == SystemAlert.deliveryKind ? .notification : EnvelopeKind(rawValue: d.kind) ?? .notification
+        let kind = d.kind.apnsKind
         let request = APNsRequest(
-            deviceToken: token, environment: PushEnvironment(rawValue: target.authorization.apnsEnvironment) ?? .production,
+            deviceToken: token, environment: target.authorization.apnsEnvironment,
             pushType: APNsPayload.pushType(for: kind), topic: APNsPayload.topic(for: kind, bundleID: configuration.apns.bundleID),
             eventID: d.eventID, expiration: d.iat + configuration.maxEnvelopeAge,
-            priority: APNsPayload.priority(kind: kind, activityEvent: d.activityEvent.flatMap(ActivityInfo.Event.init(rawValue:))), payload: d.payload)
+            priority: APNsPayload.priority(kind: kind, activityEvent: d.activityEvent), payload: d.payload)
         switch await apns.send(request) {
         case .sent:
             return finish(.sent, apnsStatus: 200, reason: nil)
-        case .retry(429?, "TooManyRequests") where d.kind == EnvelopeKind.liveActivity.rawValue && d.activityEvent == "start":
+        case .retry(429?, .tooManyRequests) where d.kind == .envelope(.liveActivity) && d.activityEvent == .start:
             // Apple's push-to-start budget is spent: the code goes out as a time-sensitive alert instead.
             return await alertInstead(of: d, request: request, deviceToken: target.authorization.apnsToken, finish: finish)
         case .failed(let status, let reason, let tokenInvalid, let timestamp):
@@ -185,7 +185,7 @@ final class DeliveryWorker: Service {
             if tokenInvalid { failed.invalidToken = .init(token: token, timestampMS: timestamp ?? clockMS()) }
             return failed
         case .retry(let status, let reason):
-            return retry(apnsStatus: status, reason: reason, soon: status == nil && (reason == "transport_stream_refused" || reason == "transport_connection_closed"))
+            return retry(apnsStatus: status, reason: reason, soon: status == nil && reason.neverReachedAPNs)
         case .renewToken(let status, let reason):
             return retry(apnsStatus: status, reason: reason, soon: d.attempts <= 3)
         }
@@ -194,9 +194,9 @@ final class DeliveryWorker: Service {
     /// Sends a refused Live Activity `start` as a time-sensitive alert to the device's own token (same envelope, same
     /// apns-id): `sent` with reason `push_to_start_refused_alerted`, or the start's refusal when that fails too.
     private func alertInstead(of d: ClaimedDelivery, request: APNsRequest, deviceToken: String?,
-                              finish: (DeliveryStatus, Int?, String?) -> DeliveryCompletion) async -> DeliveryCompletion {
+                              finish: (DeliveryStatus, Int?, DeliveryReason?) -> DeliveryCompletion) async -> DeliveryCompletion {
         guard let deviceToken, let envelope = Self.envelope(inLiveActivityPayload: d.payload) else {
-            return finish(.failed, 429, "TooManyRequests")
+            return finish(.failed, 429, .tooManyRequests)
         }
         await apns.window.acquire()
         var alert = request
@@ -207,8 +207,8 @@ final class DeliveryWorker: Service {
         alert.payload = APNsPayload.timeSensitiveAlert(for: envelope)
         metrics.liveActivityAlerts.increment()
         switch await apns.send(alert) {
-        case .sent: return finish(.sent, 200, "push_to_start_refused_alerted")
-        default: return finish(.failed, 429, "TooManyRequests")
+        case .sent: return finish(.sent, 200, .pushToStartRefusedAlerted)
+        default: return finish(.failed, 429, .tooManyRequests)
         }
     }
 
@@ -226,12 +226,12 @@ final class DeliveryWorker: Service {
         let found: DeviceAuthorization?
         if let checked = d.checkedAtIntake { found = checked } else { found = try await accounts.authorization(of: d.deviceID) }
         guard let authorization = found else {
-            return (DeviceAuthorization(deviceID: d.deviceID, active: false, entitled: false, apnsToken: nil, apnsEnvironment: "production", bundleID: "", pushToStartToken: nil), nil)
+            return (.unknown(deviceID: d.deviceID), nil)
         }
         switch (d.kind, d.activityEvent) {
-        case ("live-activity", "start"?):
+        case (.envelope(.liveActivity), .start?):
             return (authorization, authorization.pushToStartToken)
-        case ("live-activity", _):
+        case (.envelope(.liveActivity), _):
             return (authorization, try await accounts.activityToken(deviceID: d.deviceID, activityID: d.activityID ?? ""))
         default:
             return (authorization, authorization.apnsToken)

@@ -1,12 +1,14 @@
+import MailwakeProtocol
+
 /// An accepted envelope, ready to be stored in the queue.
 struct NewDelivery: Sendable {
     var pairingID: String
     var eventID: String
     var outpostID: String
     var deviceID: String
-    var kind: String
+    var kind: DeliveryKind
     var activityID: String?
-    var activityEvent: String?
+    var activityEvent: ActivityInfo.Event?
     /// The APNs payload built from the envelope (PROTOCOL.md §11).
     var payload: [UInt8]
     /// The envelope exactly as submitted, for the device's catch-up log (PROTOCOL.md §12).
