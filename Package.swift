@@ -162,7 +162,7 @@ let package = Package(
         ),
         .target(
             name: "MailwakeHTTPClient",
-            dependencies: ["CCurlShims", "MailwakeHTTPTypes", "MailwakeCore"],
+            dependencies: ["CCurlShims", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol", "MailwakeCrypto"],
             path: "Shared/HTTP/Client",
             swiftSettings: strict
         ),

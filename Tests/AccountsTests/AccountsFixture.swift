@@ -80,19 +80,19 @@ final class AccountsFixture: Sendable {
     /// `withoutSession` or `headers` names one, sends the signer's registered session.
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, signer: P256.Signing.PrivateKey? = nil,
               bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
-        let body = json.map { Array($0.utf8) } ?? []
+        let body = json.map { Array($0.utf8) }
+        let baseURL = "http://127.0.0.1:\(server.port)"
         var headers = extra
-        if let signer, !withoutSession, extra["Mailwake-Session"] == nil,
-           let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
+        if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
+        guard let signer else {
+            if body != nil { headers.add("Content-Type", "application/json") }
+            return try await client.execute(.init(method: method, url: baseURL + path, headers: headers, body: body))
+        }
+        if !withoutSession, extra["Mailwake-Session"] == nil, let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
             headers.add("Mailwake-Session", session)
         }
-        if json != nil { headers.add("Content-Type", "application/json") }
-        if let signer {
-            let header = try RequestSigner(key: signer).sign(method: method.rawValue, origin: origin, pathAndQuery: path, body: body, timestamp: signedAt ?? clock)
-            headers.add(SignatureHeader.name, header.value)
-        }
-        if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
-        return try await client.execute(.init(method: method, url: "http://127.0.0.1:\(server.port)\(path)", headers: headers, body: json == nil ? nil : body))
+        return try await SignedHTTPClient(http: client, origin: origin, key: signer, baseURL: baseURL, clock: { [testClock] in testClock.read() })
+            .send(method, path, body: body, headers: headers, timestamp: signedAt)
     }
 
     func json(_ response: HTTPClient.Response) throws -> [String: Any] {

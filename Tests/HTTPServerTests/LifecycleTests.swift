@@ -34,12 +34,15 @@ struct LifecycleTests {
     @Test func shutdownLetsInFlightRequestsFinish() async throws {
         let latch = Latch()
         let entered = Latch()
-        let f = try ServerFixture.start(LimitsTests.router(latch: latch, entered: entered))
+        // A drain timeout no loaded machine reaches: the request must finish because it is let finish, not because it was quick.
+        let f = try ServerFixture.start(LimitsTests.router(latch: latch, entered: entered)) { $0.drainTimeoutSeconds = 120 }
         let c = try RawConnection(port: f.port)
         c.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\n")
         await entered.wait()   // the request is in its handler
         f.task.cancel()
-        try await Task.sleep(for: .milliseconds(300))   // shutdown has begun (well within the 2 s drain timeout)
+        while (try? RawConnection(port: f.port)) != nil {   // shutdown has begun: the listener no longer accepts
+            try await Task.sleep(for: .milliseconds(20))
+        }
         latch.signal()
         let response = await c.readResponse()
         #expect(response?.status == 200)
@@ -49,10 +52,11 @@ struct LifecycleTests {
     }
 
     @Test func shutdownAnswersStragglers503AfterTheDrainTimeout() async throws {
-        let f = try ServerFixture.start(LimitsTests.router()) { $0.drainTimeoutSeconds = 0.3 }
+        let entered = Latch()
+        let f = try ServerFixture.start(LimitsTests.router(entered: entered)) { $0.drainTimeoutSeconds = 0.3 }
         let c = try RawConnection(port: f.port)
         c.send("GET /sleep HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await entered.wait()   // the request is in its handler, which outlasts the drain
         await f.stop()
         let response = await c.readResponse()
         #expect(response?.status == 503)

@@ -18,6 +18,7 @@ struct LimitsTests {
             return .text("waited")
         }
         r.get("/sleep") { _, _ in
+            entered?.signal()
             try await Task.sleep(nanoseconds: 60_000_000_000)
             return .text("never")
         }

@@ -67,14 +67,13 @@ public final class RelayStack: Sendable {
     /// A request to the relay; `signer` signs it (PROTOCOL.md §8) for the relay's origin.
     public func send(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, signer: P256.Signing.PrivateKey? = nil,
                      signedAt: Int64? = nil, to base: String? = nil, headers extra: HTTPHeaders = [:]) async throws -> HTTPClient.Response {
-        var headers = extra
-        if body != nil { headers.add("Content-Type", "application/json") }
-        if let signer {
-            let header = try RequestSigner(key: signer).sign(method: method.rawValue, origin: RelayInstance.origin, pathAndQuery: path, body: body ?? [],
-                                                             timestamp: signedAt ?? Int64(Date().timeIntervalSince1970))
-            headers.add(SignatureHeader.name, header.value)
+        guard let signer else {
+            var headers = extra
+            if body != nil { headers.add("Content-Type", "application/json") }
+            return try await client.execute(.init(method: method, url: (base ?? relay.url) + path, headers: headers, body: body))
         }
-        return try await client.execute(.init(method: method, url: (base ?? relay.url) + path, headers: headers, body: body))
+        return try await SignedHTTPClient(http: client, origin: RelayInstance.origin, key: signer, baseURL: base ?? relay.url)
+            .send(method, path, body: body, headers: extra, timestamp: signedAt)
     }
 
     /// The JSON object of a response body.

@@ -22,14 +22,16 @@ public struct SimulatedDevice: Sendable {
         pushToStartToken = Hex.encode(try SecureRandom.bytes(40))
     }
 
+    /// Requests to accounts signed by this device.
+    private func accountsClient(_ accounts: AccountsInstance, _ client: HTTPClient) -> SignedHTTPClient {
+        SignedHTTPClient(http: client, origin: AccountsInstance.origin, key: signing, baseURL: accounts.url)
+    }
+
     /// Registers at accounts (signed request, proof of possession).
     public func register(at accounts: AccountsInstance, client: HTTPClient, environment: String = "sandbox") async throws {
         let body = Array(#"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","push_to_start_token":"\#(pushToStartToken)","bundle_id":"\#(RelayInstance.bundleID)","app_version":"1.0 (42)"}"#.utf8)
-        let header = try RequestSigner(key: signing).sign(method: "POST", origin: AccountsInstance.origin, pathAndQuery: "/v1/devices", body: body,
-                                                          timestamp: Int64(Date().timeIntervalSince1970))
-        var headers: HTTPHeaders = ["Content-Type": "application/json", SignatureHeader.name: header.value]
-        if let session = accountsSession.session { headers.add("Mailwake-Session", session) }
-        let response = try await client.execute(.init(method: .post, url: accounts.url + "/v1/devices", headers: headers, body: body))
+        let headers: HTTPHeaders = accountsSession.session.map { ["Mailwake-Session": $0] } ?? [:]
+        let response = try await accountsClient(accounts, client).send(.post, "/v1/devices", body: body, headers: headers)
         guard response.status == .created || response.status == .ok else { throw TestHarnessError("device registration answered \(response.status.code): \(response.text)") }
         accountsSession.session = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["session_id"] as? String
     }
@@ -38,11 +40,8 @@ public struct SimulatedDevice: Sendable {
     public func registerActivityToken(at accounts: AccountsInstance, client: HTTPClient, activityID: String, token: String) async throws {
         let path = "/v1/devices/\(id)/live-activity-tokens"
         let body = Array(#"{"activity_id":"\#(activityID)","token":"\#(token)"}"#.utf8)
-        let header = try RequestSigner(key: signing).sign(method: "POST", origin: AccountsInstance.origin, pathAndQuery: path, body: body,
-                                                          timestamp: Int64(Date().timeIntervalSince1970))
-        let response = try await client.execute(.init(method: .post, url: accounts.url + path,
-                                                      headers: ["Content-Type": "application/json", SignatureHeader.name: header.value,
-                                                                "Mailwake-Session": accountsSession.session ?? ""], body: body))
+        let response = try await accountsClient(accounts, client).send(.post, path, body: body,
+                                                                       headers: ["Mailwake-Session": accountsSession.session ?? ""])
         guard response.status == .noContent else { throw TestHarnessError("activity token answered \(response.status.code)") }
     }
 

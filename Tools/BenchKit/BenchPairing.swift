@@ -68,11 +68,8 @@ public struct BenchPairing: Sendable {
 
     public static func signed(_ method: HTTPMethod, _ path: String, body: [UInt8], key: P256.Signing.PrivateKey, relayURL: String, client: HTTPClient,
                        expect: Int) async throws {
-        let header = try RequestSigner(key: key).sign(method: method.rawValue, origin: BenchStack.origin, pathAndQuery: path, body: body,
-                                                      timestamp: Int64(Date().timeIntervalSince1970))
-        var headers: HTTPHeaders = [SignatureHeader.name: header.value]
-        if !body.isEmpty { headers.add("Content-Type", "application/json") }
-        let r = try await client.execute(.init(method: method, url: relayURL + path, headers: headers, body: body.isEmpty ? nil : body))
+        let r = try await SignedHTTPClient(http: client, origin: BenchStack.origin, key: key, baseURL: relayURL)
+            .send(method, path, body: body.isEmpty ? nil : body)
         guard Int(r.status.code) == expect else { throw BenchError("\(method.rawValue) \(path) answered \(r.status.code): \(r.text)") }
     }
 

@@ -46,11 +46,8 @@ public struct OutpostSession: Sendable {
     ///   - signedTarget: sign another target than the one sent (tests of refusals).
     public func send(_ method: HTTPMethod, _ pathAndQuery: String, body: [UInt8]? = nil, signer: P256.Signing.PrivateKey? = nil,
                      timestamp: Int64? = nil, nonce: [UInt8]? = nil, signedTarget: String? = nil) async throws -> HTTPClient.Response {
-        let header = try RequestSigner(key: signer ?? signing).sign(method: method.rawValue, origin: origin, pathAndQuery: signedTarget ?? pathAndQuery, body: body ?? [],
-                                                                   timestamp: timestamp ?? clock(), nonce: nonce)
-        var headers: HTTPHeaders = [SignatureHeader.name: header.value]
-        if body != nil { headers.add("Content-Type", "application/json") }
-        return try await client.execute(.init(method: method, url: baseURL + pathAndQuery, headers: headers, body: body))
+        try await SignedHTTPClient(http: client, origin: origin, key: signing, baseURL: baseURL, clock: clock)
+            .send(method, pathAndQuery, body: body, signer: signer, timestamp: timestamp, nonce: nonce, signedTarget: signedTarget)
     }
 
     /// Redeems an invitation (`POST /v1/management/redeem`) for `scopes` (all offered by default).

@@ -27,12 +27,8 @@ func client(_ args: ParsedArguments, http2: Bool = false) throws -> HTTPClient {
 /// A request signed by the device (PROTOCOL.md §8) for `origin`, sent to `base`.
 func signed(_ http: HTTPClient, _ state: DeviceState, _ method: HTTPMethod, base: String, origin: String, path: String, body: [UInt8]?,
             session: String? = nil) async throws -> HTTPClient.Response {
-    let header = try RequestSigner(key: try state.signing).sign(method: method.rawValue, origin: origin, pathAndQuery: path, body: body ?? [],
-                                                                timestamp: Int64(Date().timeIntervalSince1970))
-    var headers: HTTPHeaders = [SignatureHeader.name: header.value]
-    if let session { headers.add("Mailwake-Session", session) }
-    if body != nil { headers.add("Content-Type", "application/json") }
-    return try await http.execute(.init(method: method, url: base + path, headers: headers, body: body))
+    try await SignedHTTPClient(http: http, origin: origin, key: try state.signing, baseURL: base)
+        .send(method, path, body: body, headers: session.map { ["Mailwake-Session": $0] } ?? [:])
 }
 
 func say(_ text: String) { StandardStreams.write(text + "\n") }

@@ -176,9 +176,7 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
     /// A heartbeat request of `outpost`, signed now (PROTOCOL §8).
     static func signedHeartbeat(_ outpost: P256.Signing.PrivateKey) throws -> HTTPClient.Request {
         let path = "/v1/outposts/\(KeyIdentity.id(of: outpost.publicKey))/heartbeat"
-        let header = try RequestSigner(key: outpost).sign(method: "POST", origin: BenchStack.origin, pathAndQuery: path, body: body,
-                                                          timestamp: Int64(Date().timeIntervalSince1970))
-        return .init(method: .post, url: path, headers: [SignatureHeader.name: header.value, "Content-Type": "application/json"], body: body)
+        return try .signed(.post, baseURL: "", path, body: body, key: outpost, origin: BenchStack.origin, timestamp: Int64(Date().timeIntervalSince1970))
     }
 
     func post(_ request: HTTPClient.Request) async throws {

@@ -65,10 +65,8 @@ final class ReceiptPoster: Sendable {
                 + Array("]}".utf8)
             let path = "/v1/devices/\(pairing.deviceID)/receipts"
             do {
-                let header = try RequestSigner(key: pairing.deviceSigning).sign(method: "POST", origin: BenchStack.origin, pathAndQuery: path, body: body,
-                                                                                timestamp: Int64(Date().timeIntervalSince1970))
-                let r = try await bench.client.execute(.init(method: .post, url: bench.relayURL + path,
-                                                             headers: ["Content-Type": "application/json", SignatureHeader.name: header.value], body: body))
+                let r = try await SignedHTTPClient(http: bench.client, origin: BenchStack.origin, key: pairing.deviceSigning, baseURL: bench.relayURL)
+                    .send(.post, path, body: body)
                 requests.withLock { $0 += 1 }
                 if r.status == .ok { posted.withLock { $0 += chunk.count } } else { failed.withLock { $0[String(r.status.code), default: 0] += 1 } }
             } catch {

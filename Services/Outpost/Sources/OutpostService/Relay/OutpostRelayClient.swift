@@ -11,6 +11,8 @@ public final class OutpostRelayClient: Sendable {
     let identity: OutpostIdentity
     let http: HTTPClient
     let clock: @Sendable () -> Int64
+    /// Requests signed by the outpost identity for the relay's origin.
+    let signedClient: SignedHTTPClient
 
     public init(relay: RelaySettingsRecord, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) throws {
         self.relay = relay
@@ -23,17 +25,14 @@ public final class OutpostRelayClient: Sendable {
         c.connectTimeout = .seconds(10)
         c.totalTimeout = .seconds(Double(60))
         http = try HTTPClient(configuration: c)
+        signedClient = SignedHTTPClient(http: http, origin: relay.origin, key: identity.signingKey, baseURL: relay.url, clock: clock)
     }
 
     public func shutdown() { http.shutdown() }
 
     /// Sends a request signed with the outpost identity.
     public func signed(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, timeout: Duration? = nil) async throws -> HTTPClient.Response {
-        let header = try RequestSigner(key: identity.signingKey).sign(method: method.rawValue, origin: relay.origin, pathAndQuery: path,
-                                                                       body: body ?? [], timestamp: clock())
-        var headers: HTTPHeaders = [SignatureHeader.name: header.value]
-        if body != nil { headers.add("Content-Type", "application/json") }
-        return try await http.execute(.init(method: method, url: relay.url + path, headers: headers, body: body, timeout: timeout))
+        try await signedClient.send(method, path, body: body, timeout: timeout)
     }
 
     /// Submits one stored envelope.
