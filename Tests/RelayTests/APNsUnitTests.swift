@@ -110,6 +110,21 @@ struct APNsUnitTests {
         #expect(window.limit == 8)
     }
 
+    @Test func aHeldSlotIsGivenBackOnEveryPathAndEachRequestSentWithItAdaptsTheLimit() async {
+        let window = InFlightWindow(initial: 64, minimum: 8, maximum: 128, growthStep: 1, backoffInterval: .zero)
+        await window.acquire()
+        await window.holdingSlot { _ in }   // no request: the slot comes back, the limit stays
+        #expect(window.inFlight == 0 && window.limit == 64)
+        await window.acquire()
+        await window.holdingSlot { slot in
+            slot.sent(congested: true)    // refused: the limit halves at once, while the slot is still held
+            #expect(window.limit == 32 && window.inFlight == 1)
+            slot.sent(congested: false)   // the second request with the same slot succeeded
+        }
+        #expect(window.inFlight == 0)
+        #expect(window.limit == 33)
+    }
+
     @Test func aFullWindowMakesTheNextSenderWait() async throws {
         let window = InFlightWindow(initial: 8, minimum: 8, maximum: 8)
         #expect(window.tryAcquire(upTo: 100) == 8)

@@ -82,15 +82,10 @@ final class APNsClient: Sendable {
     }
 
     /// Sends one push and classifies the answer. The caller holds a window
-    /// slot (`window.acquire`); this returns it.
-    func send(_ request: APNsRequest) async -> APNsResult {
+    /// slot (`window.holdingSlot`) and tells it what came of the request.
+    func send(_ request: APNsRequest, with slot: inout InFlightWindow.Slot) async -> APNsResult {
         let result = await perform(request)
-        let congested: Bool
-        switch result {
-        case .retry(let status, _): congested = status == nil || status == 429 || status == 503
-        default: congested = false
-        }
-        window.release(congested: congested)
+        slot.sent(congested: result.congested)
         let reason: String
         switch result {
         case .sent: reason = ""

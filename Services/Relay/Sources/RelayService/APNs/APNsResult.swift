@@ -34,6 +34,12 @@ enum APNsResult: Sendable, Hashable {
         }
     }
 
+    /// APNs or the connection pushed back (a transport failure, 429, 503): the in-flight window shrinks.
+    var congested: Bool {
+        if case .retry(let status, _) = self { return status == nil || status == 429 || status == 503 }
+        return false
+    }
+
     /// The label of `mailwake_relay_apns_requests_total`.
     var outcomeLabel: String {
         switch self {

@@ -90,22 +90,54 @@ final class InFlightWindow: Sendable {
     func release(congested: Bool) {
         let wake: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.inFlight -= 1
-            if congested {
-                let now = ContinuousClock.now
-                if s.lastDecrease.map({ now - $0 >= backoffInterval }) ?? true {
-                    s.limit = max(minimum, s.limit / 2)
-                    s.lastDecrease = now
-                }
-                s.successes = 0
-            } else {
-                s.successes += 1
-                if s.successes >= growthStep, s.limit < maximum {
-                    s.limit += 1
-                    s.successes = 0
-                }
-            }
+            adapt(&s, congested: congested)
             return Self.wakeWaiters(&s)
         }
         for c in wake { c.resume() }
+    }
+
+    /// Adapts the limit to one request's outcome while its slot stays taken (the holder sends again with it).
+    func record(congested: Bool) {
+        let wake: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            adapt(&s, congested: congested)
+            return Self.wakeWaiters(&s)
+        }
+        for c in wake { c.resume() }
+    }
+
+    /// Runs `body` with one slot the caller took (`acquire`) and gives the slot back when `body` returns, whatever
+    /// path it took: the one owner of the slot. Each request `body` sends with it adapts the limit (`Slot.sent`).
+    func holdingSlot<T>(_ body: (inout Slot) async -> T) async -> T {
+        var slot = Slot(window: self)
+        let value = await body(&slot)
+        giveBack(1)
+        return value
+    }
+
+    /// A taken slot, as its holder sees it.
+    struct Slot {
+        let window: InFlightWindow
+
+        /// The holder sent a request with the slot and met back-pressure or not (429, 503, a refused stream):
+        /// the limit adapts now, while the slot stays held.
+        mutating func sent(congested: Bool) { window.record(congested: congested) }
+    }
+
+    /// Adapts the limit to one outcome (additive increase, multiplicative decrease).
+    private func adapt(_ s: inout State, congested: Bool) {
+        if congested {
+            let now = ContinuousClock.now
+            if s.lastDecrease.map({ now - $0 >= backoffInterval }) ?? true {
+                s.limit = max(minimum, s.limit / 2)
+                s.lastDecrease = now
+            }
+            s.successes = 0
+        } else {
+            s.successes += 1
+            if s.successes >= growthStep, s.limit < maximum {
+                s.limit += 1
+                s.successes = 0
+            }
+        }
     }
 }

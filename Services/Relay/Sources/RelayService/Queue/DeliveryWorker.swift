@@ -117,9 +117,13 @@ final class DeliveryWorker: Service {
         }
     }
 
-    /// One attempt: checks, the APNs request, and what to record.
+    /// One attempt with the window slot the worker took for it: checks, the APNs request, and what to record.
     func attempt(_ d: ClaimedDelivery) async -> DeliveryCompletion {
-        let window = apns.window
+        await apns.window.holdingSlot { slot in await attempt(d, with: &slot) }
+    }
+
+    /// One attempt holding `slot` (given back by `holdingSlot` on every path).
+    private func attempt(_ d: ClaimedDelivery, with slot: inout InFlightWindow.Slot) async -> DeliveryCompletion {
         func finish(_ status: DeliveryStatus, apnsStatus: Int? = nil, reason: DeliveryReason?) -> DeliveryCompletion {
             DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: status, nextAttemptMS: 0, apnsStatus: apnsStatus, reason: reason, atMS: clockMS())
         }
@@ -130,11 +134,9 @@ final class DeliveryWorker: Service {
             return DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: .queued, nextAttemptMS: next, apnsStatus: apnsStatus, reason: reason, atMS: now)
         }
         guard d.pairingActive else {
-            window.giveBack(1)
             return finish(.failed, reason: .pairingEnded)
         }
         guard clockMS() < d.deadline * 1000 else {
-            window.giveBack(1)
             return finish(.expired, reason: .deadlinePassed)
         }
         // An outpost the operator blocked at accounts gets nothing more
@@ -144,11 +146,9 @@ final class DeliveryWorker: Service {
         if d.checkedAtIntake == nil {
             do {
                 guard !(try await accounts.standing(of: d.outpostID, key: d.outpostKey)).blocked else {
-                    window.giveBack(1)
                     return finish(.failed, reason: .outpostBlocked)
                 }
             } catch {
-                window.giveBack(1)
                 return retry(apnsStatus: nil, reason: .accountsUnavailable, soon: false)
             }
         }
@@ -156,15 +156,12 @@ final class DeliveryWorker: Service {
         do {
             target = try await resolveTarget(d)
         } catch {
-            window.giveBack(1)
             return retry(apnsStatus: nil, reason: .accountsUnavailable, soon: false)
         }
         guard target.authorization.mayReceivePush else {
-            window.giveBack(1)
             return finish(.failed, reason: target.authorization.active ? .deviceNotEntitled : .deviceNotAuthorized)
         }
         guard let token = target.token else {
-            window.giveBack(1)
             return finish(.failed, reason: .noDeviceToken)
         }
         // A relay-authored alert (PROTOCOL.md §14) travels like a notification: push type alert, the bundle id as topic.
@@ -174,12 +171,12 @@ final class DeliveryWorker: Service {
             pushType: APNsPayload.pushType(for: kind), topic: APNsPayload.topic(for: kind, bundleID: configuration.apns.bundleID),
             eventID: d.eventID, expiration: d.iat + configuration.maxEnvelopeAge,
             priority: APNsPayload.priority(kind: kind, activityEvent: d.activityEvent), payload: d.payload)
-        switch await apns.send(request) {
+        switch await apns.send(request, with: &slot) {
         case .sent:
             return finish(.sent, apnsStatus: 200, reason: nil)
         case .retry(429?, .tooManyRequests) where d.kind == .envelope(.liveActivity) && d.activityEvent == .start:
             // Apple's push-to-start budget is spent: the code goes out as a time-sensitive alert instead.
-            return await alertInstead(of: d, request: request, deviceToken: target.authorization.apnsToken, finish: finish)
+            return await alertInstead(of: d, request: request, deviceToken: target.authorization.apnsToken, slot: &slot, finish: finish)
         case .failed(let status, let reason, let tokenInvalid, let timestamp):
             var failed = finish(.failed, apnsStatus: status, reason: reason)
             if tokenInvalid { failed.invalidToken = .init(token: token, timestampMS: timestamp ?? clockMS()) }
@@ -193,12 +190,11 @@ final class DeliveryWorker: Service {
 
     /// Sends a refused Live Activity `start` as a time-sensitive alert to the device's own token (same envelope, same
     /// apns-id): `sent` with reason `push_to_start_refused_alerted`, or the start's refusal when that fails too.
-    private func alertInstead(of d: ClaimedDelivery, request: APNsRequest, deviceToken: String?,
+    private func alertInstead(of d: ClaimedDelivery, request: APNsRequest, deviceToken: String?, slot: inout InFlightWindow.Slot,
                               finish: (DeliveryStatus, Int?, DeliveryReason?) -> DeliveryCompletion) async -> DeliveryCompletion {
         guard let deviceToken, let envelope = Self.envelope(inLiveActivityPayload: d.payload) else {
             return finish(.failed, 429, .tooManyRequests)
         }
-        await apns.window.acquire()
         var alert = request
         alert.deviceToken = deviceToken
         alert.pushType = APNsPayload.pushType(for: .notification)
@@ -206,7 +202,7 @@ final class DeliveryWorker: Service {
         alert.priority = 10
         alert.payload = APNsPayload.timeSensitiveAlert(for: envelope)
         metrics.liveActivityAlerts.increment()
-        switch await apns.send(alert) {
+        switch await apns.send(alert, with: &slot) {
         case .sent: return finish(.sent, 200, .pushToStartRefusedAlerted)
         default: return finish(.failed, 429, .tooManyRequests)
         }
