@@ -2,10 +2,10 @@ public import MailwakeCore
 public import MailwakeHTTPServer
 public import MailwakePostgres
 import MailwakeAppStore
-import MailwakeServiceSupport
+public import MailwakeServiceSupport
 
 /// One accounts instance: its database, gates, routes and listeners.
-public final class AccountsApp: Sendable {
+public final class AccountsApp: DatabaseBackedApp {
     public let configuration: AccountsConfiguration
     public let database: PostgresClient
     public let metrics: MetricsRegistry
@@ -106,4 +106,10 @@ public final class AccountsApp: Sendable {
             HTTPServer(configuration: internalListener, router: internalRouter(), logger: logger, metrics: metrics),
         ]
     }
+
+    /// How long start-up retries PostgreSQL.
+    public var databaseStartTimeout: Duration { configuration.databaseStartTimeout }
+
+    /// Everything `serve` runs: the listeners and the pool.
+    public func services() -> [any Service] { servers() + [database] }
 }

@@ -2,11 +2,11 @@ public import MailwakeCore
 public import MailwakeHTTPServer
 public import MailwakePostgres
 import Foundation
-import MailwakeServiceSupport
+public import MailwakeServiceSupport
 
 /// One relay instance: its database, gates, clients, queue, routes, listeners
 /// and background services.
-public final class RelayApp: Sendable {
+public final class RelayApp: DatabaseBackedApp {
     public let configuration: RelayConfiguration
     public let database: PostgresClient
     public let metrics: MetricsRegistry
@@ -129,6 +129,14 @@ public final class RelayApp: Sendable {
     /// Everything `serve` runs: listeners, background services and the pool.
     public func services() -> [any Service] {
         servers() + backgroundServices() + [database]
+    }
+
+    /// How long start-up retries PostgreSQL.
+    public var databaseStartTimeout: Duration { configuration.databaseStartTimeout }
+
+    /// What the start-up log line says of this instance.
+    public var startingLogFields: [String: LogValue] {
+        ["instance": .string(configuration.instanceName), "origin": .string(configuration.publicOrigin)]
     }
 
     /// Stops the outbound clients (after the services ended).
