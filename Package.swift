@@ -218,7 +218,7 @@ let package = Package(
         ),
         .target(
             name: "OutpostService",
-            dependencies: ["MailwakeMail", "MailwakeIMAP", "MailwakeHTTPServer", "CLibQREncode", "CGMimeShims", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
+            dependencies: ["MailwakeMail", "MailwakeIMAP", "MailwakeHTTPServer", "CLibQREncode", "MailwakeSQLite", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"],
             path: "Services/Outpost/Sources/OutpostService",
             swiftSettings: strict
         ),

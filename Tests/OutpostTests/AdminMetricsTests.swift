@@ -8,7 +8,7 @@ import OutpostService
 import TestSupport
 import Testing
 
-/// The outpost's admin listener, built as `serve` builds it (`OutpostDaemon`):
+/// The outpost's admin listener, built as `serve` builds it (`OutpostApp.daemon()`):
 /// its metrics after real events (a watched Dovecot folder, a delivery to the
 /// APNs simulator, a body read, a refused API call), `/healthz` and `/readyz`.
 @Suite("Outpost: admin listener and metrics", .awaitedCleanup)
@@ -35,13 +35,13 @@ struct AdminMetricsTests {
         let watch = try await MailWatchHarness.start()
         let apiPort = try PortAllocator.freePort()
         let origin = "https://127.0.0.1:\(apiPort)"
-        let configuration = try OutpostSettings.spec.load(environment: [
+        let configuration = try OutpostConfiguration(OutpostSettings.spec.load(environment: [
             "MAILWAKE_OUTPOST_LISTEN": "127.0.0.1:\(apiPort)", "MAILWAKE_OUTPOST_ADMIN_LISTEN": "127.0.0.1:0",
             "MAILWAKE_OUTPOST_PUBLIC_URL": origin, "MAILWAKE_OUTPOST_LIVE_ACTIVITY_LIFETIME": "0",
-        ])
+        ]))
         let logger = Logger(service: "outpost-test", level: .warning)
-        let daemon = try OutpostDaemon(configuration: configuration, directory: watch.outpost.directory, store: watch.outpost.store,
-                                       identity: watch.outpost.identity, client: watch.outpost.client, logger: logger)
+        let daemon = try OutpostApp(configuration: configuration, directory: watch.outpost.directory, store: watch.outpost.store,
+                                    identity: watch.outpost.identity, client: watch.outpost.client, logger: logger).daemon()
         let api = try #require(daemon.api)
         let adminServer = try #require(daemon.admin)
         try api.start()
@@ -84,7 +84,7 @@ struct AdminMetricsTests {
         #expect(Self.value("mailwake_outpost_pending_deliveries", in: delivered) == 0)
 
         // A body read by a device holding the content permission.
-        let tls = try OutpostTLS.resolve(directory: watch.outpost.directory, configuration: configuration, origin: origin)
+        let tls = try OutpostTLS.resolve(directory: watch.outpost.directory, api: configuration.api, origin: origin)
         let offer = try await OutpostInvitations(store: watch.outpost.store, identity: watch.outpost.identity)
             .create(scopes: [.content], mailboxIDs: nil, origin: origin, pin: tls.pin, pairing: nil)
         let reader = try OutpostSession(origin: origin, pin: tls.pin, signing: watch.device.signing)
@@ -114,16 +114,16 @@ struct AdminMetricsTests {
 
     @Test func anAdminAddressOffLoopbackServesHTTPSWithTheAPICertificate() async throws {
         let fixture = try await OutpostFixture.start(relayURL: "https://127.0.0.1:1")
-        let configuration = try OutpostSettings.spec.load(environment: [
+        let configuration = try OutpostConfiguration(OutpostSettings.spec.load(environment: [
             "MAILWAKE_OUTPOST_LISTEN": "", "MAILWAKE_OUTPOST_ADMIN_LISTEN": "0.0.0.0:0", "MAILWAKE_OUTPOST_PUBLIC_URL": "https://127.0.0.1:8443",
-        ])
-        let daemon = try OutpostDaemon(configuration: configuration, directory: fixture.directory, store: fixture.store, identity: fixture.identity,
-                                       client: fixture.client, logger: .disabled)
+        ]))
+        let daemon = try OutpostApp(configuration: configuration, directory: fixture.directory, store: fixture.store, identity: fixture.identity,
+                                    client: fixture.client).daemon()
         #expect(daemon.api == nil)
         let admin = try #require(daemon.admin)
         let port = try admin.start()
         let task = Task { try await admin.run() }
-        let tls = try OutpostTLS.resolve(directory: fixture.directory, configuration: configuration, origin: "https://127.0.0.1:8443")
+        let tls = try OutpostTLS.resolve(directory: fixture.directory, api: configuration.api, origin: "https://127.0.0.1:8443")
         var pinned = HTTPClient.Configuration()
         pinned.httpVersion = .http1_1
         pinned.pinnedPublicKeys = ["sha256//" + Data(tls.pin).base64EncodedString()]

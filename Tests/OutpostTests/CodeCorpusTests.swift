@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeMail
 @testable import OutpostService
 import TestSupport
 import Testing

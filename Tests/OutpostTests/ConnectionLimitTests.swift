@@ -12,8 +12,9 @@ struct ConnectionLimitTests {
         for (value, expected) in [(nil, 32), ("5", 5), ("0", 0)] as [(String?, Int)] {
             var env = ["MAILWAKE_OUTPOST_LISTEN": "127.0.0.1:0", "MAILWAKE_OUTPOST_ADMIN_LISTEN": "", "MAILWAKE_OUTPOST_PUBLIC_URL": "https://127.0.0.1:8443"]
             env["MAILWAKE_OUTPOST_PER_IP_CONNECTION_LIMIT"] = value
-            let daemon = try OutpostDaemon(configuration: try OutpostSettings.spec.load(environment: env), directory: fixture.directory, store: fixture.store,
-                                           identity: fixture.identity, client: fixture.client, logger: .disabled)
+            let configuration = try OutpostConfiguration(OutpostSettings.spec.load(environment: env))
+            let daemon = try OutpostApp(configuration: configuration, directory: fixture.directory, store: fixture.store,
+                                        identity: fixture.identity, client: fixture.client).daemon()
             #expect(daemon.api?.configuration.perIPConnectionLimit == expected)
             #expect(daemon.admin == nil)
             await daemon.shutdown()

@@ -1,5 +1,6 @@
 import Foundation
 import MailwakeIMAP
+import MailwakeMail
 import MailwakeProtocol
 @testable import OutpostService
 import StackSupport

@@ -44,7 +44,7 @@ private func addChannel(_ args: ParsedArguments, _ record: ChannelRecord, _ secr
         guard FileManager.default.isReadableFile(atPath: ca) else { throw UsageError("--ca-file \(ca) cannot be read") }
         record.options.caFile = URL(fileURLWithPath: ca).standardizedFileURL.path
     }
-    let (store, _, _) = try await openOutpost(args, needsRelay: false)
+    let (store, _) = try await openStore(args)
     try await store.addChannel(record, secrets: secrets)
     await store.close()
     say("Channel '\(record.name)' (\(record.kind.rawValue)) added. `mailwake-outpost channel test \(record.name)` sends a test notification.")
@@ -110,7 +110,7 @@ let channelCommands: [CommandLineTool.Command] = [
         return .success
     },
     .init(CommandSpec("channel list", summary: "List the channels.", options: [dataDirOption])) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let channels = try await store.channels()
         await store.close()
         if channels.isEmpty { say("No channels. Add one with `mailwake-outpost channel add bark|pushover|webhook`.") }
@@ -124,7 +124,7 @@ let channelCommands: [CommandLineTool.Command] = [
         return .success
     },
     .init(CommandSpec("channel remove", summary: "Remove a channel and its stored secrets.", positionals: ["NAME"], options: [dataDirOption])) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let removed = try await store.removeChannel(name: args.positionals[0])
         await store.close()
         guard removed else { throw OutpostCommandError("no channel named '\(args.positionals[0])' (see `mailwake-outpost channel list`)") }
@@ -133,7 +133,7 @@ let channelCommands: [CommandLineTool.Command] = [
     },
     .init(CommandSpec("channel test", summary: "Send a test notification through one channel now and print the outcome.", positionals: ["NAME"],
                       options: [dataDirOption])) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         guard let channel = try await store.channel(name: args.positionals[0]) else {
             await store.close()
             throw OutpostCommandError("no channel named '\(args.positionals[0])' (see `mailwake-outpost channel list`)")

@@ -32,13 +32,14 @@ let deviceCommands: [CommandLineTool.Command] = [
         OptionSpec("no-qr", help: "Print the link only"),
     ])) { args in
         let scopes = Set(try args.required("scope").split(separator: ",").map { try parseScope(String($0)) }).sorted()
-        let configuration = try settings(args)
-        let origin = try OutpostTLS.origin(configuration)
-        let tls = try OutpostTLS.resolve(directory: dataDirectory(args), configuration: configuration, origin: origin)
-        let (store, identity, client) = try await openOutpost(args, needsRelay: scopes.contains(.push))
-        defer { client?.shutdown() }
+        let configuration = try OutpostConfiguration(settings(args))
+        let origin = try OutpostTLS.origin(configuration.api)
+        let tls = try OutpostTLS.resolve(directory: dataDirectory(args), api: configuration.api, origin: origin)
+        let (store, identity) = try await openStore(args)
+        let app = try await scopes.contains(.push) ? OutpostApp.connect(dataDirectory(args), store: store, identity: identity) : nil
+        defer { app?.client.shutdown() }
         let limit = try await mailboxIDs(args, store)
-        let pairing = client.map { OutpostPairing(store: store, client: $0, identity: identity) }
+        let pairing = app?.pairing
         let invitations = OutpostInvitations(store: store, identity: identity)
         let offer = try await invitations.create(scopes: scopes, mailboxIDs: limit, origin: origin, pin: tls.pin, pairing: pairing)
         say("Invite the App to this outpost (\(scopes.map(\.rawValue).joined(separator: ", ")))")
@@ -48,8 +49,7 @@ let deviceCommands: [CommandLineTool.Command] = [
         say("")
         try showLink(offer.link.link, args)
         say("Waiting for the App (the outpost's `serve` must be running to answer it)…")
-        async let pushed: PairedDevice? = offer.pairing == nil ? nil
-            : pairing!.complete(offer.pairing!, approval: .redeemer(invitationTokenHash: offer.tokenHash))
+        async let pushed = completePush(offer, through: pairing)
         let redeemed = try await invitations.waitForRedemption(offer)
         let device = try await pushed
         await store.close()
@@ -62,7 +62,7 @@ let deviceCommands: [CommandLineTool.Command] = [
         return redeemed != nil || device != nil ? .success : .failure
     },
     .init(CommandSpec("devices list", summary: "List the devices this outpost knows, with their permissions and pairings.", options: [dataDirOption])) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let devices = try await store.knownDevices()
         let pairings = try await store.pairings()
         let mailboxes = Dictionary(uniqueKeysWithValues: try await store.mailboxes().map { ($0.id, $0.label) })
@@ -84,7 +84,7 @@ let deviceCommands: [CommandLineTool.Command] = [
     .init(CommandSpec("devices grant", summary: "Grant a known device the manage or content permission (push is granted by pairing).",
                       positionals: ["DEVICE_ID", "SCOPE"], options: [dataDirOption, mailboxesOption])) { args in
         let scope = try parseScope(args.positionals[1])
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let limit = try await mailboxIDs(args, store)
         do {
             try await store.grant(scope, to: args.positionals[0], mailboxIDs: scope == .content ? limit : nil, by: "cli")
@@ -100,12 +100,13 @@ let deviceCommands: [CommandLineTool.Command] = [
                       positionals: ["DEVICE_ID", "SCOPE"], options: [dataDirOption])) { args in
         let scope = try parseScope(args.positionals[1])
         let id = args.positionals[0]
-        let (store, identity, client) = try await openOutpost(args, needsRelay: scope == .push)
-        defer { client?.shutdown() }
-        if scope == .push {
+        let (store, identity) = try await openStore(args)
+        let app = try await scope == .push ? OutpostApp.connect(dataDirectory(args), store: store, identity: identity) : nil
+        defer { app?.client.shutdown() }
+        if let app {
             let pairings = try await store.pairings(activeOnly: true).filter { $0.deviceID == id }
             guard !pairings.isEmpty else { await store.close(); throw OutpostCommandError("device \(id) has no active pairing") }
-            for p in pairings { try await OutpostPairing(store: store, client: client!, identity: identity).unpair(p.pairingID) }
+            for p in pairings { try await app.pairing.unpair(p.pairingID) }
             try await store.logChange(actor: "cli", action: "revoke", detail: "push from \(id)")
         } else {
             guard try await store.revoke(scope, from: id, by: "cli") else {
@@ -120,7 +121,7 @@ let deviceCommands: [CommandLineTool.Command] = [
     .init(CommandSpec("changes", summary: "The administrator log: every change to devices, permissions and settings, and who made it.", options: [
         dataDirOption, OptionSpec("limit", value: "N", help: "How many, newest first (default 50)"),
     ])) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let entries = try await store.adminLog(limit: Int(try args.int64("limit") ?? 50))
         await store.close()
         if entries.isEmpty { say("No changes recorded."); return .success }
@@ -128,3 +129,9 @@ let deviceCommands: [CommandLineTool.Command] = [
         return .success
     },
 ]
+
+/// Waits for the push pairing `offer` carries to be completed by the App that redeems it (nil: the offer has none).
+func completePush(_ offer: OutpostInvitations.Offer, through pairing: OutpostPairing?) async throws -> PairedDevice? {
+    guard let pairing, let pending = offer.pairing else { return nil }
+    return try await pairing.complete(pending, approval: .redeemer(invitationTokenHash: offer.tokenHash))
+}

@@ -67,7 +67,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
             guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw UsageError("--password-stdin: no password on standard input") }
             secret = line
         } else if builtInOAuth {
-            let (existing, _, _) = try await openOutpost(args, needsRelay: false)   // before the browser: an unknown data dir or a taken label fails now
+            let (existing, _) = try await openStore(args)   // before the browser: an unknown data dir or a taken label fails now
             let taken = try await existing.mailbox(label: label) != nil
             await existing.close()
             if taken { throw OutpostCommandError("a mailbox labelled '\(label)' exists already: pick another --label or remove it first") }
@@ -92,7 +92,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
             let missing = folders.filter { f in !report.folders.contains { $0.name == f } }
             if !missing.isEmpty { throw OutpostCommandError("the server has no folder \(missing.joined(separator: ", ")) (see the list above)") }
         }
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         defer { Task { await store.close() } }
         try await store.addMailbox(record, secret: secret)
         await store.close()
@@ -100,7 +100,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
         return .success
     },
     .init(CommandSpec("mailbox list", summary: "List the mailboxes and how their folders are being watched.", options: [dataDirOption])) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let mailboxes = try await store.mailboxes()
         let states = try await store.folderStates()
         var builtInOAuth: Set<Int64> = []
@@ -127,7 +127,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
           run: { args in
         let label = args.positionals[0]
         let trusted = try parseAuthservIDs(args.positionals[1])
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         guard let record = try await store.mailbox(label: label) else {
             await store.close()
             throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")
@@ -150,7 +150,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
                       options: [dataDirOption]),
           run: { args in
         let label = args.positionals[0]
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let removed = try await store.removeMailbox(label: label)
         await store.close()
         guard removed else { throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)") }
@@ -160,7 +160,7 @@ let mailboxCommands: [CommandLineTool.Command] = [
     .init(CommandSpec("mailbox test", summary: "Connect, log in, list folders and report the server's capabilities.", positionals: ["LABEL"],
                       options: [dataDirOption])) { args in
         let label = args.positionals[0]
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         guard let record = try await store.mailbox(label: label) else {
             await store.close()
             throw OutpostCommandError("no mailbox labelled '\(label)' (see `mailwake-outpost mailbox list`)")

@@ -33,7 +33,7 @@ let ruleCommands: [CommandLineTool.Command] = [
         Options not given keep their current value for that scope. A message the rule holds back
         is not notified later; the folder still moves past it.
         """)) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let (mailboxID, folder) = try await scope(args, store)
         var rule = try await store.rules().first { $0.mailboxID == mailboxID && $0.folder == folder } ?? NotificationRule(mailboxID: mailboxID, folder: folder)
         rule.enabled = !args.flag("off")
@@ -68,7 +68,7 @@ let ruleCommands: [CommandLineTool.Command] = [
         return .success
     },
     .init(CommandSpec("rules list", summary: "List the notification rules.", options: [dataDirOption])) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let rules = try await store.rules()
         let mailboxes = try await store.mailboxes()
         await store.close()
@@ -77,7 +77,7 @@ let ruleCommands: [CommandLineTool.Command] = [
         return .success
     },
     .init(CommandSpec("rules remove", summary: "Remove the rule of a scope (the next broader one applies).", options: [dataDirOption] + scopeOptions)) { args in
-        let (store, _, _) = try await openOutpost(args, needsRelay: false)
+        let (store, _) = try await openStore(args)
         let (mailboxID, folder) = try await scope(args, store)
         let removed = try await store.removeRule(mailboxID: mailboxID, folder: folder)
         await store.close()

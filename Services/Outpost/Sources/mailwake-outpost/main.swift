@@ -21,12 +21,15 @@ func dataDirectory(_ args: ParsedArguments) -> DataDirectory {
     return DataDirectory(path: DataDirectory.defaultPath)
 }
 
-/// Opens the store and the relay client of an initialized outpost.
-func openOutpost(_ args: ParsedArguments, needsRelay: Bool = true) async throws -> (OutpostStore, OutpostIdentity, OutpostRelayClient?) {
-    let store = try await OutpostStore.open(dataDirectory(args))
-    let identity = try await store.identity()
-    guard needsRelay else { return (store, identity, nil) }
-    return (store, identity, try OutpostRelayClient(relay: try await store.relay(), identity: identity))
+/// Opens the store and identity of an initialized outpost, for a command that does not talk to the relay.
+func openStore(_ args: ParsedArguments) async throws -> (store: OutpostStore, identity: OutpostIdentity) {
+    try await OutpostApp.openStore(dataDirectory(args))
+}
+
+/// Opens an initialized outpost with a client of its relay.
+func openApp(_ args: ParsedArguments, configuration: OutpostConfiguration = .init(),
+             logger: Logger = .disabled) async throws -> OutpostApp {
+    try await OutpostApp.open(dataDirectory(args), configuration: configuration, logger: logger)
 }
 
 func say(_ text: String) { StandardStreams.write(text + "\n") }
@@ -76,14 +79,14 @@ let tool = CommandLineTool(
             else { throw UsageError("--url must be an https origin (http only on loopback)") }
             guard let environment = PushEnvironment(rawValue: try args.required("env")) else { throw UsageError("--env must be production or sandbox") }
             if let ca = args.value("ca-file"), !FileManager.default.fileExists(atPath: ca) { throw UsageError("--ca-file \(ca) does not exist") }
-            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let (store, _) = try await openStore(args)
             try await store.setRelay(RelaySettingsRecord(url: parsed.origin, origin: args.value("origin"), environment: environment, caFile: args.value("ca-file")))
             await store.close()
             say("Relay set: \(parsed.origin) (\(environment.rawValue))")
             return .success
         },
         .init(CommandSpec("relay show", summary: "Print the relay settings.", options: [dataDirOption])) { args in
-            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let (store, _) = try await openStore(args)
             let relay = try await store.relay()
             await store.close()
             say("url:          \(relay.url)")
@@ -98,9 +101,9 @@ let tool = CommandLineTool(
             OptionSpec("no-qr", help: "Print the link only"),
             OptionSpec("yes", help: "Confirm the device without asking (scripts); the fingerprint is still shown"),
         ])) { args in
-            let (store, identity, client) = try await openOutpost(args)
-            defer { client?.shutdown() }
-            let pairing = OutpostPairing(store: store, client: client!, identity: identity)
+            let app = try await openApp(args)
+            defer { app.client.shutdown() }
+            let (pairing, identity) = (app.pairing, app.identity)
             let ask = !args.flag("yes") && isatty(STDIN_FILENO) == 1
             let offer = try await pairing.offer()
             say("Pair an iPhone with this outpost")
@@ -116,7 +119,7 @@ let tool = CommandLineTool(
                 guard ask else { return true }
                 return await confirmOnTerminal("Confirm this device? [y/N] ")
             }))
-            await store.close()
+            await app.store.close()
             say("Paired with device \(device.deviceID)")
             say("  device fingerprint: \(device.fingerprint)")
             say("  pairing id:         \(device.pairingID)")
@@ -125,7 +128,7 @@ let tool = CommandLineTool(
         .init(CommandSpec("devices live-activities", summary: "Show codes as a Live Activity on a device (on), or not (off).",
                           positionals: ["PAIRING_ID", "on|off"], options: [dataDirOption])) { args in
             guard let state = ["on": PairedDevice.LiveActivities.on, "off": .off][args.positionals[1]] else { throw UsageError("say on or off") }
-            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let (store, _) = try await openStore(args)
             let changed = try await store.setLiveActivities(args.positionals[0], state)
             await store.close()
             guard changed else { throw OutpostCommandError("no pairing \(args.positionals[0]) (see `mailwake-outpost devices list`)") }
@@ -134,14 +137,14 @@ let tool = CommandLineTool(
         },
         .init(CommandSpec("devices unpair", summary: "End a pairing at the relay; delivery stops, the record stays as history.", positionals: ["PAIRING_ID"],
                           options: [dataDirOption])) { args in
-            let (store, identity, client) = try await openOutpost(args)
-            defer { client?.shutdown() }
-            let id = args.positionals[0]
+            let app = try await openApp(args)
+            defer { app.client.shutdown() }
+            let (store, id) = (app.store, args.positionals[0])
             guard try await store.pairings(activeOnly: true).contains(where: { $0.pairingID == id || $0.deviceID == id }) else {
                 throw UsageError("no active pairing or device \(id) (see `devices list`)")
             }
             let pairings = try await store.pairings(activeOnly: true).filter { $0.pairingID == id || $0.deviceID == id }
-            for p in pairings { try await OutpostPairing(store: store, client: client!, identity: identity).unpair(p.pairingID) }
+            for p in pairings { try await app.pairing.unpair(p.pairingID) }
             await store.close()
             say("Unpaired \(pairings.count) pairing(s).")
             return .success
@@ -149,18 +152,17 @@ let tool = CommandLineTool(
         .init(CommandSpec("notify", summary: "Send a notification to every paired device.", options: [
             dataDirOption, OptionSpec("test", required: true, help: "A test notification (mail watching sends the real ones)"),
         ])) { args in
-            let (store, identity, client) = try await openOutpost(args)
-            defer { client?.shutdown() }
-            let relay = try await store.relay()
+            let app = try await openApp(args, configuration: try OutpostConfiguration(settings(args)))
+            defer { app.client.shutdown() }
+            let store = app.store
             let now = Int64(Date().timeIntervalSince1970)
             let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
                                               subject: "Test notification from your outpost", receivedAt: UInt64(now))
-            let maxAge = try settings(args)[OutpostSettings.deliveryMaxAge].components.seconds
-            guard let historyID = try await OutpostNotifier(store: store, identity: identity, relay: relay, maxAge: maxAge).notify(content) else {
+            guard let historyID = try await app.notifier().notify(content) else {
                 say("No paired devices: nothing to send. Run `mailwake-outpost pair`.")
                 return .failure
             }
-            let pass = DeliveryPass(store: store, client: client!)
+            let pass = app.deliveryPass()
             let started = ContinuousClock.now
             var records = try await store.deliveries(historyID: historyID)
             while records.contains(where: { $0.status == .pending || $0.status == .queued }), ContinuousClock.now - started < .seconds(30) {
@@ -177,21 +179,17 @@ let tool = CommandLineTool(
         .init(CommandSpec("serve", summary: "Run the outpost: watch the mailboxes and deliver notifications.", options: [
             dataDirOption, ConfigurationSpec.configOption,
         ], discussion: OutpostSettings.spec.helpText())) { args in
-            let configuration = try settings(args)
-            let logger = Logger(service: "outpost", level: configuration[OutpostSettings.logLevel])
-            for warning in configuration.warnings { logger.warning(warning) }
-            let (store, identity, client) = try await openOutpost(args)
-            logger.info("outpost starting", ["outpost_id": .string(identity.id), "relay": .string(client!.relay.url)])
-            let daemon = try OutpostDaemon(configuration: configuration, directory: dataDirectory(args), store: store, identity: identity,
-                                           client: client!, logger: logger)
-            let code = await ServiceGroup(services: daemon.services, logger: logger).runReturningExitCode()
-            await daemon.shutdown()
-            client?.shutdown()
-            await store.close()
+            let loaded = try settings(args)
+            let configuration = try OutpostConfiguration(loaded)
+            let logger = Logger(service: "outpost", level: configuration.logLevel)
+            for warning in loaded.warnings { logger.warning(warning) }
+            let app = try await openApp(args, configuration: configuration, logger: logger)
+            let code = try await app.serve()
+            await app.close()
             return code
         },
         .init(CommandSpec("status", summary: "Print the identity, the relay's reachability, pairings, deliveries waiting and each folder's watch coverage.", options: [dataDirOption])) { args in
-            let (store, identity, _) = try await openOutpost(args, needsRelay: false)
+            let (store, identity) = try await openStore(args)
             say("outpost id:        \(identity.id)")
             say("fingerprint:       \(identity.fingerprint)")
             if let relay = try? await store.relay() {
@@ -230,7 +228,7 @@ let tool = CommandLineTool(
             dataDirOption, OptionSpec("days", value: "N", help: "How many days back (default 7)"),
         ])) { args in
             let days = Int(try args.int64("days") ?? 7)
-            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let (store, _) = try await openStore(args)
             let entries = try await store.history(days: days)
             let channels = Dictionary(uniqueKeysWithValues: try await store.channels().map { ($0.id, $0.name) })
             var channelDeliveries: [Int64: [ChannelDeliveryRecord]] = [:]
@@ -256,7 +254,7 @@ let tool = CommandLineTool(
         ])) { args in
             let out = try args.required("out")
             let passphrase = args.flag("encrypt") ? try await BackupPassphrase.read(confirm: true) : nil
-            let (store, identity, _) = try await openOutpost(args, needsRelay: false)
+            let (store, identity) = try await openStore(args)
             let size = try await OutpostBackup.write(store, to: out, passphrase: passphrase)
             await store.close()
             say("Backed up outpost \(identity.id) to \(out) (\(size) bytes\(passphrase == nil ? "" : ", encrypted")).")
@@ -292,7 +290,7 @@ let tool = CommandLineTool(
         .init(CommandSpec("history clear", summary: "Delete the history (finished deliveries with it).", options: [
             dataDirOption, OptionSpec("older-than-days", value: "N", help: "Keep the last N days (default: delete everything)"),
         ])) { args in
-            let (store, _, _) = try await openOutpost(args, needsRelay: false)
+            let (store, _) = try await openStore(args)
             let n = try await store.clearHistory(olderThanDays: Int(try args.int64("older-than-days") ?? 0))
             await store.close()
             say("Deleted \(n) history entries.")

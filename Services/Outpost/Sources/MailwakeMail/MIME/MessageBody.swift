@@ -69,11 +69,7 @@ public struct MessageBody: Sendable, Hashable {
             }
             return mw_mime_body_parse(bytes.baseAddress, bytes.count, limits.maxTextBytes, limits.maxInlineParts, nil, &raw)
         }
-        switch rc {
-        case 0: return
-        case -2: throw MessageBodyError(.tooComplex, "the message nests more multiparts than any real message")
-        default: throw MessageBodyError(.notAMessage, "not an e-mail message")
-        }
+        try MessageBodyError.check(rc)
     }
 
     private static func string(_ p: UnsafeMutablePointer<CChar>?) -> String? {

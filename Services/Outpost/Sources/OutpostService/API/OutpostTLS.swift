@@ -1,5 +1,5 @@
 import Foundation
-public import MailwakeCore
+import MailwakeCore
 import MailwakeCrypto
 
 /// The certificate of the outpost's HTTPS API: the configured one, or a
@@ -16,12 +16,13 @@ public struct OutpostTLS: Sendable {
     ///
     /// - Parameters:
     ///   - directory: the data directory.
-    ///   - configuration: the outpost's settings.
+    ///   - api: the API's settings (`TLS_CERT`, `TLS_KEY`).
     ///   - origin: the public origin, whose host goes into a new certificate.
-    public static func resolve(directory: DataDirectory, configuration: ServiceConfiguration, origin: String) throws -> OutpostTLS {
-        if let cert = configuration[OutpostSettings.tlsCertificate] {
-            guard let key = configuration[OutpostSettings.tlsKey] else {
-                throw ConfigurationError(key: configuration.prefix + OutpostSettings.tlsKey.name, reason: "TLS_CERT and TLS_KEY must be given together")
+    public static func resolve(directory: DataDirectory, api: OutpostConfiguration.API, origin: String) throws -> OutpostTLS {
+        if let cert = api.tlsCertificate {
+            guard let key = api.tlsKey else {
+                throw ConfigurationError(key: OutpostSettings.spec.key(OutpostSettings.tlsKey),
+                                         reason: "TLS_CERT and TLS_KEY must be given together")
             }
             return OutpostTLS(certificatePath: cert, keyPath: key, pin: try pin(of: cert), selfSigned: false)
         }
@@ -41,17 +42,16 @@ public struct OutpostTLS: Sendable {
     }
 
     /// The public origin: `PUBLIC_URL`, else `https://<host name>:<port>`.
-    public static func origin(_ configuration: ServiceConfiguration) throws -> String {
-        let configured = configuration[OutpostSettings.publicURL]
+    public static func origin(_ api: OutpostConfiguration.API) throws -> String {
+        let configured = api.publicURL
         if !configured.isEmpty {
             guard let c = URLComponents(string: configured), c.scheme == "https", c.host?.isEmpty == false, c.path.isEmpty || c.path == "/", c.query == nil else {
-                throw ConfigurationError(key: configuration.prefix + OutpostSettings.publicURL.name, reason: "must be an https origin such as https://mail.example.net:8443",
-                                         shownValue: configured)
+                throw ConfigurationError(key: OutpostSettings.spec.key(OutpostSettings.publicURL),
+                                         reason: "must be an https origin such as https://mail.example.net:8443", shownValue: configured)
             }
             return configured.hasSuffix("/") ? String(configured.dropLast()) : configured
         }
-        let listen = try ListenAddress.parse(configuration[OutpostSettings.listen].isEmpty ? "0.0.0.0:8443" : configuration[OutpostSettings.listen],
-                                             key: configuration.prefix + OutpostSettings.listen.name)
+        let listen = api.listen ?? OutpostConfiguration.API.defaultListen
         let host = ProcessInfo.processInfo.hostName.isEmpty ? "localhost" : ProcessInfo.processInfo.hostName
         return listen.port == 443 ? "https://\(host)" : "https://\(host):\(listen.port)"
     }

@@ -23,14 +23,4 @@ public enum OutpostSettings {
 
     public static let spec = ConfigurationSpec(service: "outpost", settings: [dataDir, deliveryMaxAge, heartbeatInterval, historyDays, idleRestart, imapResponseTimeout, pollInterval, reconnectBackoff, liveActivityLifetime,
                                                                                   listen, perIPConnectionLimit, adminListen, publicURL, tlsCertificate, tlsKey, bodyMaxBytes, logLevel] + OAuthSettings.all)
-
-    /// The watchers' pacing from `configuration`.
-    public static func watchTiming(_ configuration: ServiceConfiguration) -> WatchTiming {
-        var timing = WatchTiming()
-        timing.idleRestart = configuration[idleRestart]
-        timing.pollInterval = configuration[pollInterval]
-        timing.responseTimeout = configuration[imapResponseTimeout]
-        timing.backoff = configuration[reconnectBackoff]
-        return timing
-    }
 }

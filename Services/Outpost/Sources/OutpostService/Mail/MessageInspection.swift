@@ -5,7 +5,12 @@ import MailwakeProtocol
 /// build from a raw message, and why a code was or was not found, as JSON.
 public enum MessageInspection {
     public static func json(for message: [UInt8]) throws(OutpostError) -> String {
-        let summary = try MessageSummary(rfc822: message)
+        let summary: MessageSummary
+        do throws(MessageBodyError) {
+            summary = try MessageSummary(rfc822: message)
+        } catch {
+            throw OutpostError(error)
+        }
         let code = CodeDetector.detect(subject: summary.subject, body: summary.visibleText)
         var w = JSONWriter()
         w.beginObject()
@@ -37,7 +42,7 @@ public enum MessageInspection {
             let document = try BodyDocument(message: message, partURL: { BodyRoutes.partPath(ref: "REF", contentID: $0) })
             return String(decoding: document.jsonBytes, as: UTF8.self)
         } catch {
-            throw OutpostError(.storage, error.description)
+            throw OutpostError(error)
         }
     }
 }

@@ -1,5 +1,4 @@
 import CGMimeShims
-public import MailwakeMail
 public import MailwakeProtocol
 
 /// What the outpost reads from a message to notify about it (GMime: RFC 2047
@@ -18,11 +17,11 @@ public struct MessageSummary: Sendable, Hashable {
     public var authenticationResults: [String]
 
     /// Parses a whole message; `maxText` bounds each text part in bytes.
-    public init(rfc822 data: [UInt8], maxText: Int = 64 * 1024) throws(OutpostError) {
+    public init(rfc822 data: [UInt8], maxText: Int = 64 * 1024) throws(MessageBodyError) {
         var raw = mw_mime_summary()
         let rc = data.withUnsafeBufferPointer { mw_mime_summarize($0.baseAddress, $0.count, maxText, &raw) }
         defer { mw_mime_summary_free(&raw) }
-        guard rc == 0 else { throw OutpostError(.storage, rc == -2 ? "the message nests more multiparts than any real message" : "not an e-mail message") }
+        try MessageBodyError.check(rc)
         func text(_ p: UnsafeMutablePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
         subject = text(raw.subject) ?? ""
         fromName = text(raw.from_name) ?? ""
