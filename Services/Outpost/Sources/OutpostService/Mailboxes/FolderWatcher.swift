@@ -396,8 +396,12 @@ final class FolderWatcher: Sendable {
 
     /// The folder has caught up on a live connection: its open gap (if any) ends now.
     private func closeGap(_ folder: String) {
+        // The catch-up's answers confirm the folder watched as of now: one instant for the confirmation and the gap's
+        // end, so the folder is never shown last confirmed before its gap ended (a second boundary between two clock reads).
+        let instant = Date().timeIntervalSince1970
+        coverage.withLock { $0.confirmed = max($0.confirmed ?? 0, instant) }
         persistConfirmation(force: true)
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Int64(instant)
         guard let gap = storeAttempt({ [store, mailbox] in try await store.closeWatchGap(mailboxID: mailbox.id, folder: folder, endedAt: now) }) ?? nil
         else { return }
         metrics.watchGapClosed(mailboxID: mailbox.id, folder: folder, seconds: gap.seconds(now: now))
