@@ -7,7 +7,7 @@ import Testing
 @Suite("Relay: caches and configuration")
 struct CacheAndConfigurationTests {
     @Test func concurrentMissesForOneKeyShareOneLoad() async throws {
-        let cache = TTLCache<String, Int>(ttl: .seconds(30))
+        let cache = TTLCache<String, Int>(ttl: .seconds(3600))
         let loads = LoadCounter()
         let values = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<20 {
@@ -26,7 +26,7 @@ struct CacheAndConfigurationTests {
     }
 
     @Test func aFailedLoadIsNotCachedAndARemovedKeyLoadsAgain() async throws {
-        let cache = TTLCache<String, Int>(ttl: .seconds(30))
+        let cache = TTLCache<String, Int>(ttl: .seconds(3600))
         struct Boom: Error {}
         await #expect(throws: Boom.self) { try await cache.value(for: "k") { throw Boom() } }
         #expect(try await cache.value(for: "k") { 1 } == 1)
@@ -42,7 +42,7 @@ struct CacheAndConfigurationTests {
     }
 
     @Test func eachValueIsKeptAsLongAsItsOwnTTL() async throws {
-        let cache = TTLCache<String, Int>(ttl: { $0 > 0 ? .seconds(30) : .zero })
+        let cache = TTLCache<String, Int>(ttl: { $0 > 0 ? .seconds(3600) : .zero })
         #expect(try await cache.value(for: "kept") { 1 } == 1)
         #expect(try await cache.value(for: "kept") { 2 } == 1)
         #expect(try await cache.value(for: "not-kept") { 0 } == 0)
@@ -52,7 +52,7 @@ struct CacheAndConfigurationTests {
     }
 
     @Test func aCachedLookUpCountsAHitAndNeverLoads() async throws {
-        let cache = TTLCache<String, Int>(ttl: .seconds(30))
+        let cache = TTLCache<String, Int>(ttl: .seconds(3600))
         let registry = MetricsRegistry()
         let hits = registry.counter("hits_total", help: "hits")
         #expect(cache.cached("k", hit: hits) == nil)
@@ -62,7 +62,8 @@ struct CacheAndConfigurationTests {
     }
 
     @Test func aFullCacheDropsATenthOfItsLiveEntriesNotAll() async throws {
-        let cache = TTLCache<Int, Int>(maxEntries: 100) { _ in .seconds(30) }
+        // Entries no loaded machine outlives during the test: only the size rule may drop them.
+        let cache = TTLCache<Int, Int>(maxEntries: 100) { _ in .seconds(3600) }
         for k in 0..<100 { _ = try await cache.value(for: k) { k } }
         _ = try await cache.value(for: 100) { 100 }   // the 101st: the cache was full
         let kept = (0...100).filter { cache.cached($0) != nil }.count
