@@ -15,6 +15,23 @@ struct StoreTests {
         (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
 
+    @Test func aDatabaseThatCannotBeOpenedOnAFullFileSystemSaysTheDiskIsFull() {
+        struct DiskIOError: Error, CustomStringConvertible { var description: String { "SQLite io (4874 disk I/O error)" } }
+        let dir = DataDirectory(path: "/var/lib/mailwake-outpost")
+        let full = dir.openFailure(DiskIOError(), freeBytes: 4096).message
+        #expect(full.contains("the file system holding /var/lib/mailwake-outpost is full (4096 bytes free)"))
+        #expect(full.contains("SQLite io"))
+        let roomy = dir.openFailure(DiskIOError(), freeBytes: 10 << 30).message
+        #expect(!roomy.contains("full") && roomy.contains("SQLite io"))
+        #expect(!dir.openFailure(DiskIOError(), freeBytes: nil).message.contains("full"))
+    }
+
+    @Test func theFreeSpaceOfADirectoryIsReadFromItsFileSystem() throws {
+        let free = try #require(DataDirectory(path: FileManager.default.temporaryDirectory.path).freeBytes())
+        #expect(free > 0)
+        #expect(DataDirectory(path: "/nonexistent-\(UUID().uuidString)").freeBytes() == nil)
+    }
+
     @Test func initCreatesAnOwnerOnlyKeyADatabaseAndAnIdentity() async throws {
         let dir = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir.path) }

@@ -202,6 +202,13 @@ fault_disk_free() {
   mw_wait_until 60 "the outpost failing to write its full disk (its log)" fault_store_failed || { fault_explain outpost; return 1; }
   echo "disk-full: the outpost's log while the disk was full:" >&2
   grep 'cannot write its local store' "$FAULT_DEMO/outpost.log" | tail -n 1 | cut -c1-300 >&2 || true
+  # The operator's first look: status works, or says the disk is full (never a bare I/O error).
+  local status
+  if status="$("$(fault_bin)/mailwake-outpost" status --data-dir "$FAULT_DEMO/outpost" 2>&1)"; then
+    echo "disk-full: status still answers: $(printf '%s\n' "$status" | grep 'Demo/INBOX' | head -n 1)" >&2
+  else
+    case "$status" in *"is full"*) echo "disk-full: status says: $status" >&2 ;; *) mw_fail "status on the full disk: $status"; return 1 ;; esac
+  fi
   rm -f "$FAULT_DEMO/outpost/filler"
 }
 

@@ -57,7 +57,7 @@ public final class OutpostStore: Sendable {
             database = try await SQLiteDatabase.open(.init(path: directory.databasePath))
             _ = try await SQLiteMigrator(OutpostMigrations.all).migrate(database)
         } catch {
-            throw OutpostError(.storage, "cannot open \(directory.databasePath): \(error)")
+            throw directory.openFailure(error, freeBytes: directory.freeBytes())
         }
         return OutpostStore(database: database, box: SecretBox(secret: secret), directory: directory, clock: clock)
     }
