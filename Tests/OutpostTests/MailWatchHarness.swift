@@ -85,7 +85,8 @@ final class MailWatchHarness: Sendable {
                                      metrics: metrics)
         let sender = ChannelSender()
         let worker = OutpostDeliveryWorker(pass: outpost.pass, logger: logger, doorbell: doorbell,
-                                           channels: ChannelDeliveryPass(store: outpost.store, sender: sender, logger: logger), activities: notifier)
+                                           channels: ChannelDeliveryPass(store: outpost.store, sender: sender, logger: logger),
+                                           activities: notifier.liveActivities)
         let task = Task {
             defer { sender.shutdown() }
             try await withThrowingTaskGroup(of: Void.self) { group in

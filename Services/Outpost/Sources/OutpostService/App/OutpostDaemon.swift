@@ -30,7 +30,7 @@ public struct OutpostDaemon: Sendable {
                                            historyDays: configuration.delivery.historyDays, doorbell: doorbell,
                                            channels: ChannelDeliveryPass(store: store, sender: channelSender, logger: logger,
                                                                          metrics: metrics),
-                                           activities: notifier)
+                                           activities: notifier.liveActivities)
         let reconfigured = Doorbell()
         let watch = MailWatchService(store: store, notifier: notifier, timing: configuration.watch, logger: logger,
                                      reconfigured: reconfigured, metrics: metrics)

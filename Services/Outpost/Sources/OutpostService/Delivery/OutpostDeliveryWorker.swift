@@ -13,10 +13,10 @@ public struct OutpostDeliveryWorker: Service {
     /// Deliveries through Bark, Pushover and webhooks, in the same rounds.
     let channels: ChannelDeliveryPass?
     /// Ends Live Activities whose lifetime is over, each round.
-    let activities: OutpostNotifier?
+    let activities: LiveActivityLifecycle?
 
-    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30, doorbell: Doorbell = Doorbell(), channels: ChannelDeliveryPass? = nil,
-                activities: OutpostNotifier? = nil) {
+    public init(pass: DeliveryPass, logger: Logger, historyDays: Int = 30, doorbell: Doorbell = Doorbell(),
+                channels: ChannelDeliveryPass? = nil, activities: LiveActivityLifecycle? = nil) {
         self.activities = activities
         self.doorbell = doorbell
         self.channels = channels
@@ -36,7 +36,7 @@ public struct OutpostDeliveryWorker: Service {
             }
             var handled = 0
             if let activities {
-                do { try await activities.endExpiredActivities() } catch {
+                do { try await activities.endExpired() } catch {
                     logger.warning("cannot end expired Live Activities; retrying", ["error": .string("\(error)")])
                 }
             }

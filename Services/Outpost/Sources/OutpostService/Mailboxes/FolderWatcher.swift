@@ -340,7 +340,7 @@ final class FolderWatcher: Sendable {
             return f.contains("\\seen") || f.contains("\\deleted")
         }
         guard !done.isEmpty else { return }
-        try storeCall { try await notifier.endActivities(done, reason: "the message was read or deleted") }
+        try storeCall { try await notifier.liveActivities.end(done, reason: "the message was read or deleted") }
         logger.debug("Live Activities ended: message read or deleted", ["count": .int(done.count)])
     }
 
