@@ -95,11 +95,15 @@ struct PoolTests {
         try await PG.withClient(poolSize: 1, configure: { $0.checkoutTimeout = .milliseconds(200) }) { client async throws in
             let observer = try await PG.observer()
             defer { Task { await observer.close() } }
-            let holder = Task { try await client.query("SELECT pg_sleep(4)") }
-            try await PG.waitUntilRunning("pg_sleep(4)", observer: observer)
+            // Busy for longer than any loaded machine takes to get here; cancelled once the timeout was seen.
+            let holder = Task { try await client.query("SELECT pg_sleep(300)") }
+            try await PG.waitUntilRunning("pg_sleep(300)", observer: observer)
             let e = await PG.error { try await client.query("SELECT 1") }
             #expect(e?.code == .timeout)
-            _ = try await holder.value
+            _ = try await observer.query("""
+                SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE strpos(query, 'pg_sleep(300)') > 0 AND pid <> pg_backend_pid()
+                """)
+            _ = try? await holder.value
         }
     }
 
