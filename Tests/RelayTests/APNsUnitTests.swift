@@ -96,16 +96,16 @@ struct APNsUnitTests {
     @Test func theWindowHalvesUnderBackPressureAndGrowsBackWithSuccess() async {
         let window = InFlightWindow(initial: 64, minimum: 8, maximum: 128, growthStep: 2, backoffInterval: .zero)
         await window.acquire()
-        window.release(congested: true)
+        await window.holdingSlot { $0.sent(congested: true) }
         #expect(window.limit == 32)
         for _ in 0..<10 {
             await window.acquire()
-            window.release(congested: false)
+            await window.holdingSlot { $0.sent(congested: false) }
         }
         #expect(window.limit == 37)
         for _ in 0..<10 {
             await window.acquire()
-            window.release(congested: true)
+            await window.holdingSlot { $0.sent(congested: true) }
         }
         #expect(window.limit == 8)
     }

@@ -86,16 +86,6 @@ final class InFlightWindow: Sendable {
         return woken
     }
 
-    /// Gives a slot back; `congested` when the request met back-pressure.
-    func release(congested: Bool) {
-        let wake: [CheckedContinuation<Void, Never>] = state.withLock { s in
-            s.inFlight -= 1
-            adapt(&s, congested: congested)
-            return Self.wakeWaiters(&s)
-        }
-        for c in wake { c.resume() }
-    }
-
     /// Adapts the limit to one request's outcome while its slot stays taken (the holder sends again with it).
     func record(congested: Bool) {
         let wake: [CheckedContinuation<Void, Never>] = state.withLock { s in
