@@ -78,6 +78,8 @@ let package = Package(
             "MailwakeCrypto"]),
         module("MailwakeHTTPClient", "Shared/HTTP/Client", ["CCurlShims", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol",
             "MailwakeCrypto"]),
+        module("MailwakeHTTPTesting", "Shared/HTTP/Testing", ["MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes",
+            "MailwakeCore"]),
         module("MailwakePostgres", "Shared/Postgres", ["CLibPQ", "MailwakeCore", "MailwakeCrypto"]),
         module("MailwakeSQLite", "Shared/SQLite", ["CLibSQLite", "MailwakeCore", "MailwakeCrypto"]),
         module("MailwakeProtocol", "Shared/Protocol", ["MailwakeCrypto"]),
@@ -129,7 +131,7 @@ let package = Package(
         // MARK: Tests
         module("TestSupport", "Tests/Support", ["MailwakeCore", "MailwakeCrypto", "MailwakeHTTPClient", "MailwakeHTTPTypes"]),
         tests("CoreTests", ["MailwakeCore", "TestSupport"]),
-        tests("HTTPServerTests", ["MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
+        tests("HTTPServerTests", ["MailwakeHTTPServer", "MailwakeHTTPTesting", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("HTTPClientTests", ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("PostgresTests", ["MailwakePostgres", "MailwakeCore", "TestSupport"]),
         tests("AppStoreTests", ["MailwakeAppStore", "MailwakeCrypto", "TestSupport"]),

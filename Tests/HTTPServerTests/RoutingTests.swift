@@ -1,10 +1,13 @@
 import Foundation
 import MailwakeCore
+import MailwakeHTTPClient
 import MailwakeHTTPServer
+import MailwakeHTTPTesting
 import MailwakeHTTPTypes
 import TestSupport
 import Testing
 
+/// Routing, JSON and problems run in memory; what only a socket shows (header sanitizing, the access log, listener rules) runs on one.
 @Suite("HTTP server: routing, JSON and problems", .awaitedCleanup)
 struct RoutingTests {
     static func router() -> Router {
@@ -28,58 +31,57 @@ struct RoutingTests {
         return r
     }
 
+    static let client = RouterTestClient(router())
+
+    static func post(_ target: String, body: String, contentType: String = "application/json") async -> HTTPClient.Response {
+        await client.execute(.init(method: .post, url: target, headers: ["Content-Type": contentType], body: Array(body.utf8)))
+    }
+
     @Test func pathParametersAreDecodedAndTheQueryIsAvailable() async throws {
-        let f = try ServerFixture.start(Self.router())
-        let response = try await f.get("/v1/things/a%20b?wait=30")
-        #expect(response.status == 200)
+        let response = await Self.client.execute(.init(url: "/v1/things/a%20b?wait=30"))
+        #expect(response.status == .ok)
         #expect(response.text == "thing a b wait=30 route=/v1/things/{id}")
-        #expect(response.header("X-Request-Id")?.count == 16)
+        #expect(response.headers["X-Request-Id"]?.count == 16)
     }
 
     @Test func strictJSONRoundTrips() async throws {
-        let f = try ServerFixture.start(Self.router())
-        let ok = try await f.post("/v1/echo", body: #"{"name":"x","count":2}"#)
-        #expect(ok.status == 200)
+        let ok = await Self.post("/v1/echo", body: #"{"name":"x","count":2}"#)
+        #expect(ok.status == .ok)
         #expect(ok.text == #"{"count":2,"name":"x"}"#)
     }
 
     @Test(arguments: [#"{"name":"x","count":2,"name":"y"}"#, #"{"name":"x","count":2.0}"#, #"{"name":"x"}"#, "{", "[]"])
     func malformedJSONIsA400Problem(body: String) async throws {
-        let f = try ServerFixture.start(Self.router())
-        let response = try await f.post("/v1/echo", body: body)
-        #expect(response.status == 400)
-        #expect(response.header("Content-Type") == "application/problem+json")
+        let response = await Self.post("/v1/echo", body: body)
+        #expect(response.status == .badRequest)
+        #expect(response.headers["Content-Type"] == "application/problem+json")
         #expect(response.text.contains(#""type":"urn:mailwake:problem:malformed""#))
     }
 
     @Test func aNonJSONContentTypeIs415() async throws {
-        let f = try ServerFixture.start(Self.router())
-        #expect(try await f.post("/v1/echo", body: "name=x", contentType: "application/x-www-form-urlencoded").status == 415)
+        #expect(await Self.post("/v1/echo", body: "name=x", contentType: "application/x-www-form-urlencoded").status == .unsupportedMediaType)
     }
 
     @Test func unknownPathsAre404AndWrongMethods405WithAllow() async throws {
-        let f = try ServerFixture.start(Self.router())
-        let missing = try await f.get("/v1/nothing")
-        #expect(missing.status == 404)
+        let missing = await Self.client.execute(.init(url: "/v1/nothing"))
+        #expect(missing.status == .notFound)
         #expect(missing.text.contains("urn:mailwake:problem:not-found"))
-        let wrong = try await f.post("/v1/things/1", body: "{}")
-        #expect(wrong.status == 405)
-        #expect(wrong.header("Allow") == "GET")
+        let wrong = await Self.post("/v1/things/1", body: "{}")
+        #expect(wrong.status == .methodNotAllowed)
+        #expect(wrong.headers["Allow"] == "GET")
     }
 
     @Test func unmappedErrorsAre500WithoutDetailsInTheBody() async throws {
-        let f = try ServerFixture.start(Self.router())
-        let response = try await f.get("/v1/fail")
-        #expect(response.status == 500)
+        let response = await Self.client.execute(.init(url: "/v1/fail"))
+        #expect(response.status == .internalServerError)
         #expect(!response.text.contains("s3cr3t"))
         #expect(response.text.contains("urn:mailwake:problem:internal"))
     }
 
     @Test func httpErrorsCarryTheirHeaders() async throws {
-        let f = try ServerFixture.start(Self.router())
-        let response = try await f.get("/v1/teapot")
-        #expect(response.status == 429)
-        #expect(response.header("Retry-After") == "7")
+        let response = await Self.client.execute(.init(url: "/v1/teapot"))
+        #expect(response.status == .tooManyRequests)
+        #expect(response.headers["Retry-After"] == "7")
     }
 
     @Test func headerValuesWithLineBreaksAreDropped() async throws {
@@ -91,9 +93,8 @@ struct RoutingTests {
     }
 
     @Test func invalidPercentEncodingIsABadRequest() async throws {
-        let f = try ServerFixture.start(Self.router())
-        #expect(try await f.get("/v1/things/%ZZ").status == 400)
-        #expect(try await f.get("/v1/things/%C0%AF").status == 400)
+        #expect(await Self.client.execute(.init(url: "/v1/things/%ZZ")).status == .badRequest)
+        #expect(await Self.client.execute(.init(url: "/v1/things/%C0%AF")).status == .badRequest)
     }
 
     @Test func theAccessLogNamesTheRouteAndNeverTheBodyOrAuthorization() async throws {

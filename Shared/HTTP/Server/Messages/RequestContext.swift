@@ -14,6 +14,8 @@ public struct RequestContext: Sendable {
     public var receivedAt: UInt64
     /// Monotonic nanoseconds after which the server answers 503 on the handler's behalf.
     public var deadline: UInt64
+    /// Who the group's authentication middleware found behind the request; nil on routes without one.
+    public var principal: Principal?
 
     public init(requestID: String, logger: Logger, parameters: [String: String] = [:], route: String = "", receivedAt: UInt64 = 0, deadline: UInt64 = .max) {
         self.requestID = requestID
@@ -22,11 +24,20 @@ public struct RequestContext: Sendable {
         self.route = route
         self.receivedAt = receivedAt
         self.deadline = deadline
+        principal = nil
     }
 
     /// The path parameter `name`, or a 404 problem when the route has none (a programming error shows as not found, never a crash).
     public func parameter(_ name: String) throws -> String {
         guard let value = parameters[name] else { throw HTTPError(.notFound, code: "not-found", detail: "no such resource") }
         return value
+    }
+
+    /// The record the authentication middleware attached, as the type the group's handlers expect.
+    ///
+    /// A route without that middleware is a programming error; it answers 500 (unmapped), never a crash.
+    public func authenticated<Record: Sendable>(_ type: Record.Type) throws -> Record {
+        guard let record = principal?.record as? Record else { throw MissingPrincipal(expected: String(describing: type), route: route) }
+        return record
     }
 }

@@ -4,16 +4,23 @@ public import MailwakeHTTPTypes
 ///
 /// ```swift
 /// var router = Router()
-/// router.add(middleware: RequireSignature())
-/// router.post("/v1/pairings/{id}/consent") { request, context in … }
+/// router.add(middleware: DatabaseUnavailableMiddleware())
+/// router.group("/internal/v1", middleware: [ServiceTokenMiddleware(gate)]) { internal in
+///     internal.get("/devices/{id}/authorization") { request, context in … }
+/// }
 /// ```
 ///
+/// Router middleware wraps every route, outermost first; a group's middleware
+/// wraps only its routes, inside the router's. The chains are composed once,
+/// when the server (or a test) takes the router's ``responder()``.
 /// Unknown paths answer 404, known paths with another method 405 with `Allow`.
 public struct Router: Sendable {
     struct Route: Sendable {
         let method: HTTPMethod
         let pattern: RoutePattern
         let handler: HTTPHandler
+        /// The middleware of the groups the route was added in, outermost first.
+        let groupMiddleware: [any HTTPMiddleware]
     }
 
     private(set) var routes: [Route] = []
@@ -21,14 +28,24 @@ public struct Router: Sendable {
 
     public init() {}
 
-    /// Adds middleware around every route (outermost first).
+    /// Adds middleware around every route (outermost first), whenever the route was added.
     public mutating func add(middleware m: any HTTPMiddleware) { middleware.append(m) }
 
     /// Adds a route. Patterns are literal segments and `{name}` parameters.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, handler: @escaping HTTPHandler) {
-        let p = RoutePattern(pattern)
-        precondition(!routes.contains { $0.method == method && $0.pattern == p }, "route \(method) \(pattern) added twice")
-        routes.append(Route(method: method, pattern: p, handler: handler))
+        add(Route(method: method, pattern: RoutePattern(pattern), handler: handler, groupMiddleware: []))
+    }
+
+    /// Adds the routes `build` adds to a group under `prefix`, each wrapped in `middleware` (outermost first).
+    ///
+    /// - Parameters:
+    ///   - prefix: prepended to every pattern of the group (`""` for none; starts with `/` otherwise).
+    ///   - middleware: runs after the router's middleware and before the handler, for this group's routes only.
+    ///   - build: adds the routes (and nested groups).
+    public mutating func group(_ prefix: String = "", middleware: [any HTTPMiddleware] = [], _ build: (inout RouterGroup) throws -> Void) rethrows {
+        var group = RouterGroup(prefix: prefix, middleware: middleware)
+        try build(&group)
+        for route in group.routes { add(route) }
     }
 
     public mutating func get(_ pattern: String, handler: @escaping HTTPHandler) { add(.get, pattern, handler: handler) }
@@ -40,34 +57,21 @@ public struct Router: Sendable {
     /// Every route as `METHOD /pattern`, for OpenAPI agreement tests.
     public var routeList: [String] { routes.map { "\($0.method.rawValue) \($0.pattern.description)" } }
 
-    /// The result of routing one request.
-    enum Resolution {
-        case found(handler: HTTPHandler, parameters: [String: String], route: String)
-        case methodNotAllowed(allowed: [HTTPMethod], route: String)
-        case notFound
-        case badPath
+    /// The routes with their middleware chains composed, ready to answer requests.
+    public func responder() -> RouterResponder {
+        RouterResponder(routes: routes.map { route in
+            RouterResponder.Route(method: route.method, pattern: route.pattern,
+                                  handler: Self.compose(middleware + route.groupMiddleware, around: route.handler))
+        })
     }
 
-    func resolve(method: HTTPMethod, rawPath: Substring) -> Resolution {
-        var segments: [String] = []
-        for raw in rawPath.split(separator: "/", omittingEmptySubsequences: true) {
-            guard let decoded = PercentDecoding.decode(raw), !decoded.contains("/") else { return .badPath }
-            segments.append(decoded)
-        }
-        var allowed: [HTTPMethod] = []
-        var matchedRoute = ""
-        for route in routes {
-            guard let parameters = route.pattern.match(segments) else { continue }
-            if route.method == method {
-                return .found(handler: wrap(route.handler), parameters: parameters, route: route.pattern.description)
-            }
-            allowed.append(route.method)
-            matchedRoute = route.pattern.description
-        }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed, route: matchedRoute)
+    private mutating func add(_ route: Route) {
+        precondition(!routes.contains { $0.method == route.method && $0.pattern == route.pattern },
+                     "route \(route.method) \(route.pattern) added twice")
+        routes.append(route)
     }
 
-    private func wrap(_ handler: @escaping HTTPHandler) -> HTTPHandler {
+    private static func compose(_ middleware: [any HTTPMiddleware], around handler: @escaping HTTPHandler) -> HTTPHandler {
         var next = handler
         for m in middleware.reversed() {
             let inner = next

@@ -46,7 +46,7 @@ extension HTTPServer {
 
         let task = Task { [self] in
             var routed = context
-            let response = await self.respond(to: request, context: &routed)
+            let response = await self.responder.respond(to: request, context: &routed)
             self.finish(pending, response, request: request, context: routed)
             pending.detach()
         }
@@ -65,34 +65,6 @@ extension HTTPServer {
         let now = DispatchTime.now().uptimeNanoseconds
         let expired = state.withLock { s in s.inFlight.values.filter { $0.deadline <= now } }
         for pending in expired { pending.expire() }
-    }
-
-    /// Routes and runs the handler, mapping every error to a response.
-    func respond(to request: HTTPRequest, context: inout RequestContext) async -> HTTPResponse {
-        switch router.resolve(method: request.method, rawPath: request.rawPath) {
-        case .found(let handler, let parameters, let route):
-            context.parameters = parameters
-            context.route = route
-            do {
-                return try await handler(request, context)
-            } catch let error as any HTTPResponseError {
-                return error.response(requestID: context.requestID)
-            } catch is CancellationError {
-                return HTTPError(.serviceUnavailable, code: "cancelled", detail: "the request was cancelled").response(requestID: context.requestID)
-            } catch {
-                context.logger.error("handler failed", ["route": .string(route), "error": .string(String(describing: type(of: error))),
-                                                         "reason": .string(String(describing: error))])
-                return HTTPError(.internalServerError, code: "internal", detail: "the server failed to handle the request").response(requestID: context.requestID)
-            }
-        case .methodNotAllowed(let allowed, let route):
-            context.route = route
-            return HTTPError(.methodNotAllowed, code: "method-not-allowed", detail: "\(request.method) is not allowed here",
-                             headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]).response(requestID: context.requestID)
-        case .notFound:
-            return HTTPError(.notFound, code: "not-found", detail: "no such resource").response(requestID: context.requestID)
-        case .badPath:
-            return HTTPError(.badRequest, code: "bad-path", detail: "the request path is not valid percent-encoded UTF-8").response(requestID: context.requestID)
-        }
     }
 
     /// Answers `pending` (if nobody did yet), logs the access line and counts it.

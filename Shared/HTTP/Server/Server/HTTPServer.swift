@@ -17,6 +17,8 @@ public final class HTTPServer: Service {
     public let configuration: Configuration
     public var name: String { configuration.name }
     let router: Router
+    /// The router with its middleware composed once, for every request.
+    let responder: RouterResponder
     let logger: Logger
     let metrics: Metrics
     let state = Mutex<State>(State())
@@ -80,6 +82,7 @@ public final class HTTPServer: Service {
     public init(configuration: Configuration, router: Router, logger: Logger, metrics: MetricsRegistry) {
         self.configuration = configuration
         self.router = router
+        responder = router.responder()
         self.logger = logger.with("listener", .string(configuration.name))
         self.metrics = Metrics(registry: metrics, prefix: configuration.metricsPrefix, listener: configuration.name,
                                inFlight: metrics.gauge("\(configuration.metricsPrefix)_http_requests_in_flight", help: "Requests being handled.",

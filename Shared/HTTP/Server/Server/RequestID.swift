@@ -6,14 +6,15 @@ import Synchronization
 /// under a key drawn once from the system generator: identifiers never
 /// repeat within a process, are no visible sequence, and
 /// cost no system call (the system generator cost one `getrandom` per request).
-enum RequestID {
+public enum RequestID {
     private static let key: UInt64 = {
         var g = SystemRandomNumberGenerator()
         return g.next()
     }()
     private static let counter = Atomic<UInt64>(0)
 
-    static func generate() -> String {
+    /// A fresh identifier.
+    public static func generate() -> String {
         let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
         return hex(mix(n &+ key))
     }

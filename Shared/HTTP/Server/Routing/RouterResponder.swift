@@ -1,0 +1,74 @@
+import MailwakeHTTPTypes
+
+/// A router's routes with their middleware composed: routes one request and
+/// maps every error its handler throws to a response.
+///
+/// The server asks it for every request; tests run it without a socket
+/// (`MailwakeHTTPTesting`), so both see the same routing and the same problems.
+public struct RouterResponder: Sendable {
+    struct Route: Sendable {
+        let method: HTTPMethod
+        let pattern: RoutePattern
+        let handler: HTTPHandler
+    }
+
+    /// The result of routing one request.
+    enum Resolution {
+        case found(handler: HTTPHandler, parameters: [String: String], route: String)
+        case methodNotAllowed(allowed: [HTTPMethod], route: String)
+        case notFound
+        case badPath
+    }
+
+    let routes: [Route]
+
+    /// Routes `request` and runs its handler; `context` gains the route, its parameters and what middleware added.
+    ///
+    /// An ``HTTPResponseError`` becomes its own response, cancellation a 503, anything else a 500 whose
+    /// body names nothing of the error (the log line does).
+    public func respond(to request: HTTPRequest, context: inout RequestContext) async -> HTTPResponse {
+        switch resolve(method: request.method, rawPath: request.rawPath) {
+        case .found(let handler, let parameters, let route):
+            context.parameters = parameters
+            context.route = route
+            do {
+                return try await handler(request, context)
+            } catch let error as any HTTPResponseError {
+                return error.response(requestID: context.requestID)
+            } catch is CancellationError {
+                return HTTPError(.serviceUnavailable, code: "cancelled", detail: "the request was cancelled").response(requestID: context.requestID)
+            } catch {
+                context.logger.error("handler failed", ["route": .string(route), "error": .string(String(describing: type(of: error))),
+                                                         "reason": .string(String(describing: error))])
+                return HTTPError(.internalServerError, code: "internal", detail: "the server failed to handle the request").response(requestID: context.requestID)
+            }
+        case .methodNotAllowed(let allowed, let route):
+            context.route = route
+            return HTTPError(.methodNotAllowed, code: "method-not-allowed", detail: "\(request.method) is not allowed here",
+                             headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]).response(requestID: context.requestID)
+        case .notFound:
+            return HTTPError(.notFound, code: "not-found", detail: "no such resource").response(requestID: context.requestID)
+        case .badPath:
+            return HTTPError(.badRequest, code: "bad-path", detail: "the request path is not valid percent-encoded UTF-8").response(requestID: context.requestID)
+        }
+    }
+
+    func resolve(method: HTTPMethod, rawPath: Substring) -> Resolution {
+        var segments: [String] = []
+        for raw in rawPath.split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = PercentDecoding.decode(raw), !decoded.contains("/") else { return .badPath }
+            segments.append(decoded)
+        }
+        var allowed: [HTTPMethod] = []
+        var matchedRoute = ""
+        for route in routes {
+            guard let parameters = route.pattern.match(segments) else { continue }
+            if route.method == method {
+                return .found(handler: route.handler, parameters: parameters, route: route.pattern.description)
+            }
+            allowed.append(route.method)
+            matchedRoute = route.pattern.description
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed, route: matchedRoute)
+    }
+}
