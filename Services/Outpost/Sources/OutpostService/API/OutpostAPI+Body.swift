@@ -7,9 +7,9 @@ import MailwakeProtocol
 extension OutpostAPI {
     /// `GET /v1/messages/body?ref=REF`: the message the reference names,
     /// read from the mailbox now and answered as a sanitized document.
-    func body(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (device, permission) = try await authenticate(request, scope: .content)
-        let (refString, ref, mailboxID) = try reference(request, device: device, permission: permission)
+    func body(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let reader = try context.authenticated(DeviceAuthentication.AuthenticatedDevice.self)
+        let (refString, ref, mailboxID) = try reference(request, device: reader.device, permission: reader.permission)
         let fetched = try await fetch(ref, mailboxID: mailboxID)
         let document: BodyDocument
         do {
@@ -24,9 +24,9 @@ extension OutpostAPI {
     }
 
     /// `GET /v1/messages/part?ref=REF&cid=CID`: an inline raster image of the message.
-    func part(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (device, permission) = try await authenticate(request, scope: .content)
-        let (_, ref, mailboxID) = try reference(request, device: device, permission: permission)
+    func part(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let reader = try context.authenticated(DeviceAuthentication.AuthenticatedDevice.self)
+        let (_, ref, mailboxID) = try reference(request, device: reader.device, permission: reader.permission)
         guard let cid = request.query("cid"), !cid.isEmpty, cid.utf8.count <= 512 else {
             throw HTTPError(.badRequest, code: "cid-required", detail: "the cid query parameter (at most 512 bytes) names the part")
         }

@@ -8,40 +8,37 @@ import MailwakeProtocol
 /// change is written to the administrator log with the device that made it.
 extension OutpostAPI {
     func addManagementRoutes(_ router: inout Router) {
-        router.get("/v1/status") { request, _ in try await manage(request) { _ in try await status() } }
-        router.get("/v1/mailboxes") { request, _ in try await manage(request) { _ in try await listMailboxes() } }
-        router.post("/v1/mailboxes") { request, _ in try await manage(request) { device in try await addMailbox(request, by: device) } }
-        router.patch("/v1/mailboxes/{id}") { request, context in
-            try await manage(request) { device in try await updateMailbox(request, id: try mailboxID(context), by: device) }
+        router.group(middleware: requiring(.manage)) { manage in
+            manage.get("/v1/status") { _, _ in try await status() }
+            manage.get("/v1/mailboxes") { _, _ in try await listMailboxes() }
+            manage.post("/v1/mailboxes") { request, context in try await addMailbox(request, by: try manager(context)) }
+            manage.patch("/v1/mailboxes/{id}") { request, context in
+                try await updateMailbox(request, id: try mailboxID(context), by: try manager(context))
+            }
+            manage.delete("/v1/mailboxes/{id}") { _, context in try await removeMailbox(id: try mailboxID(context), by: try manager(context)) }
+            manage.post("/v1/mailboxes/{id}/test") { _, context in try await testMailbox(id: try mailboxID(context)) }
+            manage.get("/v1/rules") { _, _ in try await listRules() }
+            manage.put("/v1/rules") { request, context in try await setRule(request, by: try manager(context)) }
+            manage.delete("/v1/rules") { request, context in try await removeRule(request, by: try manager(context)) }
+            manage.get("/v1/channels") { _, _ in try await listChannels() }
+            manage.post("/v1/channels") { request, context in try await addChannel(request, by: try manager(context)) }
+            manage.delete("/v1/channels/{name}") { _, context in try await removeChannel(try context.parameter("name"), by: try manager(context)) }
+            manage.post("/v1/channels/{name}/test") { _, context in try await testChannel(try context.parameter("name")) }
+            manage.get("/v1/devices") { _, _ in try await listDevices() }
+            manage.post("/v1/devices/{id}/permissions") { request, context in
+                try await grant(request, to: try context.parameter("id"), by: try manager(context))
+            }
+            manage.delete("/v1/devices/{id}/permissions/{scope}") { _, context in
+                try await revoke(try context.parameter("scope"), from: try context.parameter("id"), by: try manager(context))
+            }
+            manage.get("/v1/history") { request, _ in try await history(request) }
+            manage.get("/v1/changes") { request, _ in try await changes(request) }
         }
-        router.delete("/v1/mailboxes/{id}") { request, context in
-            try await manage(request) { device in try await removeMailbox(id: try mailboxID(context), by: device) }
-        }
-        router.post("/v1/mailboxes/{id}/test") { request, context in try await manage(request) { _ in try await testMailbox(id: try mailboxID(context)) } }
-        router.get("/v1/rules") { request, _ in try await manage(request) { _ in try await listRules() } }
-        router.put("/v1/rules") { request, _ in try await manage(request) { device in try await setRule(request, by: device) } }
-        router.delete("/v1/rules") { request, _ in try await manage(request) { device in try await removeRule(request, by: device) } }
-        router.get("/v1/channels") { request, _ in try await manage(request) { _ in try await listChannels() } }
-        router.post("/v1/channels") { request, _ in try await manage(request) { device in try await addChannel(request, by: device) } }
-        router.delete("/v1/channels/{name}") { request, context in
-            try await manage(request) { device in try await removeChannel(try context.parameter("name"), by: device) }
-        }
-        router.post("/v1/channels/{name}/test") { request, context in try await manage(request) { _ in try await testChannel(try context.parameter("name")) } }
-        router.get("/v1/devices") { request, _ in try await manage(request) { _ in try await listDevices() } }
-        router.post("/v1/devices/{id}/permissions") { request, context in
-            try await manage(request) { device in try await grant(request, to: try context.parameter("id"), by: device) }
-        }
-        router.delete("/v1/devices/{id}/permissions/{scope}") { request, context in
-            try await manage(request) { device in try await revoke(try context.parameter("scope"), from: try context.parameter("id"), by: device) }
-        }
-        router.get("/v1/history") { request, _ in try await manage(request) { _ in try await history(request) } }
-        router.get("/v1/changes") { request, _ in try await manage(request) { _ in try await changes(request) } }
     }
 
-    /// Runs `body` for a device holding `manage`.
-    private func manage(_ request: HTTPRequest, _ body: (KnownDevice) async throws -> HTTPResponse) async throws -> HTTPResponse {
-        let (device, _) = try await authenticate(request, scope: .manage)
-        return try await body(device)
+    /// The device holding `manage` that signed the request (every change is logged with it).
+    private func manager(_ context: RequestContext) throws -> KnownDevice {
+        try context.authenticated(DeviceAuthentication.AuthenticatedDevice.self).device
     }
 
     private func mailboxID(_ context: RequestContext) throws -> Int64 {

@@ -54,8 +54,10 @@ public struct OutpostAPI: Sendable {
         var router = Router()
         router.add(middleware: RefusalCountingMiddleware(metrics: metrics))
         router.post("/v1/management/redeem") { request, _ in try await redeem(request) }
-        router.get("/v1/messages/body") { request, _ in try await body(request) }
-        router.get("/v1/messages/part") { request, _ in try await part(request) }
+        router.group(middleware: requiring(.content)) { content in
+            content.get("/v1/messages/body") { request, context in try await body(request, context) }
+            content.get("/v1/messages/part") { request, context in try await part(request, context) }
+        }
         addManagementRoutes(&router)
         return router
     }
@@ -76,21 +78,8 @@ public struct OutpostAPI: Sendable {
         return c
     }
 
-    /// Verifies the request's signature against a known device and that the
-    /// device holds `scope`; answers 401 or 403 otherwise.
-    func authenticate(_ request: HTTPRequest, scope: ManagementScope) async throws -> (device: KnownDevice, permission: DevicePermission) {
-        let header = try gate.header(of: request)
-        guard let device = try await store.knownDevice(header.keyID) else {
-            throw HTTPError(.unauthorized, code: "unknown-device", detail: "this outpost has not locked the keys of the signing device")
-        }
-        let key: P256.Signing.PublicKey
-        do { key = try P256.Signing.PublicKey(x963Representation: device.signingKey) } catch {
-            throw HTTPError(.internalServerError, code: "internal", detail: "the device's stored key is unusable")
-        }
-        try await gate.verify(request, key: key)
-        guard let permission = device.permission(scope) else {
-            throw HTTPError(.forbidden, code: "permission-missing", detail: "the device does not hold the \(scope.rawValue) permission")
-        }
-        return (device, permission)
+    /// The middleware that lets through devices holding `scope`.
+    func requiring(_ scope: ManagementScope) -> [any HTTPMiddleware] {
+        [DeviceAuthentication(gate: gate, store: store, scope: scope)]
     }
 }
