@@ -135,7 +135,7 @@ let package = Package(
         tests("HTTPClientTests", ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("PostgresTests", ["MailwakePostgres", "MailwakeCore", "TestSupport"]),
         tests("AppStoreTests", ["MailwakeAppStore", "MailwakeCrypto", "TestSupport"]),
-        tests("AccountsTests", ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient",
+        tests("AccountsTests", ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient", "MailwakeHTTPTesting",
             "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "StackSupport", "TestSupport"]),
         module("StackSupport", "Tests/StackSupport", ["AccountsService", "RelayService", "MailwakeAppStore", "MailwakeHTTPClient",
             "MailwakeHTTPServer", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore",

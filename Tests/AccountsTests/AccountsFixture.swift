@@ -5,21 +5,35 @@ import MailwakeCore
 import MailwakeCrypto
 import MailwakeHTTPClient
 import MailwakeHTTPServer
+import MailwakeHTTPTesting
 import MailwakeHTTPTypes
 import MailwakePostgres
 import MailwakeProtocol
 import Synchronization
 import TestSupport
 
-/// A running accounts instance on its own fresh database, with a clock the
-/// test controls and an HTTP client to call it.
+/// An accounts instance on its own fresh database, with a clock the test
+/// controls, answering in memory (``Transport/inMemory``, the default) or on a
+/// loopback socket (``Transport/socket``, for what only a listener shows).
 final class AccountsFixture: Sendable {
+    /// How `send` reaches the service.
+    enum Transport: Sendable {
+        /// Through the router without a socket (`RouterTestClient`).
+        case inMemory
+        /// Through the public listener on 127.0.0.1, started by the fixture.
+        case socket
+    }
+
     static let serviceToken = "relay-service-token-for-tests"
     static let operatorToken = "operator-token-for-tests"
 
     let app: AccountsApp
     let server: HTTPServer
-    let serverTask: Task<Void, any Error>
+    /// The running listener's task; nil in memory.
+    let serverTask: Task<Void, any Error>?
+    /// Answers `send` in memory; nil on a socket.
+    let router: RouterTestClient?
+    /// An HTTP client for listeners (the public one on a socket, the admin one).
     let client: HTTPClient
     let origin: String
     let testClock: TestClock
@@ -27,18 +41,21 @@ final class AccountsFixture: Sendable {
     /// The latest session each device registration answered, sent as `Mailwake-Session` by `send`.
     let sessions = Mutex<[String: String]>([:])
 
-    private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>, client: HTTPClient, origin: String, logs: MemoryLogSink, clock: TestClock) {
+    private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>?, router: RouterTestClient?, client: HTTPClient,
+                 origin: String, logs: MemoryLogSink, clock: TestClock) {
         testClock = clock
         self.app = app
         self.server = server
         self.serverTask = serverTask
+        self.router = router
         self.client = client
         self.origin = origin
         self.logs = logs
     }
 
     static func start(trialDays: Int = 0, productIDs: Set<String> = ["net.mailwake.push.monthly"],
-                      appStore: AppStoreJWSVerifier.Configuration? = nil, purchaseDeviceLimit: Int = 5) async throws -> AccountsFixture {
+                      appStore: AppStoreJWSVerifier.Configuration? = nil, purchaseDeviceLimit: Int = 5,
+                      transport: Transport = .inMemory) async throws -> AccountsFixture {
         let pg = try await PostgresTestServer.shared()
         let name = "accounts_\(UInt64.random(in: 0..<UInt64.max))"
         let admin = PostgresClient(configuration: try .init(url: pg.url), logger: .disabled)
@@ -57,18 +74,26 @@ final class AccountsFixture: Sendable {
         let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(), clock: { clock.read() })
         try await app.migrate()
         let server = app.servers()[0]
-        try server.start()
-        let task = Task { try await server.run() }
+        var task: Task<Void, any Error>?
+        var router: RouterTestClient?
+        switch transport {
+        case .socket:
+            try server.start()
+            task = Task { try await server.run() }
+        case .inMemory:
+            router = RouterTestClient(app.router(), logger: logger, responseHeaders: server.configuration.responseHeaders.map { ($0.name, $0.value) })
+        }
         var c = HTTPClient.Configuration()
         c.httpVersion = .http1_1
-        let fixture = AccountsFixture(app: app, server: server, serverTask: task, client: try HTTPClient(configuration: c), origin: origin, logs: logs, clock: clock)
+        let fixture = AccountsFixture(app: app, server: server, serverTask: task, router: router, client: try HTTPClient(configuration: c),
+                                      origin: origin, logs: logs, clock: clock)
         AwaitedCleanup.register { await fixture.stop() }
         return fixture
     }
 
     func stop() async {
-        serverTask.cancel()
-        _ = try? await serverTask.value
+        serverTask?.cancel()
+        _ = try? await serverTask?.value
         client.shutdown()
         await app.database.close()
     }
@@ -81,18 +106,22 @@ final class AccountsFixture: Sendable {
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, signer: P256.Signing.PrivateKey? = nil,
               bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
         let body = json.map { Array($0.utf8) }
-        let baseURL = "http://127.0.0.1:\(server.port)"
+        let baseURL = router == nil ? "http://127.0.0.1:\(server.port)" : origin
         var headers = extra
         if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
-        guard let signer else {
+        let request: HTTPClient.Request
+        if let signer {
+            if !withoutSession, extra["Mailwake-Session"] == nil, let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
+                headers.add("Mailwake-Session", session)
+            }
+            request = try .signed(method, baseURL: baseURL, path, body: body, key: signer, origin: origin, timestamp: signedAt ?? clock,
+                                  headers: headers)
+        } else {
             if body != nil { headers.add("Content-Type", "application/json") }
-            return try await client.execute(.init(method: method, url: baseURL + path, headers: headers, body: body))
+            request = .init(method: method, url: baseURL + path, headers: headers, body: body)
         }
-        if !withoutSession, extra["Mailwake-Session"] == nil, let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
-            headers.add("Mailwake-Session", session)
-        }
-        return try await SignedHTTPClient(http: client, origin: origin, key: signer, baseURL: baseURL, clock: { [testClock] in testClock.read() })
-            .send(method, path, body: body, headers: headers, timestamp: signedAt)
+        if let router { return await router.execute(request) }
+        return try await client.execute(request)
     }
 
     func json(_ response: HTTPClient.Response) throws -> [String: Any] {

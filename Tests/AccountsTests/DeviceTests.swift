@@ -8,8 +8,9 @@ import Testing
 
 @Suite("Accounts: devices", .serialized, .awaitedCleanup)
 struct DeviceTests {
+    /// Over the listener, so one device flow crosses a real socket; the rest of the suite runs in memory.
     @Test func aDeviceRegistersWithProofOfPossessionAndGetsItsID() async throws {
-        let f = try await AccountsFixture.start()
+        let f = try await AccountsFixture.start(transport: .socket)
         let device = try AccountsFixture.Device.make()
         let response = try await f.register(device)
         #expect(response.status == .created)
