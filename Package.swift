@@ -138,6 +138,7 @@ let package = Package(
         tests("AccountsTests", ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient", "MailwakeHTTPTesting",
             "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "StackSupport", "TestSupport"]),
         module("StackSupport", "Tests/StackSupport", ["AccountsService", "RelayService", "MailwakeAppStore", "MailwakeHTTPClient",
+            "MailwakeHTTPTesting",
             "MailwakeHTTPServer", "MailwakeHTTPTypes", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore",
             "TestSupport"]),
         tests("RelayTests", ["RelayService", "StackSupport", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakePostgres",

@@ -20,7 +20,7 @@ struct IntakeTests {
 
         static func start(trialDays: Int = 7, clock: MovableClock? = nil,
                           adjust: @escaping @Sendable (inout RelayConfiguration) -> Void = { _ in }) async throws -> Paired {
-            let stack = try await RelayStack.start(trialDays: trialDays, adjust: adjust, clockMS: clock?.closure)
+            let stack = try await RelayStack.start(trialDays: trialDays, adjust: adjust, clockMS: clock?.closure, transport: .inMemory)
             let outpost = try SimulatedOutpost()
             let device = try await stack.registeredDevice()
             return Paired(stack: stack, outpost: outpost, device: device, pairingID: try await stack.pair(outpost, device))

@@ -10,7 +10,7 @@ import Testing
 @Suite("Relay: pairing rendezvous (PROTOCOL §9)", .serialized, .awaitedCleanup)
 struct PairingTests {
     @Test func aPairingDeliversOnlyAfterTheOutpostConfirms() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -28,7 +28,7 @@ struct PairingTests {
     }
 
     @Test func registeringAPairingNeedsProofOfPossessionOfTheOutpostKey() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let (registration, _) = try outpost.pairingOffer()
         expectProblem(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: try P256.Signing.PrivateKey()), .unauthorized, "wrong_key")
@@ -39,7 +39,7 @@ struct PairingTests {
     }
 
     @Test func aPairingMayLiveFiveMinutesAtMost() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let (tooLong, _) = try outpost.pairingOffer(lifetime: 600)
         expectProblem(try await stack.send(.post, "/v1/pairings", body: tooLong.jsonBytes, signer: outpost.identity), .badRequest, "expiry-too-far")
@@ -48,7 +48,7 @@ struct PairingTests {
     }
 
     @Test func aRetriedRegistrationIsAcceptedButAnotherOutpostCannotTakeTheID() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let (registration, _) = try outpost.pairingOffer()
         #expect(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity).status == .created)
@@ -60,7 +60,7 @@ struct PairingTests {
     }
 
     @Test func aConsentWithTheWrongCredentialIsRefused() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -74,7 +74,7 @@ struct PairingTests {
     }
 
     @Test func theRelayStoresOnlyTheRelayTokensHashNeverTheCredentialOrTheMACKey() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -92,7 +92,7 @@ struct PairingTests {
     }
 
     @Test func aConsentForAnotherRelayIsRefusedAtThisOne() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -104,7 +104,7 @@ struct PairingTests {
     }
 
     @Test func aRevision1ConsentIsRefusedNamingTheUpgrade() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -116,7 +116,7 @@ struct PairingTests {
     }
 
     @Test func aCredentialIsSingleUse() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let first = try await stack.registeredDevice()
         let second = try await stack.registeredDevice()
@@ -129,7 +129,7 @@ struct PairingTests {
 
     @Test func anExpiredCredentialIsRefused() async throws {
         let clock = MovableClock()
-        let stack = try await RelayStack.start(clockMS: clock.closure)
+        let stack = try await RelayStack.start(clockMS: clock.closure, transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer(lifetime: 60)
@@ -140,7 +140,7 @@ struct PairingTests {
     }
 
     @Test func aConsentWithAFlippedSignatureBitIsRefused() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -151,7 +151,7 @@ struct PairingTests {
     }
 
     @Test func aConsentMadeForAnotherOutpostKeyIsRefused() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -163,7 +163,7 @@ struct PairingTests {
     }
 
     @Test func aDeviceUnknownToAccountsCannotConsent() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let stranger = try SimulatedDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -173,7 +173,7 @@ struct PairingTests {
     }
 
     @Test func theConsentLongPollReturnsAsSoonAsTheDeviceConsents() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -188,7 +188,7 @@ struct PairingTests {
     }
 
     @Test func theConsentLongPollAnswersPendingWhenNothingArrives() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let (registration, link) = try outpost.pairingOffer()
         _ = try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
@@ -199,7 +199,7 @@ struct PairingTests {
     }
 
     @Test func onlyThePairingsOutpostReadsOrConfirmsItsConsent() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let (registration, link) = try outpost.pairingOffer()
@@ -213,7 +213,7 @@ struct PairingTests {
     }
 
     @Test func confirmingBeforeAnyConsentIsRefused() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let (registration, link) = try outpost.pairingOffer()
         _ = try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
@@ -221,7 +221,7 @@ struct PairingTests {
     }
 
     @Test func anOutpostBlockedAtAccountsCannotRegisterPairings() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let (first, _) = try outpost.pairingOffer()
         #expect(try await stack.send(.post, "/v1/pairings", body: first.jsonBytes, signer: outpost.identity).status == .created)
@@ -234,7 +234,7 @@ struct PairingTests {
     }
 
     @Test func eitherSideEndsThePairingAndDeliveryStopsAtOnce() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let byOutpost = try await stack.pair(outpost, device)

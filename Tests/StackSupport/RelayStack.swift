@@ -2,6 +2,8 @@ import Foundation
 public import MailwakeAppStore
 public import MailwakeCrypto
 public import MailwakeHTTPClient
+import MailwakeCore
+import MailwakeHTTPTesting
 public import MailwakeHTTPTypes
 public import MailwakeProtocol
 public import RelayService
@@ -10,15 +12,26 @@ public import TestSupport
 /// PostgreSQL, accounts, the APNs simulator and a relay, wired together for
 /// one test, with the calls an outpost and a device make.
 public final class RelayStack: Sendable {
+    /// How `send` reaches the relay; the relay's listeners run either way (outposts, devices and the admin API use them).
+    public enum Transport: Sendable {
+        /// Over the public listener on 127.0.0.1.
+        case socket
+        /// Through the relay's router without a socket (`RouterTestClient`), for route tests.
+        case inMemory
+    }
+
     public let postgres: PostgresTestServer
     public let accounts: AccountsInstance
     public let simulator: APNsSimulatorProcess
     public let relay: RelayInstance
     public let relayDatabaseURL: String
     public let client: HTTPClient
+    /// Answers `send` when the stack runs in memory.
+    let router: RouterTestClient?
 
     private init(postgres: PostgresTestServer, accounts: AccountsInstance, simulator: APNsSimulatorProcess, relay: RelayInstance,
-                 relayDatabaseURL: String, client: HTTPClient) {
+                 relayDatabaseURL: String, client: HTTPClient, router: RouterTestClient?) {
+        self.router = router
         self.postgres = postgres
         self.accounts = accounts
         self.simulator = simulator
@@ -30,7 +43,7 @@ public final class RelayStack: Sendable {
     /// Starts the stack; `adjust` changes the relay's configuration first.
     public static func start(postgres: PostgresTestServer? = nil, trialDays: Int = 7, appStore: AppStoreJWSVerifier.Configuration? = nil, simulatorOptions: [APNsSimulatorProcess.Option] = [],
                              adjust: @Sendable (inout RelayConfiguration) -> Void = { _ in },
-                             clockMS: (@Sendable () -> Int64)? = nil) async throws -> RelayStack {
+                             clockMS: (@Sendable () -> Int64)? = nil, transport: Transport = .socket) async throws -> RelayStack {
         let pg: PostgresTestServer
         if let postgres { pg = postgres } else { pg = try await PostgresTestServer.shared() }
         let accounts = try await AccountsInstance.start(postgres: pg, trialDays: trialDays, appStore: appStore)
@@ -42,8 +55,9 @@ public final class RelayStack: Sendable {
         let relay = try await RelayInstance.start(configuration, clockMS: clockMS)
         var c = HTTPClient.Configuration()
         c.httpVersion = .http1_1
+        let router = transport == .inMemory ? RouterTestClient(relay.app.router(), logger: Logger(service: "relay", level: .debug, sink: relay.logs)) : nil
         let stack = RelayStack(postgres: pg, accounts: accounts, simulator: simulator, relay: relay, relayDatabaseURL: relayDatabase,
-                               client: try HTTPClient(configuration: c))
+                               client: try HTTPClient(configuration: c), router: router)
         AwaitedCleanup.register { await stack.stopRelayAndClient() }
         return stack
     }
@@ -67,13 +81,18 @@ public final class RelayStack: Sendable {
     /// A request to the relay; `signer` signs it (PROTOCOL.md §8) for the relay's origin.
     public func send(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, signer: P256.Signing.PrivateKey? = nil,
                      signedAt: Int64? = nil, to base: String? = nil, headers extra: HTTPHeaders = [:]) async throws -> HTTPClient.Response {
-        guard let signer else {
+        let url = base ?? relay.url
+        let request: HTTPClient.Request
+        if let signer {
+            request = try SignedHTTPClient(http: client, origin: RelayInstance.origin, key: signer, baseURL: url)
+                .request(method, path, body: body, headers: extra, timestamp: signedAt)
+        } else {
             var headers = extra
             if body != nil { headers.add("Content-Type", "application/json") }
-            return try await client.execute(.init(method: method, url: (base ?? relay.url) + path, headers: headers, body: body))
+            request = .init(method: method, url: url + path, headers: headers, body: body)
         }
-        return try await SignedHTTPClient(http: client, origin: RelayInstance.origin, key: signer, baseURL: base ?? relay.url)
-            .send(method, path, body: body, headers: extra, timestamp: signedAt)
+        if let router, base == nil { return await router.execute(request) }
+        return try await client.execute(request)
     }
 
     /// The JSON object of a response body.
