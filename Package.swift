@@ -134,7 +134,7 @@ let package = Package(
         tests("HTTPServerTests", ["MailwakeHTTPServer", "MailwakeHTTPTesting", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("HTTPClientTests", ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("PostgresTests", ["MailwakePostgres", "MailwakeCore", "TestSupport"]),
-        tests("AppStoreTests", ["MailwakeAppStore", "MailwakeCrypto", "TestSupport"]),
+        tests("AppStoreTests", ["MailwakeAppStore", "MailwakeCrypto", "MailwakeProtocol", "TestSupport"]),
         tests("AccountsTests", ["AccountsService", "MailwakeAppStore", "MailwakeServiceSupport", "MailwakeHTTPClient", "MailwakeHTTPTesting",
             "MailwakeHTTPServer", "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore", "StackSupport", "TestSupport"]),
         module("StackSupport", "Tests/StackSupport", ["AccountsService", "RelayService", "MailwakeAppStore", "MailwakeHTTPClient",

@@ -37,6 +37,13 @@ public struct AppStoreVerificationError: Error, Sendable, Hashable, CustomString
         public static let payloadMalformed = Code(rawValue: "payload-malformed")
         /// The verifier's configuration is unusable (raised at start, never per request).
         public static let configurationInvalid = Code(rawValue: "configuration-invalid")
+
+        /// Every code above (each is registered as a `ProblemCode`; add a new one there too).
+        public static let all: [Code] = [
+            .jwsMalformed, .jwsUnsupportedAlgorithm, .x5cMissing, .certificateMalformed, .chainUntrusted, .certificateExpired,
+            .oidMissing, .signatureInvalid, .bundleMismatch, .environmentMismatch, .appAppleIdMismatch, .payloadMalformed,
+            .configurationInvalid,
+        ]
     }
 
     /// What went wrong, as a stable code.
