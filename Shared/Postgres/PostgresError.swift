@@ -1,11 +1,13 @@
+public import MailwakeErrors
+
 /// A failure talking to PostgreSQL.
 ///
 /// Never carries query parameter values, passwords or the server's `DETAIL`
 /// field (which repeats row values, e.g. `Key (email)=(…) already exists`),
 /// so it is safe to log. Server errors carry their SQLSTATE in `sqlState`.
-public struct PostgresError: Error, Sendable, CustomStringConvertible {
+public struct PostgresError: CodedError {
     /// What kind of failure this is. Extensible: compare with the static members.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -28,7 +30,6 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         /// The configuration (URL or fields) is invalid.
         public static let configuration = Code(rawValue: "configuration")
 
-        public var description: String { rawValue }
     }
 
     /// Well-known SQLSTATE codes (PostgreSQL manual, appendix A).

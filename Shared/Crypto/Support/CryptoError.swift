@@ -1,16 +1,18 @@
+public import MailwakeErrors
+
 /// An error from the cryptography module.
 ///
 /// Messages name the failed check and never contain key material, plaintext
 /// or other secret bytes.
-public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CryptoError: CodedError, Hashable {
     /// A stable, extensible error code.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code as a short identifier, e.g. `invalid_public_key`.
         public let rawValue: String
 
+        public init(rawValue: String) { self.rawValue = rawValue }
         public init(_ rawValue: String) { self.rawValue = rawValue }
 
-        public var description: String { rawValue }
 
         /// A private key is malformed or out of range.
         public static let invalidPrivateKey = Code("invalid_private_key")
@@ -40,5 +42,4 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,14 +1,15 @@
+public import MailwakeErrors
+
 /// Why a request failed without an HTTP response.
 ///
 /// Messages come from libcurl and this module; they name the host at most,
 /// never the path, the request headers or the body (so no authorization
 /// tokens, device tokens or payloads end up in logs through an error).
-public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HTTPClientError: CodedError, Hashable {
     /// A stable, extensible failure category.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The TCP connection could not be made (refused, unreachable, name not resolved).
         public static let connect = Code(rawValue: "connect")

@@ -1,14 +1,16 @@
+public import MailwakeErrors
+
 /// A protocol check that failed.
 ///
 /// `code` is stable and shared with the Python reference implementation and
 /// the test vectors (`Tests/Vectors/README.md`); `message` says which check
 /// failed without echoing secrets, keys or ciphertext.
-public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ProtocolError: CodedError, Hashable {
     /// A stable, extensible error code.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// JSON shape, unknown or missing field, bad base64url, wrong length,
         /// unsupported version, algorithm or kind.
@@ -59,7 +61,6 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
         self.message = message
     }
 
-    public var description: String { "\(code): \(message)" }
 
     static func malformed(_ message: String) -> ProtocolError { ProtocolError(.malformed, message) }
 }

@@ -1,3 +1,5 @@
+public import MailwakeErrors
+
 internal import CLibSQLite
 
 /// A failure of the SQLite layer.
@@ -6,12 +8,11 @@ internal import CLibSQLite
 /// `resultCode` is SQLite's extended result code when SQLite reported the
 /// failure (`787` is `SQLITE_CONSTRAINT_FOREIGNKEY`). The message comes from
 /// SQLite or from this module and never contains a bound parameter value.
-public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SQLiteError: CodedError, Equatable {
     /// The kind of failure. Extensible: new codes are added as static members.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The database file could not be opened or set up.
         public static let cannotOpen = Code(rawValue: "cannot_open")

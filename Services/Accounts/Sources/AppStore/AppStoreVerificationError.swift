@@ -1,14 +1,15 @@
+public import MailwakeErrors
+
 /// Why an App Store signed payload (JWS) was refused.
 ///
 /// `code.rawValue` is a stable problem code, suitable as the last segment of
 /// an RFC 9457 problem `type`. Messages name the failed check only: they never
 /// contain the JWS, its parts, tokens or certificate bytes.
-public struct AppStoreVerificationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct AppStoreVerificationError: CodedError, Hashable {
     /// A stable, extensible problem code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// Not three base64url parts, bad base64url, header not JSON, oversize.
         public static let jwsMalformed = Code(rawValue: "jws-malformed")

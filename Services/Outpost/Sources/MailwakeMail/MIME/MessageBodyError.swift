@@ -1,7 +1,9 @@
+public import MailwakeErrors
+
 /// Why a message could not be read for display.
-public struct MessageBodyError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct MessageBodyError: CodedError, Equatable {
     /// What went wrong, stable for callers.
-    public struct Code: RawRepresentable, Sendable, Hashable {
+    public struct Code: ErrorCode {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -12,10 +14,12 @@ public struct MessageBodyError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public var code: Code
-    public var description: String
+    public var message: String
+    /// The message alone: it is shown to the reader as it is.
+    public var description: String { message }
 
-    public init(_ code: Code, _ description: String) {
+    public init(_ code: Code, _ message: String) {
         self.code = code
-        self.description = description
+        self.message = message
     }
 }

@@ -1,11 +1,13 @@
+public import MailwakeErrors
+
 /// An outpost operation that cannot go on, with one line that says why and
 /// what to do; never a secret.
-public struct OutpostError: Error, Sendable, CustomStringConvertible {
+public struct OutpostError: CodedError {
     /// A stable, extensible error code.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The data directory is missing, not initialized, or not usable.
         public static let dataDirectory = Code("data_directory")
