@@ -1,5 +1,4 @@
 import Foundation
-import CGumboShims
 @testable import MailwakeMail
 
 /// A sanitized document re-parsed as a browser would, for checking that it
@@ -19,14 +18,13 @@ struct SanitizedTree {
             violations.append("could not re-parse")
             return
         }
-        var stack: [UnsafeMutablePointer<GumboNode>] = [document.document]
-        while let node = stack.popLast() {
-            for child in HTMLDocument.children(of: node) {
-                guard let child = child?.assumingMemoryBound(to: GumboNode.self) else { continue }
-                if child.pointee.type == GUMBO_NODE_COMMENT || child.pointee.type == GUMBO_NODE_CDATA { violations.append("comment or CDATA node") }
-                guard case .element(let name, let isHTML, let element) = HTMLDocument.classify(child) else { continue }
-                check(name: name, isHTML: isHTML, element: element)
-                stack.append(element)
+        var stack = [document.children]
+        while let children = stack.popLast() {
+            for index in children {
+                if case .comment = document.nodes[index] { violations.append("comment or CDATA node") }
+                guard case .element(let element) = document.nodes[index] else { continue }
+                check(element, in: document)
+                stack.append(element.children)
             }
         }
     }
@@ -53,13 +51,14 @@ struct SanitizedTree {
         return next != nil && next != "~" && next != "+"
     }
 
-    private mutating func check(name: String, isHTML: Bool, element: UnsafeMutablePointer<GumboNode>) {
+    private mutating func check(_ element: HTMLElement, in document: HTMLDocument) {
+        let name = element.name
         elements.append(name)
-        if !isHTML { violations.append("foreign element \(name)") }
+        if !element.isHTML { violations.append("foreign element \(name)") }
         if name == "style" {
             var css = ""
-            for child in HTMLDocument.children(of: element) {
-                if let c = child?.assumingMemoryBound(to: GumboNode.self), case .text(let t) = HTMLDocument.classify(c) { css += String(cString: t) }
+            for index in element.children {
+                if case .text(let t) = document.nodes[index] { css += String(decoding: t, as: UTF8.self) }
             }
             stylesheets.append(css)
             for selector in Self.selectors(of: css) where !Self.isConfined(selector) { violations.append("selector \(selector) reaches outside the message") }
@@ -70,7 +69,7 @@ struct SanitizedTree {
         } else if !(HTMLPolicy.kept.contains(name) || ["html", "head", "body"].contains(name)) {
             violations.append("element \(name)")
         }
-        for (attribute, value) in HTMLDocument.attributes(of: element) {
+        for (attribute, value) in element.attributes.map({ ($0.name, $0.value) }) {
             attributes.append((name, attribute, value))
             if attribute.hasPrefix("on") { violations.append("event handler \(attribute)") }
             guard HTMLPolicy.allows(attribute, on: name) || Self.addedAttributes.contains(attribute) || (name == "div" && attribute == "style") else {

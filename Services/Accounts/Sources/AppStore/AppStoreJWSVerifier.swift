@@ -66,7 +66,14 @@ public struct AppStoreJWSVerifier: Sendable {
         guard configuration.maxJWSBytes > 0 else {
             throw AppStoreVerificationError(.configurationInvalid, "maxJWSBytes must be positive")
         }
-        roots = try TrustedRoots(der: configuration.trustedRoots)
+        guard !configuration.trustedRoots.isEmpty else {
+            throw AppStoreVerificationError(.configurationInvalid, "no trusted root certificate is configured")
+        }
+        do {
+            roots = try TrustedRoots(der: configuration.trustedRoots)
+        } catch {
+            throw AppStoreVerificationError(.configurationInvalid, error.message)
+        }
         self.configuration = configuration
     }
 

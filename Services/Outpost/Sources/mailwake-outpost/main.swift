@@ -2,6 +2,7 @@ import Foundation
 import MailwakeCore
 import MailwakeProtocol
 import MailwakeHTTPServer
+import MailwakeQRCode
 import OutpostService
 
 /// `mailwake-outpost`: the self-hosted part of Mailwake. It keeps its identity
@@ -37,7 +38,7 @@ func say(_ text: String) { StandardStreams.write(text + "\n") }
 /// Prints a pairing or invitation link with its QR code (in the terminal unless
 /// `--no-qr`, and as a PNG with `--png FILE`).
 func showLink(_ link: String, _ args: ParsedArguments) throws {
-    let qr = try QRCode(link)
+    let qr = try QRCode(link: link)
     if let png = args.value("png") { try qr.writePNG(to: png); say("QR code written to \(png)") }
     if !args.flag("no-qr") { say(qr.terminalText); say("") }
     say(link)

@@ -1,77 +1,84 @@
 import CGumboShims
 
-/// An HTML5 parse tree (gumbo) over a copy of the source bytes, which the
-/// tree points into; freed when the document goes away.
-final class HTMLDocument {
-    /// The element and text nodes the sanitizer and the text renderer look at.
-    enum Node {
-        case element(name: String, namespaceIsHTML: Bool, node: UnsafeMutablePointer<GumboNode>)
-        case text(UnsafePointer<CChar>)
-        case other
-    }
-
-    private let source: UnsafeMutableBufferPointer<CChar>
-    private let output: UnsafeMutablePointer<GumboOutput>
+/// An HTML5 parse tree (gumbo) copied into Swift values; gumbo's tree is freed before `init` returns.
+struct HTMLDocument: Sendable {
+    /// Every node below the document; the children of one element stand together, in order.
+    let nodes: [HTMLNode]
+    /// The positions of the document's children in `nodes`.
+    let children: Range<Int>
 
     /// Parses `html`; nil only when the parser could not get resources.
     init?(_ html: [UInt8]) {
-        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: html.count + 1)
+        // gumbo's tree points into the source: both live until the copy is made.
+        let source = UnsafeMutableBufferPointer<CChar>.allocate(capacity: html.count + 1)
+        defer { source.deallocate() }
         html.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: base, byteCount: bytes.count) }
+            if let base = bytes.baseAddress { UnsafeMutableRawPointer(source.baseAddress!).copyMemory(from: base, byteCount: bytes.count) }
         }
-        buffer[html.count] = 0
-        guard let parsed = mw_html_parse(buffer.baseAddress, html.count) else {
-            buffer.deallocate()
-            return nil
-        }
-        source = buffer
-        output = parsed
+        source[html.count] = 0
+        guard let output = mw_html_parse(source.baseAddress, html.count) else { return nil }
+        defer { mw_html_free(output) }
+        (nodes, children) = Self.copy(output.pointee.document)
     }
-
-    deinit {
-        mw_html_free(output)
-        source.deallocate()
-    }
-
-    /// The document node.
-    var document: UnsafeMutablePointer<GumboNode> { output.pointee.document }
 
     /// Lower-case names of the known tags, indexed by `GumboTag` raw value.
-    static let tagNames: [String] = (0..<Int(mw_html_tag_count())).map { String(cString: mw_html_tag_name(GumboTag(rawValue: UInt32($0)))) }
+    private static let tagNames: [String] = (0..<Int(mw_html_tag_count())).map {
+        String(cString: mw_html_tag_name(GumboTag(rawValue: UInt32($0))))
+    }
 
-    /// What `node` is.
-    static func classify(_ node: UnsafeMutablePointer<GumboNode>) -> Node {
-        switch node.pointee.type {
-        case GUMBO_NODE_ELEMENT:
-            let element = node.pointee.v.element
-            let raw = Int(element.tag.rawValue)
-            let name = raw < tagNames.count ? tagNames[raw] : ""
-            return .element(name: name, namespaceIsHTML: element.tag_namespace == GUMBO_NAMESPACE_HTML, node: node)
-        case GUMBO_NODE_TEXT, GUMBO_NODE_WHITESPACE:
-            return node.pointee.v.text.text.map { .text($0) } ?? .other
-        default:
-            return .other   // comments, CDATA (foreign content only), templates, the document
+    /// Copies the tree under `document` without recursion (documents may nest deeply).
+    private static func copy(_ document: UnsafeMutablePointer<GumboNode>) -> (nodes: [HTMLNode], children: Range<Int>) {
+        var nodes: [HTMLNode] = []
+        var pending: [(node: UnsafeMutablePointer<GumboNode>, slot: Int)] = []
+        /// Places for the children of a node, filled as they are popped.
+        func reserve(_ vector: GumboVector) -> Range<Int> {
+            let start = nodes.count
+            guard let data = vector.data else { return start..<start }
+            for i in 0..<Int(vector.length) {
+                if let child = data[i]?.assumingMemoryBound(to: GumboNode.self) { pending.append((child, nodes.count)) }
+                nodes.append(.other)
+            }
+            return start..<nodes.count
         }
+        let children = reserve(document.pointee.v.document.children)
+        while let next = pending.popLast() {
+            let (node, slot) = next
+            switch node.pointee.type {
+            case GUMBO_NODE_ELEMENT:
+                let element = node.pointee.v.element
+                let raw = Int(element.tag.rawValue)
+                let name = raw < tagNames.count ? tagNames[raw] : ""
+                let isHTML = element.tag_namespace == GUMBO_NAMESPACE_HTML
+                let attributes = attributes(element.attributes)
+                nodes[slot] = .element(HTMLElement(name: name, isHTML: isHTML, attributes: attributes, children: reserve(element.children)))
+            case GUMBO_NODE_TEXT, GUMBO_NODE_WHITESPACE:
+                if let text = node.pointee.v.text.text { nodes[slot] = .text(bytes(text)) }
+            case GUMBO_NODE_COMMENT, GUMBO_NODE_CDATA:
+                nodes[slot] = .comment
+            default:
+                continue   // templates (and their contents) stay `.other`
+            }
+        }
+        return (nodes, children)
     }
 
-    /// The children of an element or the document.
-    static func children(of node: UnsafeMutablePointer<GumboNode>) -> UnsafeBufferPointer<UnsafeMutableRawPointer?> {
-        let vector = node.pointee.type == GUMBO_NODE_DOCUMENT ? node.pointee.v.document.children : node.pointee.v.element.children
-        guard let data = vector.data else { return UnsafeBufferPointer(start: nil, count: 0) }
-        return UnsafeBufferPointer(start: data, count: Int(vector.length))
-    }
-
-    /// The attributes of an element as (lower-case name, decoded value).
-    static func attributes(of node: UnsafeMutablePointer<GumboNode>) -> [(name: String, value: String)] {
-        let vector = node.pointee.v.element.attributes
+    /// The attributes as (lower-case name, decoded value).
+    private static func attributes(_ vector: GumboVector) -> [HTMLAttribute] {
         guard let data = vector.data else { return [] }
-        var out: [(String, String)] = []
+        var out: [HTMLAttribute] = []
         out.reserveCapacity(Int(vector.length))
         for i in 0..<Int(vector.length) {
             guard let attribute = data[i]?.assumingMemoryBound(to: GumboAttribute.self) else { continue }
             guard let name = attribute.pointee.name, let value = attribute.pointee.value else { continue }
-            out.append((String(cString: name), String(cString: value)))
+            out.append(HTMLAttribute(name: String(cString: name), value: String(cString: value)))
         }
         return out
+    }
+
+    /// The bytes of a C string, without its NUL.
+    private static func bytes(_ text: UnsafePointer<CChar>) -> [UInt8] {
+        var count = 0
+        while text[count] != 0 { count += 1 }
+        return Array(UnsafeRawBufferPointer(start: text, count: count))
     }
 }

@@ -1,5 +1,3 @@
-import CGumboShims
-
 /// Makes an e-mail's HTML safe to show: parsed as a browser would (gumbo,
 /// HTML5), then serialized from the tree with only allowed elements,
 /// attributes, URLs and CSS. Inline `cid:` images point at the part endpoint,
@@ -72,8 +70,8 @@ public struct HTMLSanitizer: Sendable {
                           remoteImages: [], contentIDs: [], truncated: truncated)
         }
         var writer = Writer(configuration: configuration, partURL: partURL)
-        writer.write(document.document)
-        let text = HTMLTextRenderer.render(document.document)
+        writer.write(document)
+        let text = HTMLTextRenderer.render(document)
         if writer.keptStylesheet {
             // The sheets' selectors are confined to this container (`CSSFilter.scoped`).
             writer.out = Array("<div \(Self.containerAttribute)=\"\">".utf8) + writer.out + Array("</div>".utf8)
@@ -104,21 +102,28 @@ public struct HTMLSanitizer: Sendable {
         }
 
         private struct Frame {
-            var node: UnsafeMutablePointer<GumboNode>
-            var next = 0
+            /// The next child to write and the end of the children.
+            var next: Int
+            let end: Int
             var close: String?
             /// Inside `head`: only `style` elements count.
             var headOnly = false
+
+            init(_ children: Range<Int>, close: String? = nil, headOnly: Bool = false) {
+                next = children.lowerBound
+                end = children.upperBound
+                self.close = close
+                self.headOnly = headOnly
+            }
         }
 
-        mutating func write(_ root: UnsafeMutablePointer<GumboNode>) {
-            var stack = [Frame(node: root)]
+        mutating func write(_ document: HTMLDocument) {
+            var stack = [Frame(document.children)]
             var keptDepth = 0
             var openLinks = 0   // a link inside a link cannot survive a re-parse: the inner one is unwrapped
             while !stack.isEmpty {
                 let top = stack.count - 1
-                let children = HTMLDocument.children(of: stack[top].node)
-                guard stack[top].next < children.count else {
+                guard stack[top].next < stack[top].end else {
                     if let close = stack[top].close {
                         append("</"); append(close); append(">")
                         keptDepth -= 1
@@ -129,58 +134,59 @@ public struct HTMLSanitizer: Sendable {
                 }
                 let index = stack[top].next
                 stack[top].next += 1
-                guard let child = children[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
                 let headOnly = stack[top].headOnly
-                switch HTMLDocument.classify(child) {
+                switch document.nodes[index] {
                 case .text(let text):
                     if !headOnly { appendEscaped(text, attribute: false) }
-                case .other:
+                case .comment, .other:
                     continue
-                case .element(let name, let isHTML, let node):
+                case .element(let element):
+                    let name = element.name, isHTML = element.isHTML
                     if isHTML, name == "style" {
-                        writeStylesheet(node)
+                        writeStylesheet(element, in: document)
                         continue
                     }
                     if isHTML, name == "head" {
-                        stack.append(Frame(node: node, headOnly: true))
+                        stack.append(Frame(element.children, headOnly: true))
                         continue
                     }
                     if headOnly { continue }
                     if isHTML, name == "body" {
-                        let close = openBody(node) ? "div" : nil
+                        let close = openBody(element) ? "div" : nil
                         if close != nil { keptDepth += 1 }
-                        stack.append(Frame(node: node, close: close))
+                        stack.append(Frame(element.children, close: close))
                         continue
                     }
-                    if isHTML, name == "div", HTMLDocument.attributes(of: node).contains(where: { $0.name == HTMLSanitizer.containerAttribute }) {
-                        stack.append(Frame(node: node))   // a container from an earlier pass: the output gets its own
+                    if isHTML, name == "div", element.hasAttribute(HTMLSanitizer.containerAttribute) {
+                        stack.append(Frame(element.children))   // a container from an earlier pass: the output gets its own
                         continue
                     }
                     switch HTMLPolicy.disposition(of: name, isHTML: isHTML) {
                     case .drop:
                         continue
                     case .unwrap:
-                        stack.append(Frame(node: node))
+                        stack.append(Frame(element.children))
                     case .keep where keptDepth >= configuration.maxDepth || (name == "a" && openLinks > 0):
-                        stack.append(Frame(node: node))
+                        stack.append(Frame(element.children))
                     case .keep:
-                        openTag(name, node)
+                        openTag(name, element)
                         if HTMLPolicy.void.contains(name) { continue }
-                        if name == "pre", startsWithNewline(node) { append("\n") }
+                        if name == "pre", startsWithNewline(element, in: document) { append("\n") }
                         keptDepth += 1
                         if name == "a" { openLinks += 1 }
-                        stack.append(Frame(node: node, close: name))
+                        stack.append(Frame(element.children, close: name))
                     }
                 }
             }
         }
 
         /// Writes a start tag with its allowed, checked attributes.
-        private mutating func openTag(_ name: String, _ node: UnsafeMutablePointer<GumboNode>) {
+        private mutating func openTag(_ name: String, _ element: HTMLElement) {
             append("<"); append(name)
             var hasLink = false
-            for (attribute, value) in HTMLDocument.attributes(of: node) where HTMLPolicy.allows(attribute, on: name) {
-                switch attribute {
+            for attribute in element.attributes where HTMLPolicy.allows(attribute.name, on: name) {
+                let value = attribute.value
+                switch attribute.name {
                 case "href":
                     if case .keep(let url) = URLPolicy.link(value) {
                         attr("href", url)
@@ -194,7 +200,7 @@ public struct HTMLSanitizer: Sendable {
                     let css = CSSFilter.declarations(value)
                     if !css.isEmpty { attr("style", css) }
                 default:
-                    if let kept = HTMLPolicy.plainValue(attribute, value) { attr(attribute, kept) }
+                    if let kept = HTMLPolicy.plainValue(attribute.name, value) { attr(attribute.name, kept) }
                 }
             }
             if hasLink {
@@ -221,10 +227,11 @@ public struct HTMLSanitizer: Sendable {
         }
 
         /// `body` becomes a `div` carrying its colours and style; false when it has none.
-        private mutating func openBody(_ node: UnsafeMutablePointer<GumboNode>) -> Bool {
+        private mutating func openBody(_ element: HTMLElement) -> Bool {
             var declarations: [String] = []
-            for (attribute, value) in HTMLDocument.attributes(of: node) {
-                switch attribute {
+            for attribute in element.attributes {
+                let value = attribute.value
+                switch attribute.name {
                 case "style":
                     let css = CSSFilter.declarations(value)
                     if !css.isEmpty { declarations.append(css) }
@@ -243,11 +250,11 @@ public struct HTMLSanitizer: Sendable {
             return true
         }
 
-        private mutating func writeStylesheet(_ node: UnsafeMutablePointer<GumboNode>) {
+        private mutating func writeStylesheet(_ element: HTMLElement, in document: HTMLDocument) {
             var css = ""
-            for child in HTMLDocument.children(of: node) {
-                guard let child = child?.assumingMemoryBound(to: GumboNode.self), case .text(let text) = HTMLDocument.classify(child) else { continue }
-                css += String(cString: text)
+            for index in element.children {
+                guard case .text(let text) = document.nodes[index] else { continue }
+                css += String(decoding: text, as: UTF8.self)
             }
             let kept = CSSFilter.stylesheet(css, maxBytes: configuration.maxStylesheetBytes, scope: HTMLSanitizer.scope)
             guard !kept.isEmpty, !kept.utf8.contains(UInt8(ascii: "<")) else { return }
@@ -255,26 +262,24 @@ public struct HTMLSanitizer: Sendable {
             keptStylesheet = true
         }
 
-        private func startsWithNewline(_ node: UnsafeMutablePointer<GumboNode>) -> Bool {
-            guard let first = HTMLDocument.children(of: node).first, let child = first?.assumingMemoryBound(to: GumboNode.self),
-                  case .text(let text) = HTMLDocument.classify(child) else { return false }
-            return text.pointee == 0x0A
+        private func startsWithNewline(_ element: HTMLElement, in document: HTMLDocument) -> Bool {
+            guard let first = element.children.first, case .text(let text) = document.nodes[first] else { return false }
+            return text.first == 0x0A
         }
 
         private mutating func attr(_ name: String, _ value: String) {
             append(" "); append(name); append("=\"")
-            value.utf8CString.withUnsafeBufferPointer { appendEscaped($0.baseAddress!, attribute: true) }
+            appendEscaped(value.utf8, attribute: true)
             append("\"")
         }
 
         private mutating func append(_ s: String) { out.append(contentsOf: s.utf8) }
 
-        /// Escapes `&`, `<`, `>` (and `"` in attributes); drops NUL and C0 controls other than whitespace.
-        private mutating func appendEscaped(_ text: UnsafePointer<CChar>, attribute: Bool) {
-            var p = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-            while p.pointee != 0 {
-                let b = p.pointee
+        /// Escapes `&`, `<`, `>` (and `"` in attributes) up to a NUL; drops C0 controls other than whitespace.
+        private mutating func appendEscaped(_ bytes: some Sequence<UInt8>, attribute: Bool) {
+            for b in bytes {
                 switch b {
+                case 0x00: return
                 case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
                 case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
                 case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
@@ -283,7 +288,6 @@ public struct HTMLSanitizer: Sendable {
                 case 0x00..<0x20, 0x7F: break
                 default: out.append(b)
                 }
-                p += 1
             }
         }
     }

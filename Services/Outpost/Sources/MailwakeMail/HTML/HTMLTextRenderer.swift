@@ -1,5 +1,3 @@
-import CGumboShims
-
 /// A readable plain-text rendering of an HTML document: blocks on their own
 /// lines, list items bulleted, table cells separated, images by their alt
 /// text; scripts, styles and other dropped elements contribute nothing.
@@ -10,44 +8,43 @@ enum HTMLTextRenderer {
         "summary", "table", "tr", "ul", "caption", "form", "fieldset",
     ]
 
-    /// Renders the tree under `root`.
-    static func render(_ root: UnsafeMutablePointer<GumboNode>) -> String {
+    /// Renders the document.
+    static func render(_ document: HTMLDocument) -> String {
         var out = TextBuffer()
-        var stack: [(node: UnsafeMutablePointer<GumboNode>, next: Int, name: String, pre: Bool)] = [(root, 0, "", false)]
+        var stack: [(next: Int, end: Int, name: String, pre: Bool)] = [(document.children.lowerBound, document.children.upperBound, "", false)]
         while !stack.isEmpty {
             let top = stack.count - 1
-            let children = HTMLDocument.children(of: stack[top].node)
-            guard stack[top].next < children.count else {
+            guard stack[top].next < stack[top].end else {
                 if blocks.contains(stack[top].name) { out.breakLine(paragraph: ["p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "ul", "ol"].contains(stack[top].name)) }
                 stack.removeLast()
                 continue
             }
             let index = stack[top].next
             stack[top].next += 1
-            guard let child = children[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
             let pre = stack[top].pre
-            switch HTMLDocument.classify(child) {
+            switch document.nodes[index] {
             case .text(let text):
-                out.append(text, preformatted: pre)
-            case .other:
+                out.append(bytes: text, preformatted: pre)
+            case .comment, .other:
                 continue
-            case .element(let name, let isHTML, let node):
-                guard isHTML, name != "style", name != "head", !(HTMLPolicy.dropped.contains(name)) else { continue }
+            case .element(let element):
+                let name = element.name
+                guard element.isHTML, name != "style", name != "head", !(HTMLPolicy.dropped.contains(name)) else { continue }
                 switch name {
                 case "br":
                     out.breakLine(paragraph: false, force: true)
                 case "img":
-                    if let alt = HTMLDocument.attributes(of: node).first(where: { $0.name == "alt" })?.value.trimmingSpaces, !alt.isEmpty {
+                    if let alt = element.attribute("alt")?.trimmingSpaces, !alt.isEmpty {
                         out.append("[\(alt)]", preformatted: false)
                     }
                 case "td", "th":
                     out.cellSeparator()
-                    stack.append((node, 0, name, pre))
+                    stack.append((element.children.lowerBound, element.children.upperBound, name, pre))
                 default:
                     if blocks.contains(name) { out.breakLine(paragraph: name == "p") }
                     if name == "li" { out.append("• ", preformatted: true) }
                     if name == "hr" { out.append("―――", preformatted: true) }
-                    stack.append((node, 0, name, pre || name == "pre"))
+                    stack.append((element.children.lowerBound, element.children.upperBound, name, pre || name == "pre"))
                 }
             }
         }
@@ -97,10 +94,8 @@ enum HTMLTextRenderer {
             utf8.withUnsafeMutableBufferPointer { append($0, preformatted: preformatted) }
         }
 
-        mutating func append(_ p: UnsafePointer<CChar>, preformatted: Bool) {
-            var n = 0
-            while p[n] != 0 { n += 1 }
-            p.withMemoryRebound(to: UInt8.self, capacity: n) { append(UnsafeBufferPointer(start: $0, count: n), preformatted: preformatted) }
+        mutating func append(bytes utf8: [UInt8], preformatted: Bool) {
+            utf8.withUnsafeBufferPointer { append($0, preformatted: preformatted) }
         }
 
         private mutating func append(_ utf8: UnsafeBufferPointer<UInt8>, preformatted: Bool) {

@@ -12,6 +12,6 @@ public enum HTMLVisibleText {
         guard HTMLNestingScan.depth(of: bytes, limit: maxDepth) <= maxDepth, let document = HTMLDocument(bytes) else {
             return HTMLTextRenderer.tagStripped(bytes)
         }
-        return HTMLTextRenderer.render(document.document)
+        return HTMLTextRenderer.render(document)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+public import MailwakeQRCode
 
 extension QRCode {
     /// A grayscale PNG, `scale` pixels a module and a 4-module quiet zone
