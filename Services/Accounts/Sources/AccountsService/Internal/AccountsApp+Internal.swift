@@ -98,6 +98,11 @@ extension AccountsApp {
             }
             return try .json(["token": token])
         }
+        addInternalOutpostRoutes(to: &router)
+    }
+
+    /// The relay's registration and look-up of outposts.
+    func addInternalOutpostRoutes(to router: inout Router) {
         router.post("/internal/v1/outposts") { [self] request, context in
             // The relay registers an outpost on first contact, after checking
             // the outpost's own signed request (proof of possession) itself.
