@@ -101,6 +101,11 @@ public final class PostgresClient: Service, Sendable {
         try await withConnection { try await $0.execute(query) }
     }
 
+    /// Whether the server answers `SELECT 1` now (a readiness check; never throws).
+    public func isReachable() async -> Bool {
+        (try? await query("SELECT 1")) != nil
+    }
+
     /// `SELECT pg_notify(channel, payload)` on any connection.
     public func notify(channel: String, payload: String = "") async throws {
         try await withConnection { try await $0.notify(channel: channel, payload: payload) }

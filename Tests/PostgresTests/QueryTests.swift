@@ -194,3 +194,16 @@ struct QueryTests {
         }
     }
 }
+
+@Suite("Reachability")
+struct ReachabilityTests {
+    @Test("isReachable is true for the running server and false, without throwing, for a closed port")
+    func reachable() async throws {
+        let running = try await PG.withClient(poolSize: 1) { await $0.isReachable() }
+        #expect(running)
+        let closed = try await PG.withClient(poolSize: 1, url: "postgres://u:p@127.0.0.1:1/db?sslmode=disable") { client in
+            await client.isReachable()
+        }
+        #expect(!closed)
+    }
+}

@@ -19,6 +19,14 @@ public final class AccountsApp: DatabaseBackedApp {
     let clock: @Sendable () -> Int64
     /// Devices asked about in the relay's authorization look-ups (each of a batch counts).
     let authorizationDevices: Counter
+    let deviceStore: DeviceStore
+    let sessionStore: DeviceSessionStore
+    let liveActivityTokenStore: LiveActivityTokenStore
+    let entitlementStore: EntitlementStore
+    let diagnosticsStore: DiagnosticsStore
+    let purchaseStore: PurchaseStore
+    let outpostStore: OutpostStore
+    let blockStore: BlockStore
 
     /// - Parameters:
     ///   - configuration: the instance settings.
@@ -39,6 +47,14 @@ public final class AccountsApp: DatabaseBackedApp {
         gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: nonces, clock: clock)
         serviceGate = BearerTokenGate(tokens: configuration.serviceTokens, realm: "mailwake-accounts-internal")
         operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-accounts-operator")
+        deviceStore = DeviceStore(database: database)
+        sessionStore = DeviceSessionStore(database: database)
+        liveActivityTokenStore = LiveActivityTokenStore(database: database)
+        entitlementStore = EntitlementStore(database: database)
+        diagnosticsStore = DiagnosticsStore(database: database)
+        purchaseStore = PurchaseStore(database: database)
+        outpostStore = OutpostStore(database: database)
+        blockStore = BlockStore(database: database)
         appStore = configuration.appStore.map { c in Result { () throws(AppStoreVerificationError) in try AppStoreJWSVerifier(configuration: c) } }
     }
 
@@ -88,9 +104,7 @@ public final class AccountsApp: DatabaseBackedApp {
         let adminListener = AdminListener.configuration(ListenAddress(host: configuration.adminHost, port: configuration.adminPort),
                                                         tls: configuration.tls, metricsPrefix: "mailwake_accounts")
         let database = self.database
-        let admin = AdminRoutes.router(metrics: metrics, checks: ["postgres": {
-            (try? await database.query("SELECT 1")) != nil
-        }])
+        let admin = AdminRoutes.router(metrics: metrics, checks: ["postgres": { await database.isReachable() }])
         guard let internalAddress = configuration.internalListen else {
             return [
                 HTTPServer(configuration: publicListener, router: router(), logger: logger, metrics: metrics),

@@ -1,6 +1,5 @@
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
-import MailwakePostgres
 import MailwakeProtocol
 
 /// The body of `POST /internal/v1/devices/{id}/apns-token-invalid`.
@@ -81,46 +80,29 @@ extension AccountsApp {
             let id = try context.parameter("id")
             let report = try request.decodeJSON(InvalidTokenReport.self)
             // Only a token that has not been replaced since APNs saw it fail is wiped.
-            let changed = try await database.execute("""
-                UPDATE devices SET apns_token = '', updated_at = \(clock())
-                WHERE device_id = \(id) AND apns_token = \(report.apnsToken) AND apns_token_updated_at * 1000 <= \(report.timestamp)
-                """)
-            context.logger.info("apns token reported invalid", ["device_id": .string(id), "cleared": .bool(changed == 1)])
-            return try .json(["cleared": changed == 1])
+            let cleared = try await deviceStore.clearInvalidToken(id, token: report.apnsToken, failedAtMS: report.timestamp, now: clock())
+            context.logger.info("apns token reported invalid", ["device_id": .string(id), "cleared": .bool(cleared)])
+            return try .json(["cleared": cleared])
         }
         router.post("/internal/v1/diagnostics") { [self] request, _ in
             try serviceGate.check(request)
             let batch = try request.decodeJSON(DiagnosticBatch.self, maxBytes: 256 * 1024)
-            let now = clock()
-            var b = PostgresBindings()
-            b.append(PostgresArray(batch.records.map(\.deviceID)))
-            b.append(PostgresArray(batch.records.map(\.pairingID)))
-            b.append(PostgresArray(batch.records.map(\.eventID)))
-            b.append(PostgresArray(batch.records.map(\.status)))
-            b.append(PostgresArray(batch.records.map(\.apnsReason)))
-            b.append(PostgresArray(batch.records.map(\.occurredAt)))
-            b.append(now)
-            try await database.withTransaction { tx in
-                try await tx.execute(PostgresQuery(unsafeSQL: """
-                    INSERT INTO delivery_diagnostics (device_id, pairing_id, event_id, status, apns_reason, occurred_at, recorded_at)
-                    SELECT device_id, pairing_id, event_id, status, apns_reason, occurred_at, $7
-                    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])
-                        AS r(device_id, pairing_id, event_id, status, apns_reason, occurred_at)
-                    """, bindings: b))
-                try await tx.execute("DELETE FROM delivery_diagnostics WHERE recorded_at < \(now - configuration.diagnosticsRetentionSeconds)")
-            }
+            try await diagnosticsStore.record(batch.records, now: clock(), retentionSeconds: configuration.diagnosticsRetentionSeconds)
             return try .json(["recorded": batch.records.count], status: .accepted)
         }
         router.get("/internal/v1/devices/{id}/live-activities/{activity}") { [self] request, context in
             try serviceGate.check(request)
-            let rows = try await database.query("""
-                SELECT token FROM live_activity_tokens WHERE device_id = \(try context.parameter("id")) AND activity_id = \(try context.parameter("activity"))
-                """)
-            guard let token = try rows.first?.decode(String.self, at: 0) else {
+            let token = try await liveActivityTokenStore.token(deviceID: try context.parameter("id"), activityID: try context.parameter("activity"))
+            guard let token else {
                 throw HTTPError(.notFound, code: "activity-not-found", detail: "no update token for this activity")
             }
             return try .json(["token": token])
         }
+        addInternalOutpostRoutes(to: &router)
+    }
+
+    /// The relay's registration and look-up of outposts.
+    func addInternalOutpostRoutes(to router: inout Router) {
         router.post("/internal/v1/outposts") { [self] request, context in
             // The relay registers an outpost on first contact, after checking
             // the outpost's own signed request (proof of possession) itself.
@@ -132,7 +114,7 @@ extension AccountsApp {
         }
         router.get("/internal/v1/outposts/{id}") { [self] request, context in
             try serviceGate.check(request)
-            guard let outpost = try await loadOutpost(try context.parameter("id")) else {
+            guard let outpost = try await outpostStore.load(try context.parameter("id")) else {
                 throw HTTPError(.notFound, code: "outpost-not-found", detail: "no such outpost")
             }
             return try .json(outpost)

@@ -1,7 +1,6 @@
 import MailwakeProtocol
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
-import MailwakePostgres
 
 /// The body of the operator's block calls.
 struct BlockRequest: Decodable, Sendable {
@@ -15,28 +14,23 @@ struct BlockRequest: Decodable, Sendable {
 
 extension AccountsApp {
     func addOperatorRoutes(to router: inout Router) {
-        for kind in ["devices", "outposts"] {
-            let table = kind
-            let idColumn = kind == "devices" ? "device_id" : "outpost_id"
+        for target in BlockStore.Target.allCases {
+            let kind = target.rawValue
             router.put("/operator/v1/\(kind)/{id}/block") { [self] request, context in
                 try checkOperator(request)
                 let reason = try request.decodeJSON(BlockRequest.self).reason
                 let id = try context.parameter("id")
-                let changed = try await database.execute("""
-                    UPDATE \(identifier: table) SET blocked_at = COALESCE(blocked_at, \(clock())), block_reason = \(reason) WHERE \(identifier: idColumn) = \(id)
-                    """)
-                guard changed == 1 else { throw HTTPError(.notFound, code: "not-found", detail: "no such \(kind.dropLast())") }
-                context.logger.notice("blocked by the operator", [idColumn: .string(id)])
+                guard try await blockStore.block(target, id: id, reason: reason, now: clock()) else {
+                    throw HTTPError(.notFound, code: "not-found", detail: "no such \(kind.dropLast())")
+                }
+                context.logger.notice("blocked by the operator", [target.idColumn: .string(id)])
                 return .empty(.noContent)
             }
             router.delete("/operator/v1/\(kind)/{id}/block") { [self] request, context in
                 try checkOperator(request)
                 let id = try context.parameter("id")
-                let changed = try await database.execute("""
-                    UPDATE \(identifier: table) SET blocked_at = NULL, block_reason = NULL WHERE \(identifier: idColumn) = \(id)
-                    """)
-                guard changed == 1 else { throw HTTPError(.notFound, code: "not-found", detail: "no such \(kind.dropLast())") }
-                context.logger.notice("unblocked by the operator", [idColumn: .string(id)])
+                guard try await blockStore.unblock(target, id: id) else { throw HTTPError(.notFound, code: "not-found", detail: "no such \(kind.dropLast())") }
+                context.logger.notice("unblocked by the operator", [target.idColumn: .string(id)])
                 return .empty(.noContent)
             }
         }
@@ -47,7 +41,7 @@ extension AccountsApp {
         router.get("/operator/v1/purchases/{original_transaction_id}") { [self] request, context in
             try checkOperator(request)
             let original = try context.parameter("original_transaction_id")
-            guard let purchase = try await PurchaseSharing.load([original], from: database, limit: configuration.purchaseDeviceLimit).first else {
+            guard let purchase = try await purchaseStore.sharing([original], deviceLimit: configuration.purchaseDeviceLimit).first else {
                 throw HTTPError(.notFound, code: "purchase-not-found", detail: "no such originalTransactionId")
             }
             return try .json(purchase)

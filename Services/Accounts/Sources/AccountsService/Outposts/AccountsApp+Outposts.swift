@@ -1,7 +1,6 @@
 import MailwakeCrypto
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
-import MailwakePostgres
 import MailwakeProtocol
 
 /// The body of `POST /v1/outposts`.
@@ -31,21 +30,6 @@ extension AccountsApp {
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key) else {
             throw ProtocolError(.invalidKey, "outpost_key is not a point on P-256")
         }
-        let outpostID = KeyIdentity.id(of: publicKey)
-        let now = clock()
-        let rows = try await database.query("""
-            INSERT INTO outposts (outpost_id, public_key, created_at, last_seen_at) VALUES (\(outpostID), \(key), \(now), \(now))
-            ON CONFLICT (outpost_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
-            RETURNING created_at, blocked_at, (xmax = 0)
-            """)
-        let (created, blocked, inserted) = try rows.single().decode((Int64, Int64?, Bool).self)
-        return (OutpostSummary(outpostID: outpostID, publicKey: Base64URL.encode(key), blocked: blocked != nil, createdAt: created), inserted)
-    }
-
-    func loadOutpost(_ id: String) async throws -> OutpostSummary? {
-        let rows = try await database.query("SELECT public_key, blocked_at, created_at FROM outposts WHERE outpost_id = \(id)")
-        guard let row = rows.first else { return nil }
-        let (key, blocked, created) = try row.decode(([UInt8], Int64?, Int64).self)
-        return OutpostSummary(outpostID: id, publicKey: Base64URL.encode(key), blocked: blocked != nil, createdAt: created)
+        return try await outpostStore.register(KeyIdentity.id(of: publicKey), key: key, now: clock())
     }
 }

@@ -3,7 +3,6 @@ import MailwakeCore
 import MailwakeCrypto
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
-import MailwakePostgres
 import MailwakeProtocol
 
 extension RelayApp {
@@ -14,12 +13,12 @@ extension RelayApp {
         // Local dependencies only: accounts' reachability is a metric (AccountsReachability),
         // or an accounts outage would take every relay instance out of its load balancer.
         var router = AdminRoutes.router(metrics: metrics, checks: [
-            "postgres": { (try? await database.query("SELECT 1")) != nil },
+            "postgres": { await database.isReachable() },
         ])
         router.get("/admin/v1/deliveries") { [self] request, _ in
             try checkOperator(request)
             let query = try DeliveryListQuery(request, now: clock())
-            let deliveries = try await recentDeliveries(query)
+            let deliveries = try await deliveryStatsStore.recent(query)
             var w = JSONWriter(capacity: 256 * deliveries.count + 32)
             w.beginObject()
             w.beginArray("deliveries")
@@ -61,18 +60,5 @@ extension RelayApp {
         }
         throw HTTPError(.unauthorized, code: "token-required", detail: "the operator token is required",
                         headers: ["WWW-Authenticate": "Basic realm=\"mailwake-relay\", charset=\"UTF-8\""])
-    }
-
-    func recentDeliveries(_ q: DeliveryListQuery) async throws -> [DeliveryListItem] {
-        var b = PostgresBindings()
-        b.append(q.since * 1000)
-        b.append(Int64(q.limit))
-        b.append(q.status?.rawValue)
-        let rows = try await database.query(PostgresQuery(unsafeSQL: """
-            SELECT \(DeliveryListItem.columns) FROM deliveries
-            WHERE updated_ms >= $1 AND ($3::text IS NULL OR status = $3)
-            ORDER BY updated_ms DESC LIMIT $2
-            """, bindings: b))
-        return try rows.map(DeliveryListItem.init(row:))
     }
 }

@@ -20,6 +20,12 @@ public final class RelayApp: DatabaseBackedApp {
     let consentSignals = ConsentSignals()
     let pairings: TTLCache<String, PairingRecord?>
     let pairingLimiter: PairingLimiter
+    let pairingStore: PairingStore
+    let deliveryStatusStore: DeliveryStatusStore
+    let deliveryStatsStore: DeliveryStatsStore
+    let receiptStore: ReceiptStore
+    let heartbeatStore: HeartbeatStore
+    let catchUpStore: CatchUpStore
     let relayMetrics: RelayMetrics
     /// Unix seconds (injectable for tests; APNs tokens always use real time).
     let clock: @Sendable () -> Int64
@@ -63,6 +69,12 @@ public final class RelayApp: DatabaseBackedApp {
         pairingLimiter = PairingLimiter(database: database, perOutpost: configuration.pairingRateOutpost,
                                         perAddress: configuration.pairingRateAddress, clockMS: clockMS)
         relayMetrics = RelayMetrics(metrics)
+        pairingStore = PairingStore(database: database)
+        deliveryStatusStore = DeliveryStatusStore(database: database)
+        deliveryStatsStore = DeliveryStatsStore(database: database)
+        receiptStore = ReceiptStore(database: database)
+        heartbeatStore = HeartbeatStore(database: database)
+        catchUpStore = CatchUpStore(database: database)
     }
 
     /// Real time in Unix milliseconds.

@@ -1,7 +1,6 @@
 import MailwakeCrypto
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
-import MailwakePostgres
 import MailwakeProtocol
 
 extension RelayApp {
@@ -25,20 +24,8 @@ extension RelayApp {
             let pairingID = try context.parameter("pairing_id")
             let eventID = try context.parameter("event_id")
             _ = try await authorizeOutpost(request, pairingID: pairingID)
-            guard EventID.isValid(eventID), let row = try await database.query("""
-                SELECT status, attempts, apns_status, apns_reason, updated_ms, accepted_ms, sent_ms, displayed_ms
-                FROM deliveries WHERE pairing_id = \(pairingID) AND event_id = \(eventID)
-                """).first
+            guard EventID.isValid(eventID), let report = try await deliveryStatusStore.report(pairingID: pairingID, eventID: eventID)
             else { throw HTTPError(.notFound, code: "envelope-not-found", detail: "no envelope with this event id for this pairing") }
-            let (status, attempts, apnsStatus, reason, updated, accepted, sent, displayed) =
-                try row.decode((String, Int32, Int32?, String?, Int64, Int64, Int64?, Int64?).self)
-            guard let status = DeliveryStatus(rawValue: status) else {
-                throw HTTPError(.internalServerError, code: "internal", detail: "a delivery has a status this relay does not know")
-            }
-            // The relay's per-hop times (PROTOCOL.md §13), Unix seconds.
-            let report = DeliveryStatusReport(status: status, attempts: Int(attempts), apnsStatus: apnsStatus.map(Int.init),
-                                              apnsReason: reason.map(DeliveryReason.init(rawValue:)), updatedAt: updated / 1000,
-                                              acceptedAt: accepted / 1000, sentAt: sent.map { $0 / 1000 }, displayedAt: displayed.map { $0 / 1000 })
             return .json(bytes: report.jsonBytes)
         }
     }
@@ -60,11 +47,36 @@ extension RelayApp {
         }
         guard iat >= now - configuration.maxEnvelopeAge else { throw ProtocolError(.expired, "iat is older than this relay accepts") }
         // 5. an active pairing.
+        let (pairing, deviceID) = try await activePairing(c.pairingID)
+        // 6. the signature, against the outpost key pinned for the pairing.
+        // The outpost's rate is taken by the durable write below, and only
+        // for envelopes not stored before: forgeries never get there, and a
+        // replayed authentic envelope is answered as the duplicate it is
+        // without spending the outpost's budget.
+        try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
+        // 7. the outpost's and the device's standing at accounts.
+        let authorization = try await deliveryAuthorization(pairing, deviceID: deviceID)
+        // 8. the APNs payload fits.
+        let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
+        guard payload.count <= APNsPayload.maxBytes else {
+            throw HTTPError(.contentTooLarge, code: "payload-too-large", detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
+        }
+        let delivery = NewDelivery(
+            pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: .envelope(c.kind),
+            activityID: c.activity?.id, activityEvent: c.activity?.event, payload: payload,
+            envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS(),
+            claimedHere: false)
+        try await enqueue(delivery, pairing: pairing, authorization: authorization)
+        return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
+    }
+
+    /// The pairing (cached) and its device, when the pairing is active.
+    func activePairing(_ pairingID: String) async throws -> (PairingRecord, deviceID: String) {
         let pairing: PairingRecord?
-        if let cached = pairings.cached(c.pairingID) {
+        if let cached = pairings.cached(pairingID) {
             pairing = cached
         } else {
-            pairing = try await pairings.value(for: c.pairingID) { [self] in try await loadPairing(c.pairingID) }
+            pairing = try await pairings.value(for: pairingID) { [pairingStore] in try await pairingStore.load(pairingID) }
         }
         guard let pairing else { throw Self.pairingNotFound }
         switch pairing.state {
@@ -73,13 +85,11 @@ extension RelayApp {
         case .pending, .consented: throw HTTPError(.forbidden, code: "pairing-not-active", detail: "the pairing is not confirmed yet")
         }
         guard let deviceID = pairing.deviceID else { throw Self.pairingNotFound }
-        // 6. the signature, against the outpost key pinned for the pairing.
-        // The outpost's rate is taken by the durable write below, and only
-        // for envelopes not stored before: forgeries never get there, and a
-        // replayed authentic envelope is answered as the duplicate it is
-        // without spending the outpost's budget.
-        try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
-        // 7. the outpost's and the device's standing at accounts.
+        return (pairing, deviceID)
+    }
+
+    /// The device's authorization, once accounts says the outpost is not blocked and the device may receive push.
+    func deliveryAuthorization(_ pairing: PairingRecord, deviceID: String) async throws -> DeviceAuthorization {
         let authorization: DeviceAuthorization?
         do {
             let standing = try await accounts.standing(of: pairing.outpostID, key: pairing.outpostKey)
@@ -98,51 +108,42 @@ extension RelayApp {
         guard authorization.entitled else {
             throw HTTPError(.forbidden, code: "device-not-entitled", detail: "the paired device has no push entitlement")
         }
-        // 8. the APNs payload fits.
-        let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
-        guard payload.count <= APNsPayload.maxBytes else {
-            throw HTTPError(.contentTooLarge, code: "payload-too-large", detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
-        }
-        // Durable, then answered; claimed for this instance's worker when it has room.
-        let claimedHere = handoff.reserve()
-        let delivery = NewDelivery(
-            pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: .envelope(c.kind),
-            activityID: c.activity?.id, activityEvent: c.activity?.event, payload: payload,
-            envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS(),
-            claimedHere: claimedHere)
+        return authorization
+    }
+
+    /// Durable, then answered; claimed for this instance's worker when it has room.
+    func enqueue(_ unclaimed: NewDelivery, pairing: PairingRecord, authorization: DeviceAuthorization) async throws {
+        var delivery = unclaimed
+        delivery.claimedHere = handoff.reserve()
         let outcome: EnqueueOutcome
         do {
             outcome = try await queue.enqueue(delivery)
         } catch {
-            if claimedHere { handoff.cancelReservation() }
+            if delivery.claimedHere { handoff.cancelReservation() }
             throw error
         }
+        if delivery.claimedHere, outcome != .queued { handoff.cancelReservation() }
         switch outcome {
         case .queued:
             relayMetrics.accepted.increment()
-            if claimedHere {
-                handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: deviceID, outpostID: pairing.outpostID,
-                                             outpostKey: pairing.outpostKey, kind: delivery.kind,
-                                             activityID: delivery.activityID, activityEvent: delivery.activityEvent, payload: payload, iat: iat,
-                                             deadline: delivery.deadline, attempts: 1, acceptedMS: delivery.acceptedMS, pairingActive: true,
-                                             checkedAtIntake: authorization))
+            if delivery.claimedHere {
+                handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: delivery.deviceID,
+                                             outpostID: pairing.outpostID, outpostKey: pairing.outpostKey, kind: delivery.kind,
+                                             activityID: delivery.activityID, activityEvent: delivery.activityEvent, payload: delivery.payload,
+                                             iat: delivery.iat, deadline: delivery.deadline, attempts: 1, acceptedMS: delivery.acceptedMS,
+                                             pairingActive: true, checkedAtIntake: authorization))
             }
         case .duplicate:
-            if claimedHere { handoff.cancelReservation() }
             relayMetrics.duplicates.increment()
         case .conflict:
-            if claimedHere { handoff.cancelReservation() }
             throw HTTPError(.conflict, code: "event-conflict", detail: "another envelope with this event id was accepted for this pairing")
         case .pairingInactive:
             // Ended at another instance since this one cached the pairing.
-            if claimedHere { handoff.cancelReservation() }
-            pairings.remove(c.pairingID)
+            pairings.remove(delivery.pairingID)
             throw Self.pairingEnded
         case .rateLimited(let wait):
-            if claimedHere { handoff.cancelReservation() }
             throw HTTPError(.tooManyRequests, code: "rate-limited", detail: "too many envelopes from this outpost; slow down",
                             headers: ["Retry-After": String(wait)])
         }
-        return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
     }
 }

@@ -1,7 +1,6 @@
 import MailwakeCrypto
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
-import MailwakePostgres
 import MailwakeProtocol
 
 extension RelayApp {
@@ -11,149 +10,152 @@ extension RelayApp {
     static let maxPairingLifetime: Int64 = 300
 
     func addPairingRoutes(to router: inout Router) {
-        router.post("/v1/pairings") { [self] request, context in
-            try await pairingLimiter.admit(request)
-            let body = try request.decodeJSON(PairingRegistration.self)
-            let outpostID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.outpostKey, field: "outpost_key"))
-            let now = clock()
-            guard body.expiresAt > now else { throw ProtocolError(.expired, "expires_at has passed") }
-            guard body.expiresAt <= now + Self.maxPairingLifetime else {
-                throw HTTPError(.badRequest, code: "expiry-too-far", detail: "expires_at may be at most \(Self.maxPairingLifetime) seconds ahead")
-            }
-            try await requireStanding(outpostID: outpostID, key: body.outpostKey, register: true)
-            let inserted = try await database.execute("""
-                INSERT INTO pairings (pairing_id, outpost_id, outpost_key, relay_token_hash, expires_at, state, created_at)
-                VALUES (\(body.pairingID), \(outpostID), \(body.outpostKey), \(body.relayTokenHash), \(body.expiresAt), 'pending', \(now))
-                ON CONFLICT (pairing_id) DO NOTHING
-                """)
-            if inserted == 0 {
-                // The same registration again (a retried request) is not an error.
-                let existing = try await loadPairing(body.pairingID)
-                guard let existing, existing.outpostID == outpostID, existing.state == .pending,
-                      ConstantTime.equals(existing.relayTokenHash, body.relayTokenHash), existing.expiresAt == body.expiresAt
-                else { throw HTTPError(.conflict, code: "pairing-exists", detail: "this pairing id is taken") }
-                return try pairingResponse(existing, status: .ok)
-            }
-            context.logger.info("pairing registered", ["pairing_id": .string(body.pairingID), "outpost_id": .string(outpostID)])
-            return try pairingResponse(PairingRecord(pairingID: body.pairingID, outpostID: outpostID, outpostKey: body.outpostKey,
-                                                     relayTokenHash: body.relayTokenHash, expiresAt: body.expiresAt, state: .pending),
-                                       status: .created)
-        }
-
-        router.post("/v1/pairings/{id}/consent") { [self] request, context in
-            let id = try context.parameter("id")
-            let submission = try request.decodeJSON(ConsentSubmission.self, maxBytes: 8192)
-            guard let pairing = try await loadPairing(id) else { throw Self.pairingNotFound }
-            guard pairing.state == .pending else {
-                throw HTTPError(.conflict, code: "credential-used", detail: "this pairing already has a consent")
-            }
-            let now = clock()
-            guard now <= pairing.expiresAt else { throw ProtocolError(.expired, "the pairing credential has expired") }
-            guard ConstantTime.equals(SHA256.hash(submission.relayToken).bytes, pairing.relayTokenHash) else {
-                throw ProtocolError(.badCredential, "the relay token does not match this pairing")
-            }
-            // The relay cannot check the consent's mac (it never holds mac_key); the outpost does.
-            try submission.consent.verifySignature(outpostKey: pairing.outpostKey, audience: configuration.publicOrigin, pairingID: id,
-                                                   expectedExpiry: pairing.expiresAt, now: now)
-            let deviceID = submission.consent.deviceID
-            let authorization: DeviceAuthorization?
-            do {
-                authorization = try await accounts.authorization(of: deviceID)
-            } catch {
-                throw Self.accountsUnavailable
-            }
-            guard let authorization else {
-                throw HTTPError(.forbidden, code: "device-not-registered", detail: "register the device at accounts first")
-            }
-            guard authorization.active else {
-                throw HTTPError(.forbidden, code: "device-not-authorized", detail: "this device may not receive push")
-            }
-            let updated = try await database.execute("""
-                UPDATE pairings SET state = 'consented', device_id = \(deviceID), consent = \(submission.consent.jsonBytes), consented_at = \(now)
-                WHERE pairing_id = \(id) AND state = 'pending'
-                """)
-            guard updated == 1 else { throw HTTPError(.conflict, code: "credential-used", detail: "this pairing already has a consent") }
-            consentSignals.signal(id)
-            context.logger.info("pairing consented", ["pairing_id": .string(id), "device_id": .string(deviceID)])
-            return .json(bytes: Array(#"{"status":"consented"}"#.utf8), status: .accepted)
-        }
-
+        router.post("/v1/pairings") { [self] request, context in try await registerPairing(request, context) }
+        router.post("/v1/pairings/{id}/consent") { [self] request, context in try await submitConsent(request, context) }
         router.get("/v1/pairings/{id}/consent") { [self] request, context in
             let id = try context.parameter("id")
             let wait = try Self.waitSeconds(request.query("wait"))
-            var pairing = try await authorizeOutpost(request, pairingID: id)
-            let deadline = ContinuousClock.now + .seconds(wait)
-            while pairing.state == .pending, clock() <= pairing.expiresAt, ContinuousClock.now < deadline {
-                await consentSignals.wait(for: id, timeout: min(.seconds(1), deadline - ContinuousClock.now))
-                guard let fresh = try await loadPairing(id) else { throw Self.pairingNotFound }
-                pairing = fresh
-            }
-            switch pairing.state {
-            case .pending:
-                guard clock() <= pairing.expiresAt else { throw ProtocolError(.expired, "the pairing expired without a consent") }
-                return .json(bytes: Array(#"{"status":"pending"}"#.utf8), status: .accepted)
-            case .consented, .active:
-                var w = JSONWriter(capacity: 900)
-                w.beginObject()
-                w.string("status", pairing.state.rawValue)
-                w.raw("consent", pairing.consent ?? Array("null".utf8))
-                w.endObject()
-                return .json(bytes: w.bytes)
-            case .ended:
-                throw Self.pairingEnded
-            }
+            let pairing = try await authorizeOutpost(request, pairingID: id)
+            return try await consentResponse(pairing, waiting: wait)
         }
-
         router.post("/v1/pairings/{id}/confirm") { [self] request, context in
             let id = try context.parameter("id")
             let pairing = try await authorizeOutpost(request, pairingID: id)
-            switch pairing.state {
-            case .pending: throw HTTPError(.conflict, code: "no-consent", detail: "no device has consented to this pairing yet")
-            case .ended: throw Self.pairingEnded
-            case .active: return .json(bytes: Array(#"{"status":"active"}"#.utf8))
-            case .consented:
-                try await requireStanding(outpostID: pairing.outpostID, key: pairing.outpostKey, register: false)
-                let updated = try await database.execute("""
-                    UPDATE pairings SET state = 'active', confirmed_at = \(clock()) WHERE pairing_id = \(id) AND state = 'consented'
-                    """)
-                guard updated == 1 else { throw HTTPError(.conflict, code: "pairing-changed", detail: "the pairing changed meanwhile; read it again") }
-                pairings.remove(id)
-                context.logger.info("pairing active", ["pairing_id": .string(id), "device_id": .string(pairing.deviceID ?? "")])
-                return .json(bytes: Array(#"{"status":"active"}"#.utf8))
-            }
+            return try await confirm(pairing, context)
         }
+        router.delete("/v1/pairings/{id}") { [self] request, context in try await endPairing(request, context) }
+    }
 
-        router.delete("/v1/pairings/{id}") { [self] request, context in
-            let id = try context.parameter("id")
-            let header = try gate.header(of: request)
-            guard let pairing = try await loadPairing(id) else { throw Self.pairingNotFound }
-            let endedBy: String
-            if header.keyID == pairing.outpostID {
-                try await gate.verify(request, key: try pairing.outpostPublicKey)
-                endedBy = "outpost"
-            } else if let deviceID = pairing.deviceID, header.keyID == deviceID, let key = pairing.deviceSigningKey {
-                try await gate.verify(request, key: key)
-                endedBy = "device"
-            } else {
-                throw ProtocolError(.wrongKey, "only the pairing's outpost or its device may end it")
-            }
-            guard pairing.state != .ended else { return .empty(.noContent) }
-            let now = clock()
-            try await database.execute("""
-                UPDATE pairings SET state = 'ended', ended_at = \(now), ended_by = \(endedBy) WHERE pairing_id = \(id) AND state <> 'ended'
-                """)
-            pairings.remove(id)
-            let cancelled = try await queue.failUnfinished(pairingID: id, reason: "pairing_ended", nowMS: clockMS())
-            if let deviceID = pairing.deviceID { try await queue.dropCatchUp(pairingID: id, deviceID: deviceID) }
-            context.logger.info("pairing ended", ["pairing_id": .string(id), "by": .string(endedBy), "deliveries_cancelled": .int(cancelled)])
-            return .empty(.noContent)
+    /// `POST /v1/pairings`: an outpost registers a pending pairing (a retried registration answers 200).
+    func registerPairing(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        try await pairingLimiter.admit(request)
+        let body = try request.decodeJSON(PairingRegistration.self)
+        let outpostID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.outpostKey, field: "outpost_key"))
+        let now = clock()
+        guard body.expiresAt > now else { throw ProtocolError(.expired, "expires_at has passed") }
+        guard body.expiresAt <= now + Self.maxPairingLifetime else {
+            throw HTTPError(.badRequest, code: "expiry-too-far", detail: "expires_at may be at most \(Self.maxPairingLifetime) seconds ahead")
         }
+        try await requireStanding(outpostID: outpostID, key: body.outpostKey, register: true)
+        let pairing = PairingRecord(pairingID: body.pairingID, outpostID: outpostID, outpostKey: body.outpostKey,
+                                    relayTokenHash: body.relayTokenHash, expiresAt: body.expiresAt, state: .pending)
+        guard try await pairingStore.insertPending(pairing, now: now) else {
+            // The same registration again (a retried request) is not an error.
+            let existing = try await pairingStore.load(body.pairingID)
+            guard let existing, existing.outpostID == outpostID, existing.state == .pending,
+                  ConstantTime.equals(existing.relayTokenHash, body.relayTokenHash), existing.expiresAt == body.expiresAt
+            else { throw HTTPError(.conflict, code: "pairing-exists", detail: "this pairing id is taken") }
+            return try pairingResponse(existing, status: .ok)
+        }
+        context.logger.info("pairing registered", ["pairing_id": .string(body.pairingID), "outpost_id": .string(outpostID)])
+        return try pairingResponse(pairing, status: .created)
+    }
+
+    /// `POST /v1/pairings/{id}/consent`: a device consents with the relay token of the pairing link.
+    func submitConsent(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let id = try context.parameter("id")
+        let submission = try request.decodeJSON(ConsentSubmission.self, maxBytes: 8192)
+        guard let pairing = try await pairingStore.load(id) else { throw Self.pairingNotFound }
+        guard pairing.state == .pending else {
+            throw HTTPError(.conflict, code: "credential-used", detail: "this pairing already has a consent")
+        }
+        let now = clock()
+        guard now <= pairing.expiresAt else { throw ProtocolError(.expired, "the pairing credential has expired") }
+        guard ConstantTime.equals(SHA256.hash(submission.relayToken).bytes, pairing.relayTokenHash) else {
+            throw ProtocolError(.badCredential, "the relay token does not match this pairing")
+        }
+        // The relay cannot check the consent's mac (it never holds mac_key); the outpost does.
+        try submission.consent.verifySignature(outpostKey: pairing.outpostKey, audience: configuration.publicOrigin, pairingID: id,
+                                               expectedExpiry: pairing.expiresAt, now: now)
+        let deviceID = submission.consent.deviceID
+        let authorization: DeviceAuthorization?
+        do {
+            authorization = try await accounts.authorization(of: deviceID)
+        } catch {
+            throw Self.accountsUnavailable
+        }
+        guard let authorization else {
+            throw HTTPError(.forbidden, code: "device-not-registered", detail: "register the device at accounts first")
+        }
+        guard authorization.active else {
+            throw HTTPError(.forbidden, code: "device-not-authorized", detail: "this device may not receive push")
+        }
+        guard try await pairingStore.recordConsent(pairingID: id, deviceID: deviceID, consent: submission.consent.jsonBytes, now: now) else {
+            throw HTTPError(.conflict, code: "credential-used", detail: "this pairing already has a consent")
+        }
+        consentSignals.signal(id)
+        context.logger.info("pairing consented", ["pairing_id": .string(id), "device_id": .string(deviceID)])
+        return .json(bytes: Array(#"{"status":"consented"}"#.utf8), status: .accepted)
+    }
+
+    /// `GET /v1/pairings/{id}/consent`: the consent, once there is one, waiting up to `wait` seconds for it.
+    func consentResponse(_ authorized: PairingRecord, waiting wait: Int) async throws -> HTTPResponse {
+        var pairing = authorized
+        let deadline = ContinuousClock.now + .seconds(wait)
+        while pairing.state == .pending, clock() <= pairing.expiresAt, ContinuousClock.now < deadline {
+            await consentSignals.wait(for: pairing.pairingID, timeout: min(.seconds(1), deadline - ContinuousClock.now))
+            guard let fresh = try await pairingStore.load(pairing.pairingID) else { throw Self.pairingNotFound }
+            pairing = fresh
+        }
+        switch pairing.state {
+        case .pending:
+            guard clock() <= pairing.expiresAt else { throw ProtocolError(.expired, "the pairing expired without a consent") }
+            return .json(bytes: Array(#"{"status":"pending"}"#.utf8), status: .accepted)
+        case .consented, .active:
+            var w = JSONWriter(capacity: 900)
+            w.beginObject()
+            w.string("status", pairing.state.rawValue)
+            w.raw("consent", pairing.consent ?? Array("null".utf8))
+            w.endObject()
+            return .json(bytes: w.bytes)
+        case .ended:
+            throw Self.pairingEnded
+        }
+    }
+
+    /// `POST /v1/pairings/{id}/confirm`: the outpost confirms the device's consent; deliveries start.
+    func confirm(_ pairing: PairingRecord, _ context: RequestContext) async throws -> HTTPResponse {
+        switch pairing.state {
+        case .pending: throw HTTPError(.conflict, code: "no-consent", detail: "no device has consented to this pairing yet")
+        case .ended: throw Self.pairingEnded
+        case .active: return .json(bytes: Array(#"{"status":"active"}"#.utf8))
+        case .consented:
+            try await requireStanding(outpostID: pairing.outpostID, key: pairing.outpostKey, register: false)
+            guard try await pairingStore.activate(pairingID: pairing.pairingID, now: clock()) else {
+                throw HTTPError(.conflict, code: "pairing-changed", detail: "the pairing changed meanwhile; read it again")
+            }
+            pairings.remove(pairing.pairingID)
+            context.logger.info("pairing active", ["pairing_id": .string(pairing.pairingID), "device_id": .string(pairing.deviceID ?? "")])
+            return .json(bytes: Array(#"{"status":"active"}"#.utf8))
+        }
+    }
+
+    /// `DELETE /v1/pairings/{id}`: its outpost or its device ends the pairing.
+    func endPairing(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let id = try context.parameter("id")
+        let header = try gate.header(of: request)
+        guard let pairing = try await pairingStore.load(id) else { throw Self.pairingNotFound }
+        let endedBy: String
+        if header.keyID == pairing.outpostID {
+            try await gate.verify(request, key: try pairing.outpostPublicKey)
+            endedBy = "outpost"
+        } else if let deviceID = pairing.deviceID, header.keyID == deviceID, let key = pairing.deviceSigningKey {
+            try await gate.verify(request, key: key)
+            endedBy = "device"
+        } else {
+            throw ProtocolError(.wrongKey, "only the pairing's outpost or its device may end it")
+        }
+        guard pairing.state != .ended else { return .empty(.noContent) }
+        let cancelled = try await pairingStore.end(pairingID: id, deviceID: pairing.deviceID, endedBy: endedBy, now: clock(), nowMS: clockMS())
+        pairings.remove(id)
+        context.logger.info("pairing ended", ["pairing_id": .string(id), "by": .string(endedBy), "deliveries_cancelled": .int(cancelled)])
+        return .empty(.noContent)
     }
 
     /// The pairing, after checking the request is signed by its outpost.
     func authorizeOutpost(_ request: HTTPRequest, pairingID: String) async throws -> PairingRecord {
         let header = try gate.header(of: request)
-        guard let pairing = try await loadPairing(pairingID) else { throw Self.pairingNotFound }
+        guard let pairing = try await pairingStore.load(pairingID) else { throw Self.pairingNotFound }
         guard header.keyID == pairing.outpostID else { throw ProtocolError(.wrongKey, "this pairing belongs to another outpost") }
         try await gate.verify(request, key: try pairing.outpostPublicKey)
         return pairing
@@ -169,14 +171,6 @@ extension RelayApp {
             throw Self.accountsUnavailable
         }
         guard !standing.blocked else { throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the relay operator") }
-    }
-
-    func loadPairing(_ id: String) async throws -> PairingRecord? {
-        guard PairingID.isValid(id) else { return nil }
-        var bindings = PostgresBindings()
-        bindings.append(id)
-        return try await database.query(PostgresQuery(unsafeSQL: "SELECT \(PairingRecord.columns) FROM pairings WHERE pairing_id = $1", bindings: bindings))
-            .first.map(PairingRecord.init(row:))
     }
 
     func pairingResponse(_ p: PairingRecord, status: HTTPStatus) throws -> HTTPResponse {

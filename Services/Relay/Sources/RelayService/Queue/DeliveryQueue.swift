@@ -241,19 +241,4 @@ final class DeliveryQueue: Sendable {
             WHERE status IN ('sent', 'failed', 'expired')
             """, bindings: b))
     }
-
-    /// Drops a pairing's envelopes from its device's catch-up log (the pairing ended).
-    @discardableResult
-    func dropCatchUp(pairingID: String, deviceID: String) async throws -> Int {
-        try await database.execute("DELETE FROM catchup_envelopes WHERE device_id = \(deviceID) AND pairing_id = \(pairingID)")
-    }
-
-    /// Ends every unfinished delivery of a pairing that ended.
-    @discardableResult
-    func failUnfinished(pairingID: String, reason: String, nowMS: Int64) async throws -> Int {
-        try await database.execute("""
-            UPDATE deliveries SET status = 'failed', apns_reason = \(reason), updated_ms = \(nowMS), claimed_by = NULL, payload = ''::bytea
-            WHERE pairing_id = \(pairingID) AND status IN ('queued', 'sending')
-            """)
-    }
 }

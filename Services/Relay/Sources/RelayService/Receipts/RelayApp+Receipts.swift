@@ -1,6 +1,5 @@
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
-import MailwakePostgres
 import MailwakeProtocol
 
 extension RelayApp {
@@ -12,7 +11,7 @@ extension RelayApp {
             guard header.keyID == deviceID else {
                 throw HTTPError(.forbidden, code: "not-this-device", detail: "only the device itself may post its receipts")
             }
-            guard let key = try await deviceSigningKey(deviceID) else {
+            guard let key = try await pairingStore.deviceSigningKey(of: deviceID) else {
                 throw HTTPError(.forbidden, code: "device-not-paired", detail: "this device has no pairing at this relay")
             }
             try await gate.verify(request, key: key)
@@ -38,79 +37,20 @@ extension RelayApp {
     }
 
     /// Checks every pairing is the device's (403 otherwise, nothing written),
-    /// then in one statement marks the deliveries `displayed` (first receipt
-    /// wins; `shown_at` clamped to [accepted, now]) and trims the catch-up log.
+    /// then marks the deliveries `displayed` and trims the catch-up log (`ReceiptStore`).
     func recordReceipts(deviceID: String, _ receipts: [ReceiptsBody.Receipt]) async throws -> ReceiptCounts {
         var seen = Set<String>()
         let unique = receipts.filter { seen.insert($0.pairingID + "/" + $0.eventID).inserted }
-        let pairingIDs = Array(Set(unique.map(\.pairingID)))
-        var pb = PostgresBindings()
-        pb.append(PostgresArray(pairingIDs))
-        pb.append(deviceID)
-        let owned = try await database.query(PostgresQuery(unsafeSQL: """
-            SELECT count(*) FROM pairings WHERE pairing_id = ANY($1::text[]) AND device_id = $2
-            """, bindings: pb)).single().decode(Int64.self, at: 0)
-        guard owned == pairingIDs.count else {
+        guard try await pairingStore.allBelong(Array(Set(unique.map(\.pairingID))), to: deviceID) else {
             throw HTTPError(.forbidden, code: "not-this-devices-pairing", detail: "a receipt names a pairing that is not this device's; nothing was recorded")
         }
-        let nowMS = clockMS()
-        var b = PostgresBindings()
-        b.append(deviceID)
-        b.append(PostgresArray(unique.map(\.pairingID)))
-        b.append(PostgresArray(unique.map(\.eventID)))
-        b.append(PostgresArray(unique.map(\.shownAt)))
-        b.append(nowMS)
-        // A receipt for a notification still queued or being sent ends it as
-        // displayed too: the device has it (from its catch-up log), and a
-        // worker's later completion leaves a finished row alone. A Live
-        // Activity push not sent yet is never cut short (ActivityKit needs it):
-        // its receipt is ignored.
-        //
-        // Committed without waiting for the WAL flush: receipts come one
-        // small request per phone, and a flush each would compete with the
-        // intake's group commits. A crash may forget the last few hundred ms
-        // of receipts; those envelopes stay in the catch-up log, the App reads
-        // them again, drops them as duplicates and receipts them again.
-        let query = PostgresQuery(unsafeSQL: """
-            WITH input AS (
-                SELECT * FROM unnest($2::text[], $3::text[], $4::int8[]) AS t(pairing_id, event_id, shown_ms)
-            ), marked AS (
-                UPDATE deliveries d
-                SET status = 'displayed', displayed_ms = LEAST(GREATEST(i.shown_ms, d.accepted_ms), $5::int8), updated_ms = $5::int8,
-                    claimed_by = NULL, payload = ''::bytea
-                FROM input i
-                WHERE d.pairing_id = i.pairing_id AND d.event_id = i.event_id AND d.device_id = $1 AND d.status <> 'displayed'
-                  AND (d.kind = 'notification' OR d.status IN ('sent', 'failed', 'expired'))
-                RETURNING d.accepted_ms, d.sent_ms, d.displayed_ms
-            ), trimmed AS (
-                DELETE FROM catchup_envelopes c USING input i
-                WHERE c.device_id = $1 AND c.pairing_id = i.pairing_id AND c.event_id = i.event_id
-                RETURNING 1
-            )
-            SELECT 0, accepted_ms, sent_ms, displayed_ms FROM marked
-            UNION ALL
-            SELECT 1, count(*), NULL, NULL FROM deliveries d JOIN input i ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
-            WHERE d.device_id = $1 AND d.status = 'displayed'
-            UNION ALL
-            SELECT 2, count(*), NULL, NULL FROM trimmed
-            """, bindings: b)
-        let rows = try await database.withTransaction { connection in
-            try await connection.execute("SET LOCAL synchronous_commit TO off")
-            return try await connection.query(query)
+        let marked = try await receiptStore.markDisplayed(deviceID: deviceID, unique, nowMS: clockMS())
+        for delivery in marked.displayed {
+            guard let displayed = delivery.displayedMS else { continue }
+            relayMetrics.acceptToDisplayed.observe(Double(max(0, displayed - delivery.acceptedMS)) / 1000)
+            if let sent = delivery.sentMS { relayMetrics.sentToDisplayed.observe(Double(max(0, displayed - sent)) / 1000) }
         }
-        var counts = ReceiptCounts()
-        for row in rows {
-            let (kind, a, sent, displayed) = try row.decode((Int32, Int64, Int64?, Int64?).self)
-            switch kind {
-            case 0:
-                counts.displayed += 1
-                guard let displayed else { continue }
-                relayMetrics.acceptToDisplayed.observe(Double(max(0, displayed - a)) / 1000)
-                if let sent { relayMetrics.sentToDisplayed.observe(Double(max(0, displayed - sent)) / 1000) }
-            case 1: counts.duplicate = Int(a)
-            default: counts.trimmed = Int(a)
-            }
-        }
+        var counts = ReceiptCounts(displayed: marked.displayed.count, duplicate: marked.alreadyDisplayed, trimmed: marked.trimmed)
         counts.ignored = unique.count - counts.displayed - counts.duplicate
         counts.duplicate += receipts.count - unique.count
         relayMetrics.receipts["displayed"]?.increment(by: Int64(counts.displayed))

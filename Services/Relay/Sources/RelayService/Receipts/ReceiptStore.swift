@@ -1,0 +1,83 @@
+import MailwakePostgres
+
+/// Marks deliveries `displayed` from a device's receipts and trims its catch-up log (PROTOCOL.md §13).
+struct ReceiptStore: Sendable {
+    let database: PostgresClient
+
+    /// What one batch of receipts changed.
+    struct Marked: Sendable {
+        /// One delivery this batch marked displayed.
+        struct Delivery: Sendable {
+            var acceptedMS: Int64
+            var sentMS: Int64?
+            var displayedMS: Int64?
+        }
+
+        var displayed: [Delivery] = []
+        /// Receipts whose delivery was displayed already (by this batch or an earlier one).
+        var alreadyDisplayed = 0
+        /// Catch-up envelopes removed.
+        var trimmed = 0
+    }
+
+    /// In one statement marks the deliveries `displayed` (first receipt wins;
+    /// `shown_at` clamped to [accepted, now]) and trims the catch-up log.
+    /// `receipts` holds each pairing/event once, all pairings the device's.
+    func markDisplayed(deviceID: String, _ receipts: [ReceiptsBody.Receipt], nowMS: Int64) async throws -> Marked {
+        var b = PostgresBindings()
+        b.append(deviceID)
+        b.append(PostgresArray(receipts.map(\.pairingID)))
+        b.append(PostgresArray(receipts.map(\.eventID)))
+        b.append(PostgresArray(receipts.map(\.shownAt)))
+        b.append(nowMS)
+        let query = PostgresQuery(unsafeSQL: Self.markSQL, bindings: b)
+        // Committed without waiting for the WAL flush: receipts come one
+        // small request per phone, and a flush each would compete with the
+        // intake's group commits. A crash may forget the last few hundred ms
+        // of receipts; those envelopes stay in the catch-up log, the App reads
+        // them again, drops them as duplicates and receipts them again.
+        let rows = try await database.withTransaction { connection in
+            try await connection.execute("SET LOCAL synchronous_commit TO off")
+            return try await connection.query(query)
+        }
+        var marked = Marked()
+        for row in rows {
+            let (kind, a, sent, displayed) = try row.decode((Int32, Int64, Int64?, Int64?).self)
+            switch kind {
+            case 0: marked.displayed.append(Marked.Delivery(acceptedMS: a, sentMS: sent, displayedMS: displayed))
+            case 1: marked.alreadyDisplayed = Int(a)
+            default: marked.trimmed = Int(a)
+            }
+        }
+        return marked
+    }
+
+    // A receipt for a notification still queued or being sent ends it as
+    // displayed too: the device has it (from its catch-up log), and a
+    // worker's later completion leaves a finished row alone. A Live
+    // Activity push not sent yet is never cut short (ActivityKit needs it):
+    // its receipt is ignored.
+    private static let markSQL = """
+        WITH input AS (
+            SELECT * FROM unnest($2::text[], $3::text[], $4::int8[]) AS t(pairing_id, event_id, shown_ms)
+        ), marked AS (
+            UPDATE deliveries d
+            SET status = 'displayed', displayed_ms = LEAST(GREATEST(i.shown_ms, d.accepted_ms), $5::int8), updated_ms = $5::int8,
+                claimed_by = NULL, payload = ''::bytea
+            FROM input i
+            WHERE d.pairing_id = i.pairing_id AND d.event_id = i.event_id AND d.device_id = $1 AND d.status <> 'displayed'
+              AND (d.kind = 'notification' OR d.status IN ('sent', 'failed', 'expired'))
+            RETURNING d.accepted_ms, d.sent_ms, d.displayed_ms
+        ), trimmed AS (
+            DELETE FROM catchup_envelopes c USING input i
+            WHERE c.device_id = $1 AND c.pairing_id = i.pairing_id AND c.event_id = i.event_id
+            RETURNING 1
+        )
+        SELECT 0, accepted_ms, sent_ms, displayed_ms FROM marked
+        UNION ALL
+        SELECT 1, count(*), NULL, NULL FROM deliveries d JOIN input i ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
+        WHERE d.device_id = $1 AND d.status = 'displayed'
+        UNION ALL
+        SELECT 2, count(*), NULL, NULL FROM trimmed
+        """
+}
