@@ -27,6 +27,8 @@ public final class AccountsApp: DatabaseBackedApp {
     let purchaseStore: PurchaseStore
     let outpostStore: OutpostStore
     let blockStore: BlockStore
+    /// Guards every route a registered device calls.
+    let deviceAuthentication: [any HTTPMiddleware]
 
     /// - Parameters:
     ///   - configuration: the instance settings.
@@ -55,6 +57,7 @@ public final class AccountsApp: DatabaseBackedApp {
         purchaseStore = PurchaseStore(database: database)
         outpostStore = OutpostStore(database: database)
         blockStore = BlockStore(database: database)
+        deviceAuthentication = [DeviceSessionAuthentication(gate: gate, devices: deviceStore, sessions: sessionStore, clock: clock)]
         appStore = configuration.appStore.map { c in Result { () throws(AppStoreVerificationError) in try AppStoreJWSVerifier(configuration: c) } }
     }
 

@@ -6,14 +6,21 @@ import MailwakeProtocol
 extension AccountsApp {
     func addDeviceRoutes(to router: inout Router) {
         router.post("/v1/devices") { [self] request, context in try await registerDevice(request, context) }
-        router.patch("/v1/devices/{id}") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+        router.group("/v1/devices/{id}", middleware: deviceAuthentication) { device in
+            addAuthenticatedDeviceRoutes(to: &device)
+        }
+    }
+
+    /// The routes of one registered device, behind `DeviceSessionAuthentication`.
+    func addAuthenticatedDeviceRoutes(to router: inout RouterGroup) {
+        router.patch("/") { [self] request, context in
+            let device = try context.authenticated(DeviceRecord.self)
             let update = try request.decodeJSON(DeviceUpdate.self)
             try await deviceStore.update(device.deviceID, update, now: clock())
             return try .json(DeviceSummary(try await deviceStore.load(device.deviceID)!))
         }
-        router.delete("/v1/devices/{id}") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+        router.delete("/") { [self] request, context in
+            let device = try context.authenticated(DeviceRecord.self)
             let now = clock()
             // The App keeps this code to restore the device later (POST /v1/devices with recovery_code):
             // a key copied before the deletion does not bring the device back without it.
@@ -22,30 +29,30 @@ extension AccountsApp {
             context.logger.info("device deleted", ["device_id": .string(device.deviceID)])
             return try .json(DeviceDeleted(deviceID: device.deviceID, recoveryCode: recoveryCode))
         }
-        router.post("/v1/devices/{id}/live-activity-tokens") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+        router.post("/live-activity-tokens") { [self] request, context in
+            let device = try context.authenticated(DeviceRecord.self)
             let body = try request.decodeJSON(LiveActivityTokenRegistration.self)
             try await liveActivityTokenStore.save(deviceID: device.deviceID, activityID: body.activityID, token: body.token, now: clock())
             return .empty(.noContent)
         }
-        router.get("/v1/devices/{id}/sessions") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+        router.get("/sessions") { [self] request, context in
+            let device = try context.authenticated(DeviceRecord.self)
             let sessions = try await sessionStore.list(device.deviceID)
             return try .json(SessionList(sessions: sessions))
         }
-        router.delete("/v1/devices/{id}/sessions/{session}") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+        router.delete("/sessions/{session}") { [self] request, context in
+            let device = try context.authenticated(DeviceRecord.self)
             let session = try context.parameter("session")
             let revoked = try await sessionStore.revoke(session, deviceID: device.deviceID, now: clock())
             guard revoked else { throw HTTPError(.notFound, code: "session-not-found", detail: "no such active session for this device") }
             return .empty(.noContent)
         }
-        router.get("/v1/devices/{id}/entitlements") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+        router.get("/entitlements") { [self] request, context in
+            let device = try context.authenticated(DeviceRecord.self)
             return try .json(try await entitlement(of: device))
         }
-        router.get("/v1/devices/{id}/diagnostics") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+        router.get("/diagnostics") { [self] request, context in
+            let device = try context.authenticated(DeviceRecord.self)
             return try .json(try await diagnostics(of: device.deviceID))
         }
     }
@@ -102,30 +109,5 @@ extension AccountsApp {
             throw HTTPError(.conflict, code: "device-registered",
                             detail: "this device is registered and has an active session: registering again needs Mailwake-Session of one of them")
         }
-    }
-
-    /// Verifies a device-signed request and its active session (`Mailwake-Session`, required), and touches the session.
-    /// The device is the path's `{id}`, or the signer when the route has none (`/v1/purchases`).
-    func authenticateDevice(_ request: HTTPRequest, _ context: RequestContext) async throws -> DeviceRecord {
-        let header = try gate.header(of: request)
-        let id = context.parameters["id"] ?? header.keyID
-        guard header.keyID == id else {
-            throw HTTPError(.forbidden, code: "wrong-device", detail: "a device may only act on itself")
-        }
-        guard let device = try await deviceStore.load(id), device.deletedAt == nil else {
-            throw HTTPError(.notFound, code: "device-not-found", detail: "no such device")
-        }
-        let key = try P256.Signing.PublicKey(x963Representation: device.signingKey)
-        try await gate.verify(request, key: key)
-        guard device.blockedAt == nil else { throw HTTPError(.forbidden, code: "device-blocked", detail: "this device is blocked by the operator") }
-        guard let session = request.headers["Mailwake-Session"] else {
-            throw HTTPError(.unauthorized, code: "session-required", detail: "device calls carry Mailwake-Session: the session_id registration answered")
-        }
-        switch try await sessionStore.touch(session, deviceID: id, clientAddress: request.remoteAddress, now: clock()) {
-        case .active: break
-        case .revoked: throw HTTPError(.unauthorized, code: "session-revoked", detail: "this session was revoked")
-        case .unknown: throw HTTPError(.unauthorized, code: "session-unknown", detail: "no such session for this device")
-        }
-        return device
     }
 }

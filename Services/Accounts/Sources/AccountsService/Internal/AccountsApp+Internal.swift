@@ -1,3 +1,4 @@
+import MailwakeServiceSupport
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
 import MailwakeProtocol
@@ -52,8 +53,15 @@ struct AuthorizationQuery: Decodable, Sendable {
 
 extension AccountsApp {
     func addInternalRoutes(to router: inout Router) {
-        router.post("/internal/v1/authorizations") { [self] request, _ in
-            try serviceGate.check(request)
+        router.group("/internal/v1", middleware: [BearerTokenAuthentication(serviceGate, as: .service, named: "relay")]) { service in
+            addInternalDeviceRoutes(to: &service)
+            addInternalOutpostRoutes(to: &service)
+        }
+    }
+
+    /// The relay's look-ups and reports about devices.
+    func addInternalDeviceRoutes(to router: inout RouterGroup) {
+        router.post("/authorizations") { [self] request, _ in
             let query = try request.decodeJSON(AuthorizationQuery.self)
             // Devices accounts does not know are left out.
             let ids = Array(Set(query.deviceIDs))
@@ -67,16 +75,14 @@ extension AccountsApp {
             w.endObject()
             return .json(bytes: w.bytes)
         }
-        router.get("/internal/v1/devices/{id}/authorization") { [self] request, context in
-            try serviceGate.check(request)
+        router.get("/devices/{id}/authorization") { [self] request, context in
             authorizationDevices.increment()
             guard let authorization = try await authorization(of: try context.parameter("id")) else {
                 throw HTTPError(.notFound, code: "device-not-found", detail: "no such device")
             }
             return .json(bytes: authorization.jsonBytes)
         }
-        router.post("/internal/v1/devices/{id}/apns-token-invalid") { [self] request, context in
-            try serviceGate.check(request)
+        router.post("/devices/{id}/apns-token-invalid") { [self] request, context in
             let id = try context.parameter("id")
             let report = try request.decodeJSON(InvalidTokenReport.self)
             // Only a token that has not been replaced since APNs saw it fail is wiped.
@@ -84,36 +90,31 @@ extension AccountsApp {
             context.logger.info("apns token reported invalid", ["device_id": .string(id), "cleared": .bool(cleared)])
             return try .json(["cleared": cleared])
         }
-        router.post("/internal/v1/diagnostics") { [self] request, _ in
-            try serviceGate.check(request)
+        router.post("/diagnostics") { [self] request, _ in
             let batch = try request.decodeJSON(DiagnosticBatch.self, maxBytes: 256 * 1024)
             try await diagnosticsStore.record(batch.records, now: clock(), retentionSeconds: configuration.diagnosticsRetentionSeconds)
             return try .json(["recorded": batch.records.count], status: .accepted)
         }
-        router.get("/internal/v1/devices/{id}/live-activities/{activity}") { [self] request, context in
-            try serviceGate.check(request)
+        router.get("/devices/{id}/live-activities/{activity}") { [self] request, context in
             let token = try await liveActivityTokenStore.token(deviceID: try context.parameter("id"), activityID: try context.parameter("activity"))
             guard let token else {
                 throw HTTPError(.notFound, code: "activity-not-found", detail: "no update token for this activity")
             }
             return try .json(["token": token])
         }
-        addInternalOutpostRoutes(to: &router)
     }
 
     /// The relay's registration and look-up of outposts.
-    func addInternalOutpostRoutes(to router: inout Router) {
-        router.post("/internal/v1/outposts") { [self] request, context in
+    func addInternalOutpostRoutes(to router: inout RouterGroup) {
+        router.post("/outposts") { [self] request, context in
             // The relay registers an outpost on first contact, after checking
             // the outpost's own signed request (proof of possession) itself.
-            try serviceGate.check(request)
             let body = try request.decodeJSON(OutpostRegistration.self)
             let (summary, created) = try await registerOutpost(key: body.outpostKey)
             if created { context.logger.info("outpost registered by relay", ["outpost_id": .string(summary.outpostID)]) }
             return try .json(summary, status: created ? .created : .ok)
         }
-        router.get("/internal/v1/outposts/{id}") { [self] request, context in
-            try serviceGate.check(request)
+        router.get("/outposts/{id}") { [self] request, context in
             guard let outpost = try await outpostStore.load(try context.parameter("id")) else {
                 throw HTTPError(.notFound, code: "outpost-not-found", detail: "no such outpost")
             }

@@ -1,3 +1,4 @@
+import MailwakeServiceSupport
 import MailwakeProtocol
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
@@ -14,10 +15,17 @@ struct BlockRequest: Decodable, Sendable {
 
 extension AccountsApp {
     func addOperatorRoutes(to router: inout Router) {
+        router.group("/operator/v1", middleware: operatorAuthentication) { operatorRoutes in
+            addBlockRoutes(to: &operatorRoutes)
+            addOperatorPurchaseRoutes(to: &operatorRoutes)
+        }
+    }
+
+    /// Blocking and unblocking devices and outposts.
+    func addBlockRoutes(to router: inout RouterGroup) {
         for target in BlockStore.Target.allCases {
             let kind = target.rawValue
-            router.put("/operator/v1/\(kind)/{id}/block") { [self] request, context in
-                try checkOperator(request)
+            router.put("/\(kind)/{id}/block") { [self] request, context in
                 let reason = try request.decodeJSON(BlockRequest.self).reason
                 let id = try context.parameter("id")
                 guard try await blockStore.block(target, id: id, reason: reason, now: clock()) else {
@@ -26,20 +34,17 @@ extension AccountsApp {
                 context.logger.notice("blocked by the operator", [target.idColumn: .string(id)])
                 return .empty(.noContent)
             }
-            router.delete("/operator/v1/\(kind)/{id}/block") { [self] request, context in
-                try checkOperator(request)
+            router.delete("/\(kind)/{id}/block") { [self] request, context in
                 let id = try context.parameter("id")
                 guard try await blockStore.unblock(target, id: id) else { throw HTTPError(.notFound, code: "not-found", detail: "no such \(kind.dropLast())") }
                 context.logger.notice("unblocked by the operator", [target.idColumn: .string(id)])
                 return .empty(.noContent)
             }
         }
-        addOperatorPurchaseRoutes(to: &router)
     }
 
-    func addOperatorPurchaseRoutes(to router: inout Router) {
-        router.get("/operator/v1/purchases/{original_transaction_id}") { [self] request, context in
-            try checkOperator(request)
+    func addOperatorPurchaseRoutes(to router: inout RouterGroup) {
+        router.get("/purchases/{original_transaction_id}") { [self] request, context in
             let original = try context.parameter("original_transaction_id")
             guard let purchase = try await purchaseStore.sharing([original], deviceLimit: configuration.purchaseDeviceLimit).first else {
                 throw HTTPError(.notFound, code: "purchase-not-found", detail: "no such originalTransactionId")
@@ -48,8 +53,9 @@ extension AccountsApp {
         }
     }
 
-    func checkOperator(_ request: HTTPRequest) throws {
-        guard let operatorGate else { throw HTTPError(.notFound, code: "not-found", detail: "the operator API is disabled") }
-        try operatorGate.check(request)
+    /// The operator token opens the group; without one configured the operator API answers 404.
+    var operatorAuthentication: [any HTTPMiddleware] {
+        guard let operatorGate else { return [RefusingMiddleware(HTTPError(.notFound, code: "not-found", detail: "the operator API is disabled"))] }
+        return [BearerTokenAuthentication(operatorGate, as: .operator, named: "operator")]
     }
 }

@@ -20,8 +20,14 @@ struct NotificationEnvelope: Decodable, Sendable {
 
 extension AccountsApp {
     func addPurchaseRoutes(to router: inout Router) {
+        router.group(middleware: deviceAuthentication) { device in addDevicePurchaseRoutes(to: &device) }
+        addAppStoreNotificationRoute(to: &router)
+    }
+
+    /// Linking a purchase and listing a device's, behind `DeviceSessionAuthentication`.
+    func addDevicePurchaseRoutes(to router: inout RouterGroup) {
         router.post("/v1/purchases") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+            let device = try context.authenticated(DeviceRecord.self)
             let verifier = try appStoreVerifier()
             let submission = try request.decodeJSON(PurchaseSubmission.self)
             let transaction = try verifier.verifyTransaction(submission.signedTransaction)
@@ -40,11 +46,15 @@ extension AccountsApp {
             return try .json(try await entitlement(of: device))
         }
         router.get("/v1/devices/{id}/purchases") { [self] request, context in
-            let device = try await authenticateDevice(request, context)
+            let device = try context.authenticated(DeviceRecord.self)
             let originals = try await purchaseStore.linkedOriginals(of: device.deviceID)
             let purchases = try await purchaseStore.sharing(originals, deviceLimit: configuration.purchaseDeviceLimit)
             return try .json(DevicePurchases(deviceID: device.deviceID, purchases: purchases))
         }
+    }
+
+    /// App Store Server Notifications: signed by Apple, checked by the verifier, no caller authentication.
+    func addAppStoreNotificationRoute(to router: inout Router) {
         router.post("/v1/app-store/notifications") { [self] request, context in
             let verifier = try appStoreVerifier()
             let envelope = try request.decodeJSON(NotificationEnvelope.self, maxBytes: 256 * 1024)

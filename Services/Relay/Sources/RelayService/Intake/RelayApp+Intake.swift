@@ -20,14 +20,18 @@ extension RelayApp {
             }
         }
 
-        router.get("/v1/envelopes/{pairing_id}/{event_id}") { [self] request, context in
-            let pairingID = try context.parameter("pairing_id")
-            let eventID = try context.parameter("event_id")
-            _ = try await authorizeOutpost(request, pairingID: pairingID)
-            guard EventID.isValid(eventID), let report = try await deliveryStatusStore.report(pairingID: pairingID, eventID: eventID)
-            else { throw HTTPError(.notFound, code: "envelope-not-found", detail: "no envelope with this event id for this pairing") }
-            return .json(bytes: report.jsonBytes)
+        router.group(middleware: [outpostOfPairing("pairing_id")]) { outpost in
+            outpost.get("/v1/envelopes/{pairing_id}/{event_id}") { [self] _, context in try await deliveryStatus(context) }
         }
+    }
+
+    /// `GET /v1/envelopes/{pairing_id}/{event_id}`: what became of one envelope, for its outpost.
+    func deliveryStatus(_ context: RequestContext) async throws -> HTTPResponse {
+        let pairing = try context.authenticated(PairingRecord.self)
+        let eventID = try context.parameter("event_id")
+        guard EventID.isValid(eventID), let report = try await deliveryStatusStore.report(pairingID: pairing.pairingID, eventID: eventID)
+        else { throw HTTPError(.notFound, code: "envelope-not-found", detail: "no envelope with this event id for this pairing") }
+        return .json(bytes: report.jsonBytes)
     }
 
     /// The intake checks of issue/PROTOCOL §5, in order, then the durable write.

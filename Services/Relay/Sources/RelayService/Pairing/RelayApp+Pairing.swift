@@ -12,16 +12,11 @@ extension RelayApp {
     func addPairingRoutes(to router: inout Router) {
         router.post("/v1/pairings") { [self] request, context in try await registerPairing(request, context) }
         router.post("/v1/pairings/{id}/consent") { [self] request, context in try await submitConsent(request, context) }
-        router.get("/v1/pairings/{id}/consent") { [self] request, context in
-            let id = try context.parameter("id")
-            let wait = try Self.waitSeconds(request.query("wait"))
-            let pairing = try await authorizeOutpost(request, pairingID: id)
-            return try await consentResponse(pairing, waiting: wait)
-        }
-        router.post("/v1/pairings/{id}/confirm") { [self] request, context in
-            let id = try context.parameter("id")
-            let pairing = try await authorizeOutpost(request, pairingID: id)
-            return try await confirm(pairing, context)
+        router.group("/v1/pairings/{id}", middleware: [outpostOfPairing("id")]) { outpost in
+            outpost.get("/consent") { [self] request, context in
+                try await consentResponse(try context.authenticated(PairingRecord.self), waiting: try Self.waitSeconds(request.query("wait")))
+            }
+            outpost.post("/confirm") { [self] _, context in try await confirm(try context.authenticated(PairingRecord.self), context) }
         }
         router.delete("/v1/pairings/{id}") { [self] request, context in try await endPairing(request, context) }
     }
@@ -152,13 +147,9 @@ extension RelayApp {
         return .empty(.noContent)
     }
 
-    /// The pairing, after checking the request is signed by its outpost.
-    func authorizeOutpost(_ request: HTTPRequest, pairingID: String) async throws -> PairingRecord {
-        let header = try gate.header(of: request)
-        guard let pairing = try await pairingStore.load(pairingID) else { throw Self.pairingNotFound }
-        guard header.keyID == pairing.outpostID else { throw ProtocolError(.wrongKey, "this pairing belongs to another outpost") }
-        try await gate.verify(request, key: try pairing.outpostPublicKey)
-        return pairing
+    /// Authorizes the outpost of the pairing named by the path parameter `parameter`.
+    func outpostOfPairing(_ parameter: String) -> any HTTPMiddleware {
+        PairingOutpostAuthorization(gate: gate, pairings: pairingStore, parameter: parameter)
     }
 
     /// Refuses an outpost blocked at accounts (registering it on first contact).
