@@ -164,98 +164,120 @@ final class ListenerCore: @unchecked Sendable {
 
     // MARK: the thread
 
-    private func loop() {
-        let raw = RawConnection(configuration: configuration, logger: logger.with("pg_connection", "listener"), health: health)
+    /// What the listener thread alone keeps from one round to the next.
+    private struct ThreadState {
+        let raw: RawConnection
+        /// The channels the server has confirmed LISTEN on for this connection.
         var listening = Set<String>()
         var everConnected = false
+        /// The connection came back after a loss: subscribers hear `.reconnected` once LISTEN is restored.
         var announceReconnect = false
+    }
+
+    private func loop() {
+        let raw = RawConnection(configuration: configuration, logger: logger.with("pg_connection", "listener"), health: health)
+        var state = ThreadState(raw: raw)
         while true {
             lock.lock()
             let isStopping = stopping
             let idle = subscribers.isEmpty && pendingSyncs.isEmpty
             lock.unlock()
             if isStopping { break }
-
-            if !raw.isConnected {
-                if idle {
-                    waitForWake(timeoutMillis: -1)
-                    continue
-                }
-                let delay = health.delayBeforeAttempt()
-                if delay > .zero {
-                    waitForWake(timeoutMillis: max(1, Int32(delay / .milliseconds(1))))
-                    continue
-                }
-                do {
-                    try raw.connect()
-                    listening = []
-                    if everConnected { announceReconnect = true }
-                    everConnected = true
-                } catch {
-                    failPendingSyncs(error)
-                    continue
-                }
-            }
-
-            // Bring the server's LISTEN set in line with the subscribers.
-            lock.lock()
-            let desired = Set(subscribers.keys)
-            let syncs = pendingSyncs
-            pendingSyncs = []
-            lock.unlock()
-            var failure: PostgresError?
-            for channel in desired.subtracting(listening) {
-                do {
-                    _ = try raw.runScript("LISTEN " + PostgresQuery.quoteIdentifier(channel))
-                    listening.insert(channel)
-                } catch {
-                    failure = error
-                    break
-                }
-            }
-            if failure == nil {
-                for channel in listening.subtracting(desired) {
-                    do {
-                        _ = try raw.runScript("UNLISTEN " + PostgresQuery.quoteIdentifier(channel))
-                        listening.remove(channel)
-                    } catch {
-                        failure = error
-                        break
-                    }
-                }
-            }
-            if let failure {
-                syncs.forEach { $0.resume(throwing: failure) }
-                raw.afterStatement()
-                if raw.isConnected { waitForWake(timeoutMillis: 1000) } else { listening = [] }
-                continue
-            }
-            syncs.forEach { $0.resume() }
-            if announceReconnect {
-                announceReconnect = false
-                logger.info("postgres listener reconnected", ["channels": .int(listening.count)])
-                broadcast(.reconnected)
-            }
-
-            deliverNotifications(raw)
-            guard let pg = raw.pg else { continue }
-            let fd = PQsocket(pg)
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            let n = poll(&fds, 2, -1)
-            if n < 0 { continue }
-            if fds[1].revents != 0 { drainWake() }
-            if fds[0].revents != 0 {
-                if PQconsumeInput(pg) == 0 || PQstatus(pg) != CONNECTION_OK {
-                    logger.warning("postgres listener connection lost")
-                    raw.disconnect()
-                    health.connectionLost()
-                    listening = []
-                    continue
-                }
-                deliverNotifications(raw)
-            }
+            if !state.raw.isConnected, !connectIfWanted(&state, idle: idle) { continue }
+            guard applySubscriptions(&state) else { continue }
+            awaitNotifications(&state)
         }
-        raw.disconnect()
+        state.raw.disconnect()
+        finishStopping()
+    }
+
+    /// Connects when someone listens and the backoff allows it; false when it waited or failed instead.
+    private func connectIfWanted(_ state: inout ThreadState, idle: Bool) -> Bool {
+        if idle {
+            waitForWake(timeoutMillis: -1)
+            return false
+        }
+        let delay = health.delayBeforeAttempt()
+        if delay > .zero {
+            waitForWake(timeoutMillis: max(1, Int32(delay / .milliseconds(1))))
+            return false
+        }
+        do {
+            try state.raw.connect()
+            state.listening = []
+            if state.everConnected { state.announceReconnect = true }
+            state.everConnected = true
+            return true
+        } catch {
+            failPendingSyncs(error)
+            return false
+        }
+    }
+
+    /// Brings the server's LISTEN set in line with the subscribers and answers the `subscribe` calls waiting for it;
+    /// false when that failed (the callers get the error).
+    private func applySubscriptions(_ state: inout ThreadState) -> Bool {
+        lock.lock()
+        let desired = Set(subscribers.keys)
+        let syncs = pendingSyncs
+        pendingSyncs = []
+        lock.unlock()
+        if let failure = changeListening(&state, to: desired) {
+            syncs.forEach { $0.resume(throwing: failure) }
+            state.raw.afterStatement()
+            if state.raw.isConnected { waitForWake(timeoutMillis: 1000) } else { state.listening = [] }
+            return false
+        }
+        syncs.forEach { $0.resume() }
+        if state.announceReconnect {
+            state.announceReconnect = false
+            logger.info("postgres listener reconnected", ["channels": .int(state.listening.count)])
+            broadcast(.reconnected)
+        }
+        return true
+    }
+
+    /// LISTENs on the channels new in `desired`, then UNLISTENs on those gone from it; stops at the first failure.
+    private func changeListening(_ state: inout ThreadState, to desired: Set<String>) -> PostgresError? {
+        do throws(PostgresError) {
+            for channel in desired.subtracting(state.listening) {
+                _ = try state.raw.runScript("LISTEN " + PostgresQuery.quoteIdentifier(channel))
+                state.listening.insert(channel)
+            }
+            for channel in state.listening.subtracting(desired) {
+                _ = try state.raw.runScript("UNLISTEN " + PostgresQuery.quoteIdentifier(channel))
+                state.listening.remove(channel)
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Delivers what has arrived, then waits for the socket or a wake-up; notices a lost connection.
+    private func awaitNotifications(_ state: inout ThreadState) {
+        let raw = state.raw
+        deliverNotifications(raw)
+        guard let pg = raw.pg else { return }
+        let fd = PQsocket(pg)
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        let n = poll(&fds, 2, -1)
+        if n < 0 { return }
+        if fds[1].revents != 0 { drainWake() }
+        if fds[0].revents != 0 {
+            if PQconsumeInput(pg) == 0 || PQstatus(pg) != CONNECTION_OK {
+                logger.warning("postgres listener connection lost")
+                raw.disconnect()
+                health.connectionLost()
+                state.listening = []
+                return
+            }
+            deliverNotifications(raw)
+        }
+    }
+
+    /// The loop has ended: finishes every stream, fails the `subscribe` calls still waiting, runs the `stop` callbacks.
+    private func finishStopping() {
         lock.lock()
         stopped = true
         let streams = subscribers.values.flatMap(\.values)

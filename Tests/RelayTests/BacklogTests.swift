@@ -29,7 +29,7 @@ struct BacklogTests {
         // ago, its next attempt an hour away. A deliberate wait, not a backlog. (Conditional on `queued`, so
         // an attempt in flight cannot overwrite it.)
         let deadline = ContinuousClock.now + .seconds(30)
-        let now = RelayApp.systemClockMS()
+        let now = WallClock.milliseconds()
         while try await app.database.execute("""
             UPDATE deliveries SET accepted_ms = \(now - 600_000), next_attempt_ms = \(now + 3_600_000)
             WHERE event_id = \(eventID) AND status = 'queued' AND attempts >= 1
@@ -40,7 +40,7 @@ struct BacklogTests {
         let registry = MetricsRegistry()
         let metrics = RelayMetrics(registry)
         try await QueueMaintenance(database: app.database, configuration: app.configuration, metrics: metrics, logger: .disabled,
-                                   clockMS: RelayApp.systemClockMS).updateGauges()
+                                   clockMS: WallClock.milliseconds).updateGauges()
         #expect(Self.gauge("mailwake_relay_queue_depth", in: registry) == 1)
         #expect(Self.gauge("mailwake_relay_queue_due", in: registry) == 0)
         #expect(Self.gauge("mailwake_relay_queue_oldest_age_seconds", in: registry) == 0)
@@ -50,7 +50,7 @@ struct BacklogTests {
         #expect(waiting.oldestAgeSeconds == 0)
 
         // Seen from 90 s after its retry time it is due, and late by those 90 s (not by the 10 minutes since it was accepted).
-        let later: @Sendable () -> Int64 = { RelayApp.systemClockMS() + 3_600_000 + 90_000 }
+        let later: @Sendable () -> Int64 = { WallClock.milliseconds() + 3_600_000 + 90_000 }
         try await QueueMaintenance(database: app.database, configuration: app.configuration, metrics: metrics, logger: .disabled,
                                    clockMS: later).updateGauges()
         #expect(Self.gauge("mailwake_relay_queue_due", in: registry) == 1)

@@ -150,11 +150,11 @@ struct CatchUpTests {
         #expect(try await read() == Array(sent.suffix(3)), "the newest CATCHUP_LIMIT before pruning reaches them")
         let app = stack.relay.app
         let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration, metrics: RelayMetrics(MetricsRegistry()),
-                                           logger: .disabled, clockMS: RelayApp.systemClockMS)
-        #expect(try await maintenance.pruneCatchUp(nowMS: RelayApp.systemClockMS()) == 2)
+                                           logger: .disabled, clockMS: WallClock.milliseconds)
+        #expect(try await maintenance.pruneCatchUp(nowMS: WallClock.milliseconds()) == 2)
         #expect(try await Self.catchUpRows(stack, pairingID: pairing) == 3)
         #expect(try await read() == Array(sent.suffix(3)))
-        #expect(try await maintenance.pruneCatchUp(nowMS: RelayApp.systemClockMS() + 3_601_000) == 3, "past CATCHUP_RETENTION")
+        #expect(try await maintenance.pruneCatchUp(nowMS: WallClock.milliseconds() + 3_601_000) == 3, "past CATCHUP_RETENTION")
         #expect(try await read().isEmpty)
     }
 }

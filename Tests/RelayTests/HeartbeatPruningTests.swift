@@ -36,14 +36,14 @@ struct HeartbeatPruningTests {
             SELECT 'gone-' || lpad(g::text, 5, '0'), 1, 1, 0, 'alive' FROM generate_series(1, 5100) g
             """)
         let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration, metrics: RelayMetrics(MetricsRegistry()),
-                                           logger: .disabled, clockMS: RelayApp.systemClockMS)
+                                           logger: .disabled, clockMS: WallClock.milliseconds)
         try await maintenance.prune()
         #expect(try await Self.rows(p.stack) == [kept.id], "only the outpost with an active pairing keeps its row")
 
         // Paired again, the outpost is not silent before its first new heartbeat, however long ago its last one was.
         _ = try await p.stack.pair(p.outpost, try await p.stack.registeredDevice())
         let later = SilenceWatch(database: app.database, configuration: app.configuration, logger: .disabled,
-                                 clockMS: { RelayApp.systemClockMS() + 2 * app.configuration.outpostSilence * 1000 })
+                                 clockMS: { WallClock.milliseconds() + 2 * app.configuration.outpostSilence * 1000 })
         #expect(try await later.check() == [kept.id])
         #expect(try await app.database.query("""
             SELECT 1 FROM deliveries WHERE kind = 'system' AND outpost_id = \(p.outpost.id)

@@ -52,7 +52,7 @@ public final class RelayInstance: Sendable {
         let database = PostgresClient(configuration: try configuration.postgresConfiguration(), logger: logger, metrics: metrics,
                                       metricsPrefix: "mailwake_relay_postgres")
         let app = try RelayApp(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                               clockMS: clockMS ?? RelayApp.systemClockMS)
+                               clockMS: clockMS ?? WallClock.milliseconds)
         try await app.migrate()
         let servers = app.servers()
         for server in servers { try server.start() }

@@ -63,7 +63,7 @@ let configuration = AccountsConfiguration(listenHost: "127.0.0.1", listenPort: p
                                           publicOrigin: "https://accounts.bench", databaseURL: benchURL, tlsCertificate: cert, tlsKey: key,
                                           serviceTokens: [serviceToken], pushProductIDs: ["net.mailwake.push.monthly"])
 let pool = PostgresClient(configuration: try .init(url: benchURL), logger: .disabled)
-let now = Int64(Date().timeIntervalSince1970)
+let now = WallClock.seconds()
 let app = AccountsApp(configuration: configuration, database: pool, logger: Logger(service: "accounts", level: .warning), metrics: MetricsRegistry(), clock: { now })
 try await app.migrate()
 var deviceIDs: [String] = []

@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeCore
 public import MailwakeCrypto
 public import MailwakeHTTPClient
 public import MailwakeHTTPTypes
@@ -15,7 +16,7 @@ public struct BenchPairing: Sendable {
     /// Registers a device at accounts (directly in its database) and pairs it with `outpost` through the relay (PROTOCOL §9).
     public static func make(outpost: P256.Signing.PrivateKey, accountsPool: PostgresClient, relayURL: String, client: HTTPClient) async throws -> BenchPairing {
         let signing = try P256.Signing.PrivateKey(), agreement = try P256.KeyAgreement.PrivateKey()
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = WallClock.seconds()
         let token = try SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined()
         try await accountsPool.execute("""
             INSERT INTO devices (device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id, app_version, created_at, updated_at)
@@ -75,7 +76,7 @@ public struct BenchPairing: Sendable {
 
     /// A sealed, signed notification with a verification code.
     public func envelope() throws -> Envelope {
-        let now = UInt64(Date().timeIntervalSince1970)
+        let now = UInt64(WallClock.seconds())
         let content = NotificationContent(mailbox: "personal", folder: "INBOX", from: .init(name: "Example Bank", address: "no-reply@bank.example"),
                                           subject: "Your sign-in code", receivedAt: now, code: "482913")
         let context = EncryptionContext(aud: BenchStack.origin, pairingID: pairingID, eventID: try EventID.generate(), kind: .notification, iat: now)

@@ -75,7 +75,7 @@ public final class BenchStack: @unchecked Sendable {
                                                    serviceTokens: [serviceToken], trialSeconds: 30 * 86400)
         let accountsPool = PostgresClient(configuration: try .init(url: url(accountsDB)), logger: .disabled)
         let accounts = AccountsApp(configuration: accountsConfig, database: accountsPool, logger: Logger(service: "accounts", level: .warning),
-                                   metrics: MetricsRegistry(), clock: { Int64(Date().timeIntervalSince1970) })
+                                   metrics: MetricsRegistry())
         try await accounts.migrate()
         let accountsServer = accounts.servers()[0]
         try accountsServer.start()

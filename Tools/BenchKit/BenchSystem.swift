@@ -1,9 +1,10 @@
 import Foundation
+import MailwakeCore
 
 /// What a benchmark asks of the machine: a free port, a certificate, the time.
 public enum BenchSystem {
     /// Unix time in milliseconds.
-    public static func nowMS() -> Double { Date().timeIntervalSince1970 * 1000 }
+    public static func nowMS() -> Double { WallClock.fractionalSeconds() * 1000 }
 
     /// CPU seconds the calling thread has used.
     public static func threadCPUSeconds() -> Double {

@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeCore
 public import MailwakeCrypto
 public import MailwakeHTTPClient
 public import MailwakeHTTPTypes
@@ -26,7 +27,7 @@ public struct OutpostSession: Sendable {
         self.origin = origin
         self.baseURL = baseURL ?? origin
         self.signing = signing
-        self.clock = clock ?? { Int64(Date().timeIntervalSince1970) }
+        self.clock = clock ?? WallClock.seconds
         var c = HTTPClient.Configuration()
         c.name = "device-outpost"
         c.httpVersion = .http1_1

@@ -216,7 +216,7 @@ let tool = CommandLineTool(
                 let key = DeviceInbox.key(of: envelope)
                 guard receipted.insert(key).inserted else { return }
                 state.pendingReceipts = (state.pendingReceipts ?? []) + [PendingReceipt(pairingID: envelope.context.pairingID, eventID: envelope.context.eventID,
-                                                                                          shownAt: Int64(Date().timeIntervalSince1970 * 1000))]
+                                                                                          shownAt: WallClock.milliseconds())]
             }
             func show(_ envelope: Envelope, receivedAtMS: Int64, source: String) throws {
                 let key = DeviceInbox.key(of: envelope)
@@ -231,7 +231,7 @@ let tool = CommandLineTool(
                 if let relayHTTP, let base = args.value("relay-url") {
                     for origin in Set(state.pairings.map(\.relay)).sorted() {
                         for envelope in try await CatchUpReader.envelopes(relayHTTP, state, base: base, origin: origin) {
-                            try show(envelope, receivedAtMS: Int64(Date().timeIntervalSince1970 * 1000), source: "catch-up")
+                            try show(envelope, receivedAtMS: WallClock.milliseconds(), source: "catch-up")
                         }
                     }
                 }

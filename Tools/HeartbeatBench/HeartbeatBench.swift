@@ -161,7 +161,7 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
                                                accounts: .init(url: "http://127.0.0.1:1", token: "unused"),
                                                apns: .init(keyFile: "/dev/null", keyID: "UNUSED", teamID: "UNUSED", bundleID: BenchStack.bundleID))
         configuration.outpostSilence = 600
-        let watch = SilenceWatch(database: relayDatabase, configuration: configuration, logger: .disabled, clockMS: RelayApp.systemClockMS)
+        let watch = SilenceWatch(database: relayDatabase, configuration: configuration, logger: .disabled, clockMS: WallClock.milliseconds)
         var times: [Double] = []
         for _ in 0..<options.silencePasses {
             let t0 = ContinuousClock.now
@@ -176,7 +176,7 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
     /// A heartbeat request of `outpost`, signed now (PROTOCOL §8).
     static func signedHeartbeat(_ outpost: P256.Signing.PrivateKey) throws -> HTTPClient.Request {
         let path = "/v1/outposts/\(KeyIdentity.id(of: outpost.publicKey))/heartbeat"
-        return try .signed(.post, baseURL: "", path, body: body, key: outpost, origin: BenchStack.origin, timestamp: Int64(Date().timeIntervalSince1970))
+        return try .signed(.post, baseURL: "", path, body: body, key: outpost, origin: BenchStack.origin, timestamp: WallClock.seconds())
     }
 
     func post(_ request: HTTPClient.Request) async throws {

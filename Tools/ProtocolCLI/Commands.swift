@@ -24,7 +24,7 @@ enum Commands {
         return Array(data)
     }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    static func now() -> Int64 { WallClock.seconds() }
 
     // MARK: keygen
 

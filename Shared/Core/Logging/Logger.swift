@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A structured logger: JSON lines with `ts`, `level`, `msg`, `service` and
 /// metadata such as `request_id` (DESIGN.md §4).
 ///
@@ -42,9 +36,7 @@ public struct Logger: Sendable {
         guard level >= self.level else { return }
         var merged = self.metadata
         for (k, v) in metadata() { merged[k] = v }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        sink.write(LogRecord(timestamp: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, level: level, message: message(), service: service, metadata: merged))
+        sink.write(LogRecord(timestamp: WallClock.fractionalSeconds(), level: level, message: message(), service: service, metadata: merged))
     }
 
     public func trace(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.trace, message(), metadata()) }

@@ -102,85 +102,94 @@ public final class HTTPClient: Sendable {
         guard timeout > .zero else { throw HTTPClientError(.invalidRequest, "timeout must be positive") }
 
         let transfer = try CurlTransfer(id: id, maxBody: maxBody, maxHeaderBytes: configuration.maxResponseHeaderBytes)
-        let easy = transfer.easy
-        var failed: (String, CURLcode)?
-        func set(_ option: CURLoption, _ value: Int) {
-            let rc = mw_curl_set_long(easy, option, value)
-            if rc != CURLE_OK, failed == nil { failed = ("option \(option.rawValue)", rc) }
-        }
-        func set(_ option: CURLoption, _ value: String) {
-            // libcurl copies string options; the Swift string may go away after the call.
-            let rc = value.withCString { mw_curl_set_string(easy, option, $0) }
-            if rc != CURLE_OK, failed == nil { failed = ("option \(option.rawValue)", rc) }
-        }
+        var options = TransferOptions(transfer)
+        setConnection(&options, request, timeout: timeout, maxBody: maxBody)
+        setTrust(&options)
+        setRedirects(&options, request)
+        setMethodAndBody(&options, request)
+        try setHeaders(&options, request)
+        try options.checkAccepted()
+        return transfer
+    }
 
-        set(CURLOPT_URL, request.url)
-        set(CURLOPT_PROTOCOLS_STR, "http,https")
+    /// URL, protocol version, timeouts, the response size limit and the user agent.
+    private func setConnection(_ options: inout TransferOptions, _ request: Request, timeout: Duration, maxBody: Int) {
+        options.set(CURLOPT_URL, request.url)
+        options.set(CURLOPT_PROTOCOLS_STR, "http,https")
         switch configuration.httpVersion {
-        case .http2: set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-        case .http1_1: set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-        case .http2PriorKnowledge: set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        case .http2: options.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        case .http1_1: options.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        case .http2PriorKnowledge: options.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
-        set(CURLOPT_PIPEWAIT, 1)
-        set(CURLOPT_TCP_KEEPALIVE, 1)
-        set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
-        set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+        options.set(CURLOPT_PIPEWAIT, 1)
+        options.set(CURLOPT_TCP_KEEPALIVE, 1)
+        options.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
+        options.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
         // Fails early on a Content-Length over the limit (the write callback
         // enforces it for the rest); not for HEAD, whose Content-Length
         // describes a body that never comes.
-        if request.method != .head { set(CURLOPT_MAXFILESIZE_LARGE, maxBody) }
-        set(CURLOPT_USERAGENT, configuration.userAgent)
+        if request.method != .head { options.set(CURLOPT_MAXFILESIZE_LARGE, maxBody) }
+        options.set(CURLOPT_USERAGENT, configuration.userAgent)
+    }
+
+    /// Which servers are trusted and reached: the CA file, proxies, public addresses only, pinned keys.
+    private func setTrust(_ options: inout TransferOptions) {
         if let caFile = trustFile {
             // Only this file: Debian's libcurl also loads its built-in CA
             // directory (/etc/ssl/certs) unless CAPATH is cleared, which would
             // trust every public CA besides a private one, and parses ~280
             // files on the owner thread for every new connection.
-            set(CURLOPT_CAINFO, caFile)
-            let rc = mw_curl_set_string(easy, CURLOPT_CAPATH, nil)
-            if rc != CURLE_OK, failed == nil { failed = ("option CAPATH", rc) }
+            options.set(CURLOPT_CAINFO, caFile)
+            options.record("option CAPATH", mw_curl_set_string(options.transfer.easy, CURLOPT_CAPATH, nil))
         }
         if !configuration.usesEnvironmentProxy || configuration.publicAddressesOnly {
             // An empty proxy overrides http_proxy, https_proxy, all_proxy… from the environment.
-            set(CURLOPT_PROXY, "")
+            options.set(CURLOPT_PROXY, "")
         }
         if configuration.publicAddressesOnly {
-            let rc = mw_transfer_public_addresses_only(transfer.raw)
-            if rc != CURLE_OK, failed == nil { failed = ("option PREREQFUNCTION", rc) }
+            options.record("option PREREQFUNCTION", mw_transfer_public_addresses_only(options.transfer.raw))
         }
         if !configuration.pinnedPublicKeys.isEmpty {
-            set(CURLOPT_PINNEDPUBLICKEY, configuration.pinnedPublicKeys.joined(separator: ";"))
+            options.set(CURLOPT_PINNEDPUBLICKEY, configuration.pinnedPublicKeys.joined(separator: ";"))
             if configuration.trustPinnedKeyAlone {
                 // The pin is the trust: a self-signed server (an outpost) is accepted by its key alone.
-                set(CURLOPT_SSL_VERIFYPEER, 0)
-                set(CURLOPT_SSL_VERIFYHOST, 0)
+                options.set(CURLOPT_SSL_VERIFYPEER, 0)
+                options.set(CURLOPT_SSL_VERIFYHOST, 0)
             }
         }
-        if request.followRedirects ?? configuration.followRedirects {
-            set(CURLOPT_FOLLOWLOCATION, 1)
-            set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
-            set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        } else {
-            set(CURLOPT_FOLLOWLOCATION, 0)
-        }
+    }
 
+    private func setRedirects(_ options: inout TransferOptions, _ request: Request) {
+        if request.followRedirects ?? configuration.followRedirects {
+            options.set(CURLOPT_FOLLOWLOCATION, 1)
+            options.set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
+            options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        } else {
+            options.set(CURLOPT_FOLLOWLOCATION, 0)
+        }
+    }
+
+    private func setMethodAndBody(_ options: inout TransferOptions, _ request: Request) {
         switch request.method {
         case .get where request.body == nil:
-            set(CURLOPT_HTTPGET, 1)
+            options.set(CURLOPT_HTTPGET, 1)
         case .head where request.body == nil:
-            set(CURLOPT_NOBODY, 1)
+            options.set(CURLOPT_NOBODY, 1)
         case .post:
             break
         default:
-            set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
+            options.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
         }
+        let raw = options.transfer.raw
         if let body = request.body {
-            let rc = body.withUnsafeBytes { mw_transfer_set_body(transfer.raw, $0.baseAddress, $0.count) }
-            if rc != CURLE_OK, failed == nil { failed = ("request body", rc) }
+            options.record("request body", body.withUnsafeBytes { mw_transfer_set_body(raw, $0.baseAddress, $0.count) })
         } else if request.method == .post {
-            let rc = mw_transfer_set_body(transfer.raw, nil, 0)
-            if rc != CURLE_OK, failed == nil { failed = ("request body", rc) }
+            options.record("request body", mw_transfer_set_body(raw, nil, 0))
         }
+    }
 
+    /// The request's header fields, minus what curl would add on its own.
+    private func setHeaders(_ options: inout TransferOptions, _ request: Request) throws {
         var lines: [String] = []
         lines.reserveCapacity(request.headers.count + 2)
         for field in request.headers {
@@ -190,19 +199,13 @@ public final class HTTPClient: Sendable {
         // bodies, and `Expect: 100-continue` (a 1 s stall with servers that ignore it).
         if request.body != nil || request.method == .post, request.headers["content-type"] == nil { lines.append("Content-Type:") }
         if request.headers["expect"] == nil { lines.append("Expect:") }
+        let raw = options.transfer.raw
         for line in lines {
-            guard line.withCString({ mw_transfer_add_header(transfer.raw, $0) }) == 0 else {
+            guard line.withCString({ mw_transfer_add_header(raw, $0) }) == 0 else {
                 throw HTTPClientError(.other, "out of memory building request headers")
             }
         }
-        let rc = mw_transfer_apply_headers(transfer.raw)
-        if rc != CURLE_OK, failed == nil { failed = ("request headers", rc) }
-
-        if let (what, rc) = failed {
-            let code: HTTPClientError.Code = rc == CURLE_UNKNOWN_OPTION || rc == CURLE_NOT_BUILT_IN ? .other : .invalidRequest
-            throw HTTPClientError(code, "libcurl refused \(what): \(String(cString: curl_easy_strerror(rc)))", curlCode: Int(rc.rawValue))
-        }
-        return transfer
+        options.record("request headers", mw_transfer_apply_headers(raw))
     }
 
     /// Rejects what would be unsafe or ambiguous on the wire: header
@@ -278,5 +281,35 @@ public final class HTTPClient: Sendable {
         }
         let scheme = bytes[..<schemeEnd].map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
         return String(decoding: scheme + bytes[start..<end], as: UTF8.self)
+    }
+}
+
+/// Options being set on one transfer's easy handle: keeps the first one libcurl refuses, reported once all are set.
+private struct TransferOptions {
+    let transfer: CurlTransfer
+    private var refused: (what: String, code: CURLcode)?
+
+    init(_ transfer: CurlTransfer) { self.transfer = transfer }
+
+    mutating func set(_ option: CURLoption, _ value: Int) {
+        record("option \(option.rawValue)", mw_curl_set_long(transfer.easy, option, value))
+    }
+
+    mutating func set(_ option: CURLoption, _ value: String) {
+        // libcurl copies string options; the Swift string may go away after the call.
+        let easy = transfer.easy
+        record("option \(option.rawValue)", value.withCString { mw_curl_set_string(easy, option, $0) })
+    }
+
+    /// Keeps `rc` when it is the first refusal.
+    mutating func record(_ what: String, _ rc: CURLcode) {
+        if rc != CURLE_OK, refused == nil { refused = (what, rc) }
+    }
+
+    /// Throws for the first refusal: `.other` for an option this libcurl lacks, else `.invalidRequest`.
+    func checkAccepted() throws {
+        guard let (what, rc) = refused else { return }
+        let code: HTTPClientError.Code = rc == CURLE_UNKNOWN_OPTION || rc == CURLE_NOT_BUILT_IN ? .other : .invalidRequest
+        throw HTTPClientError(code, "libcurl refused \(what): \(String(cString: curl_easy_strerror(rc)))", curlCode: Int(rc.rawValue))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+public import MailwakeCore
 public import MailwakeCrypto
 public import MailwakeHTTPTypes
 
@@ -21,18 +22,15 @@ public struct SignedHTTPClient: Sendable {
     ///   - origin: the receiver's public origin.
     ///   - key: the signer's key.
     ///   - baseURL: where requests go (default: `origin`).
-    ///   - clock: Unix seconds for the signatures (default: the system clock).
+    ///   - clock: Unix seconds for the signatures (default: the wall clock).
     public init(http: HTTPClient, origin: String, key: P256.Signing.PrivateKey, baseURL: String? = nil,
-                clock: @escaping @Sendable () -> Int64 = SignedHTTPClient.systemClock) {
+                clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.http = http
         self.origin = origin
         self.key = key
         self.baseURL = baseURL ?? origin
         self.clock = clock
     }
-
-    /// Unix seconds now.
-    public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
     /// Sends a signed request.
     ///

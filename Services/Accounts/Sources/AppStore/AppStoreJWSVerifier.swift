@@ -157,9 +157,32 @@ public struct AppStoreJWSVerifier: Sendable {
         var crit: [String]?
     }
 
-    /// Checks one compact JWS and returns its decoded payload.
-    private func verifyJWS<T: Decodable>(_ jws: String, as type: T.Type, signedDate: (T) -> AppStoreDate?) throws(AppStoreVerificationError) -> T {
-        // 1. Size and form.
+    /// A compact JWS split into its decoded parts.
+    private struct CompactJWS {
+        var header: [UInt8]
+        var payload: [UInt8]
+        var signature: [UInt8]
+        /// ASCII `header.payload` as received: what the signature signs.
+        var signingInput: [UInt8]
+    }
+
+    /// Checks one compact JWS and returns its decoded payload, in the order the type's documentation gives.
+    private func verifyJWS<T: Decodable>(_ jws: String, as type: T.Type,
+                                         signedDate: (T) -> AppStoreDate?) throws(AppStoreVerificationError) -> T {
+        let parts = try split(jws)
+        let certificates = try certificateChain(fromHeader: parts.header)
+        guard parts.signature.count == 64 else {
+            throw AppStoreVerificationError(.jwsMalformed, "an ES256 signature is 64 bytes, got \(parts.signature.count)")
+        }
+        // 3. Payload (needed for signedDate; parsed strictly, unknown keys ignored).
+        let payload = try decodeJSON(T.self, from: parts.payload)
+        try verifyChain(certificates, at: signedDate(payload) ?? AppStoreDate(configuration.now()))
+        try verifySignature(parts, leaf: certificates[0])
+        return payload
+    }
+
+    /// 1. Size and form: three non-empty base64url parts.
+    private func split(_ jws: String) throws(AppStoreVerificationError) -> CompactJWS {
         let bytes = Array(jws.utf8)
         guard bytes.count <= configuration.maxJWSBytes else {
             throw AppStoreVerificationError(.jwsMalformed, "the JWS is larger than \(configuration.maxJWSBytes) bytes")
@@ -168,17 +191,21 @@ public struct AppStoreJWSVerifier: Sendable {
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
             throw AppStoreVerificationError(.jwsMalformed, "a compact JWS has three non-empty parts")
         }
-        guard let headerBytes = Self.base64url(parts[0]) else {
+        guard let header = Self.base64url(parts[0]) else {
             throw AppStoreVerificationError(.jwsMalformed, "the header is not base64url")
         }
-        guard let payloadBytes = Self.base64url(parts[1]) else {
+        guard let payload = Self.base64url(parts[1]) else {
             throw AppStoreVerificationError(.jwsMalformed, "the payload is not base64url")
         }
-        guard let signatureBytes = Self.base64url(parts[2]) else {
+        guard let signature = Self.base64url(parts[2]) else {
             throw AppStoreVerificationError(.jwsMalformed, "the signature is not base64url")
         }
+        return CompactJWS(header: header, payload: payload, signature: signature,
+                          signingInput: Array(bytes[..<(parts[0].count + 1 + parts[1].count)]))
+    }
 
-        // 2. Header.
+    /// 2. Header: ES256, no critical parameters, and an `x5c` of exactly three DER certificates, which it returns.
+    private func certificateChain(fromHeader headerBytes: [UInt8]) throws(AppStoreVerificationError) -> [[UInt8]] {
         let header: Header
         do throws(AppStoreVerificationError) {
             header = try decodeJSON(Header.self, from: headerBytes)
@@ -206,16 +233,12 @@ public struct AppStoreJWSVerifier: Sendable {
             }
             certificates.append(Array(der))
         }
-        guard signatureBytes.count == 64 else {
-            throw AppStoreVerificationError(.jwsMalformed, "an ES256 signature is 64 bytes, got \(signatureBytes.count)")
-        }
+        return certificates
+    }
 
-        // 3. Payload (needed for signedDate; parsed strictly, unknown keys ignored).
-        let payload = try decodeJSON(T.self, from: payloadBytes)
-
-        // 4. Chain to a configured root at signedDate. x5c[2] is never used for trust.
-        let at = signedDate(payload) ?? AppStoreDate(configuration.now())
-        switch roots.verify(leaf: certificates[0], intermediate: certificates[1], atSeconds: at.secondsSince1970) {
+    /// 4. Chain to a configured root at `date` (x5c[2] is never used for trust); 5. Apple's marker extensions.
+    private func verifyChain(_ certificates: [[UInt8]], at date: AppStoreDate) throws(AppStoreVerificationError) {
+        switch roots.verify(leaf: certificates[0], intermediate: certificates[1], atSeconds: date.secondsSince1970) {
         case .trusted?: break
         case .expired(let reason)?, .notYetValid(let reason)?:
             throw AppStoreVerificationError(.certificateExpired, "the chain was not valid at signedDate: \(reason)")
@@ -224,27 +247,26 @@ public struct AppStoreJWSVerifier: Sendable {
         case nil:
             throw AppStoreVerificationError(.certificateMalformed, "the chain could not be parsed")
         }
-
-        // 5. Apple's marker extensions.
         guard X509DER.hasExtension(certificates[0], oid: Self.leafOID) == true else {
             throw AppStoreVerificationError(.oidMissing, "the leaf certificate lacks \(Self.leafOID)")
         }
         guard X509DER.hasExtension(certificates[1], oid: Self.intermediateOID) == true else {
             throw AppStoreVerificationError(.oidMissing, "the intermediate certificate lacks \(Self.intermediateOID)")
         }
+    }
 
-        // 6. Signature with the leaf's P-256 key over ASCII "header.payload".
-        guard let point = X509DER.p256PublicKey(certificates[0]),
+    /// 6. Signature with the leaf's P-256 key over ASCII "header.payload".
+    private func verifySignature(_ jws: CompactJWS, leaf: [UInt8]) throws(AppStoreVerificationError) {
+        guard let point = X509DER.p256PublicKey(leaf),
               let key = try? P256.Signing.PublicKey(x963Representation: point)
         else {
             throw AppStoreVerificationError(.certificateMalformed, "the leaf key is not a P-256 key")
         }
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: Array(bytes[..<(parts[0].count + 1 + parts[1].count)]))
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
+              key.isValidSignature(signature, for: jws.signingInput)
         else {
             throw AppStoreVerificationError(.signatureInvalid, "the ES256 signature does not verify")
         }
-        return payload
     }
 
     /// Strict JSON (duplicate keys, depth, size refused) that ignores unknown keys.

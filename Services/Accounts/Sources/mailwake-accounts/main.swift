@@ -21,8 +21,7 @@ let tool = CommandLineTool(
         let metrics = MetricsRegistry()
         let database = PostgresClient(configuration: try PostgresClient.Configuration(url: configuration.databaseURL), logger: logger,
                                       metrics: metrics, metricsPrefix: "mailwake_accounts_postgres")
-        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                              clock: { Int64(Date().timeIntervalSince1970) })
+        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: metrics)
         return (app, logger)
     })
 await tool.main()

@@ -140,7 +140,7 @@ let channelCommands: [CommandLineTool.Command] = [
         }
         let secrets = try await store.channelSecrets(channel.id)
         await store.close()
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = WallClock.seconds()
         let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
                                           subject: "Test notification from your outpost", receivedAt: UInt64(now), code: "123456")
         let sender = ChannelSender()

@@ -156,7 +156,7 @@ let tool = CommandLineTool(
             let app = try await openApp(args, configuration: try OutpostConfiguration(settings(args)))
             defer { app.client.shutdown() }
             let store = app.store
-            let now = Int64(Date().timeIntervalSince1970)
+            let now = WallClock.seconds()
             let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
                                               subject: "Test notification from your outpost", receivedAt: UInt64(now))
             guard let historyID = try await app.notifier().notify(content) else {
@@ -204,7 +204,7 @@ let tool = CommandLineTool(
             let pairings = try await store.pairings()
             say("paired devices:    \(pairings.filter(\.active).count) active, \(pairings.filter { !$0.active }.count) unpaired")
             say("waiting for relay: \(try await store.pendingCount()) deliveries")
-            let receipts = try await store.receiptSummary(since: OutpostStore.systemClock() - 86400)
+            let receipts = try await store.receiptSummary(since: WallClock.seconds() - 86400)
             say("shown (24 h):      \(receipts.displayed) of \(receipts.sent) sent deliveries displayed, \(receipts.awaiting) awaiting a receipt"
                 + (receipts.medianSentToDisplayed.map { ", median APNs sent → displayed \($0) s" } ?? ""))
             let channels = try await store.channels()
@@ -217,7 +217,7 @@ let tool = CommandLineTool(
                     let s = states.first { $0.mailboxID == m.id && $0.folder == folder }
                     say("    \(m.label)/\(folder): \(s.map(describe) ?? "not watched yet")")
                     let gaps = try await store.watchGaps(mailboxID: m.id, folder: folder)
-                    for line in WatchCoverageReport.lines(state: s, gaps: gaps, now: Int64(Date().timeIntervalSince1970), time: time) {
+                    for line in WatchCoverageReport.lines(state: s, gaps: gaps, now: WallClock.seconds(), time: time) {
                         say("        \(line)")
                     }
                 }

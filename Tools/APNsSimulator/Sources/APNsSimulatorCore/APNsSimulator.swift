@@ -28,7 +28,7 @@ public final class APNsSimulator: Sendable {
 
     /// - Parameters:
     ///   - clock: milliseconds since 1970 (the wall clock by default).
-    public init(configuration: SimulatorConfiguration, logger: Logger, clock: @escaping @Sendable () -> Int64 = APNsSimulator.wallClockMS) throws {
+    public init(configuration: SimulatorConfiguration, logger: Logger, clock: @escaping @Sendable () -> Int64 = WallClock.milliseconds) throws {
         self.configuration = configuration
         let verifier = ProviderTokenVerifier(keyID: configuration.keyID, teamID: configuration.teamID,
                                              publicKey: configuration.publicKey, maxAge: configuration.tokenMaxAge)
@@ -38,13 +38,6 @@ public final class APNsSimulator: Sendable {
         settingsState = Mutex(configuration.settings)
         self.logger = logger
         self.clock = clock
-    }
-
-    /// The wall clock in milliseconds since 1970.
-    public static let wallClockMS: @Sendable () -> Int64 = {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// The simulated time in milliseconds since 1970: `clock` plus the offset set through `POST /_sim/clock`.

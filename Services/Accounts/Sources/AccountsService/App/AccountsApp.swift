@@ -35,9 +35,9 @@ public final class AccountsApp: DatabaseBackedApp {
     ///   - database: the pool (not yet migrated).
     ///   - logger: the service logger.
     ///   - metrics: the service registry.
-    ///   - clock: Unix seconds, injectable for tests.
+    ///   - clock: Unix seconds (default: the wall clock), injectable for tests.
     public init(configuration: AccountsConfiguration, database: PostgresClient, logger: Logger, metrics: MetricsRegistry,
-                clock: @escaping @Sendable () -> Int64) {
+                clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.configuration = configuration
         self.database = database
         self.logger = logger

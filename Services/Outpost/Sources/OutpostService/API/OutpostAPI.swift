@@ -31,7 +31,7 @@ public struct OutpostAPI: Sendable {
     ///   - reconfigured: rung after mailbox changes (the mail watcher's).
     ///   - metrics: the outpost's metrics.
     public init(store: OutpostStore, identity: OutpostIdentity, fetcher: MessageFetcher, origin: String, reconfigured: Doorbell? = nil,
-                metrics: OutpostMetrics = OutpostMetrics(), clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+                metrics: OutpostMetrics = OutpostMetrics(), clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.metrics = metrics
         self.reconfigured = reconfigured
         self.store = store

@@ -22,7 +22,7 @@ public enum OutpostAdmin {
         if let api { checks["api"] = { api.port != 0 } }
         let router = AdminRoutes.router(metrics: metrics.registry, checks: checks, refresh: {
             if let pending = try? await store.pendingCount() { metrics.setPendingDeliveries(pending) }
-            metrics.refreshCoverage(now: Date().timeIntervalSince1970)
+            metrics.refreshCoverage(now: WallClock.fractionalSeconds())
         })
         let configuration = AdminListener.configuration(listen, tls: tls.map { .init(certificatePath: $0.certificatePath, privateKeyPath: $0.keyPath) },
                                                         metricsPrefix: "mailwake_outpost")

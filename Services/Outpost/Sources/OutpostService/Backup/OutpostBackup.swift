@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeCore
 import MailwakeSQLite
 
 /// `backup` and `restore`: one archive with a consistent snapshot of the
@@ -24,7 +25,7 @@ public enum OutpostBackup {
             .init(name: marker, mode: 0o600, bytes: Array("version 1\n".utf8)),
             .init(name: "outpost.db", mode: 0o600, bytes: Array(database)),
             .init(name: "secret.key", mode: 0o600, bytes: Array(secret)),
-        ], mtime: Int64(Date().timeIntervalSince1970))
+        ], mtime: WallClock.seconds())
         if let passphrase { archive = try BackupEncryption.seal(archive, passphrase: passphrase) }
         try SecretFile.create(at: path, bytes: archive, code: .storage)
         return archive.count

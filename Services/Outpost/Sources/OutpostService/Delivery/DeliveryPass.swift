@@ -1,4 +1,5 @@
 import Foundation
+public import MailwakeCore
 import MailwakeProtocol
 
 /// One round of the outpost's delivery work: submit what the relay does not
@@ -17,7 +18,7 @@ public struct DeliveryPass: Sendable {
     let metrics: OutpostMetrics
 
     public init(store: OutpostStore, client: OutpostRelayClient, metrics: OutpostMetrics = OutpostMetrics(),
-                clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+                clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.metrics = metrics
         self.store = store
         self.client = client

@@ -22,7 +22,7 @@ public struct OutpostNotifier: Sendable {
     ///   - metrics: counts notifications built.
     public init(store: OutpostStore, identity: OutpostIdentity, relay: RelaySettingsRecord, maxAge: Int64 = 86400,
                 doorbell: Doorbell? = nil, liveActivityLifetime: Int64 = 600, metrics: OutpostMetrics = OutpostMetrics(),
-                clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+                clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         let outbox = Outbox(store: store, maxAge: maxAge, doorbell: doorbell, metrics: metrics)
         self.store = store
         self.relay = relay

@@ -1,4 +1,5 @@
 import Foundation
+public import MailwakeCore
 import MailwakeCrypto
 public import MailwakeProtocol
 
@@ -18,7 +19,7 @@ public struct OutpostInvitations: Sendable {
     let identity: OutpostIdentity
     let clock: @Sendable () -> Int64
 
-    public init(store: OutpostStore, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+    public init(store: OutpostStore, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.store = store
         self.identity = identity
         self.clock = clock

@@ -354,7 +354,7 @@ final class FolderWatcher: Sendable {
 
     /// The server answered: the connection, and so its folders, are watched now.
     private func confirmed() {
-        let now = Date().timeIntervalSince1970
+        let now = WallClock.fractionalSeconds()
         coverage.withLock { $0.confirmed = max($0.confirmed ?? 0, now) }
         for folder in folders { metrics.folderConfirmed(mailboxID: mailbox.id, folder: folder, at: now) }
         persistConfirmation(force: false)
@@ -398,7 +398,7 @@ final class FolderWatcher: Sendable {
     private func closeGap(_ folder: String) {
         // The catch-up's answers confirm the folder watched as of now: one instant for the confirmation and the gap's
         // end, so the folder is never shown last confirmed before its gap ended (a second boundary between two clock reads).
-        let instant = Date().timeIntervalSince1970
+        let instant = WallClock.fractionalSeconds()
         coverage.withLock { $0.confirmed = max($0.confirmed ?? 0, instant) }
         persistConfirmation(force: true)
         let now = Int64(instant)

@@ -20,7 +20,7 @@ public struct HeartbeatService: Service {
     public static let retryingCountsAfter: Int64 = 120
 
     public init(store: OutpostStore, client: OutpostRelayClient, outpostID: String, interval: Duration, logger: Logger,
-                clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+                clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.store = store
         self.client = client
         self.outpostID = outpostID

@@ -20,7 +20,7 @@ final class MailboxCredentials: Sendable {
     static let commandTimeout: TimeInterval = 30
 
     /// - Parameter store: where a refreshed grant (rotated refresh token, new access token) is sealed again; nil keeps it in memory.
-    init(record: MailboxRecord, secret: String, store: OutpostStore? = nil, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+    init(record: MailboxRecord, secret: String, store: OutpostStore? = nil, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.record = record
         self.secret = secret
         self.store = store

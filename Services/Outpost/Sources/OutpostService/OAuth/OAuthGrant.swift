@@ -1,4 +1,5 @@
-public import Foundation
+import Foundation
+public import MailwakeCore
 
 /// What the outpost keeps of a built-in OAuth 2 authorization: the client and
 /// endpoints, the refresh token and the last access token. Stored as the
@@ -25,7 +26,7 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
     }
 
     /// The grant from a first token response (which must carry a refresh token).
-    public init(endpoints: OAuthEndpoints, response: OAuthTokenResponse, now: Int64 = Int64(Date().timeIntervalSince1970)) throws(OAuthError) {
+    public init(endpoints: OAuthEndpoints, response: OAuthTokenResponse, now: Int64 = WallClock.seconds()) throws(OAuthError) {
         guard let refresh = response.refreshToken else {
             throw OAuthError("invalid_response", "the provider issued no refresh token (is offline access / offline_access in the scopes?)")
         }
@@ -34,7 +35,7 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
     }
 
     /// Takes a refreshed access token (and a rotated refresh token, when one came).
-    public mutating func update(with response: OAuthTokenResponse, now: Int64 = Int64(Date().timeIntervalSince1970)) {
+    public mutating func update(with response: OAuthTokenResponse, now: Int64 = WallClock.seconds()) {
         accessToken = response.accessToken
         issuedAt = now
         expiresAt = now + Int64(response.expiresIn ?? 3600)

@@ -1,4 +1,5 @@
 import Foundation
+public import MailwakeCore
 import MailwakeCrypto
 import MailwakeHTTPClient
 import MailwakeHTTPTypes
@@ -22,7 +23,7 @@ public struct OutpostPairing: Sendable {
     let identity: OutpostIdentity
     let clock: @Sendable () -> Int64
 
-    public init(store: OutpostStore, client: OutpostRelayClient, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) {
+    public init(store: OutpostStore, client: OutpostRelayClient, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.store = store
         self.client = client
         self.identity = identity

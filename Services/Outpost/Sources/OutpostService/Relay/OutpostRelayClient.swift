@@ -1,5 +1,5 @@
 import Foundation
-import MailwakeCore
+public import MailwakeCore
 public import MailwakeHTTPClient
 public import MailwakeHTTPTypes
 import MailwakeProtocol
@@ -14,7 +14,7 @@ public final class OutpostRelayClient: Sendable {
     /// Requests signed by the outpost identity for the relay's origin.
     let signedClient: SignedHTTPClient
 
-    public init(relay: RelaySettingsRecord, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) throws {
+    public init(relay: RelaySettingsRecord, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) throws {
         self.relay = relay
         self.identity = identity
         self.clock = clock

@@ -1,4 +1,5 @@
 import Foundation
+public import MailwakeCore
 import MailwakeCrypto
 import MailwakeProtocol
 public import MailwakeSQLite
@@ -11,9 +12,6 @@ public final class OutpostStore: Sendable {
     public let directory: DataDirectory
     let clock: @Sendable () -> Int64
 
-    /// Real time, Unix seconds.
-    public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
-
     init(database: SQLiteDatabase, box: SecretBox, directory: DataDirectory, clock: @escaping @Sendable () -> Int64) {
         self.database = database
         self.box = box
@@ -23,7 +21,7 @@ public final class OutpostStore: Sendable {
 
     /// Opens an initialized data directory: `secret.key`, then the database
     /// (migrated), then checks that the identity opens under the key.
-    public static func open(_ directory: DataDirectory, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) async throws -> OutpostStore {
+    public static func open(_ directory: DataDirectory, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) async throws -> OutpostStore {
         guard FileManager.default.fileExists(atPath: directory.databasePath) else {
             throw OutpostError(.dataDirectory, "\(directory.path) holds no outpost: run `mailwake-outpost init` (or pass --data-dir)")
         }
@@ -34,7 +32,7 @@ public final class OutpostStore: Sendable {
     }
 
     /// `mailwake-outpost init`: a new secret key, database and identity.
-    public static func initialize(_ directory: DataDirectory, clock: @escaping @Sendable () -> Int64 = OutpostStore.systemClock) async throws -> (OutpostStore, OutpostIdentity) {
+    public static func initialize(_ directory: DataDirectory, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) async throws -> (OutpostStore, OutpostIdentity) {
         try directory.create()
         guard !FileManager.default.fileExists(atPath: directory.databasePath) else {
             throw OutpostError(.alreadyInitialized, "\(directory.path) already holds an outpost (outpost.db): refusing to replace it")

@@ -30,7 +30,7 @@ final class APNsClient: Sendable {
         self.logger = logger
         self.metrics = metrics
         let refreshes = metrics.counter("mailwake_relay_apns_token_refreshes_total", help: "Provider tokens (ES256 JWTs) made.")
-        var clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        var clock: @Sendable () -> Int64 = WallClock.seconds
         if let path = configuration.testClockFile {
             let file = try TestClockFile(path: path)
             clock = { file.nowSeconds() }

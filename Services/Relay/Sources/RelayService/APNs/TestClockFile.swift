@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,5 +34,5 @@ final class TestClockFile: @unchecked Sendable {
     var offsetSeconds: Int64 { Int64(littleEndian: base.load(as: Int64.self)) }
 
     /// Real time in Unix seconds plus the offset.
-    func nowSeconds() -> Int64 { Int64(Date().timeIntervalSince1970) + offsetSeconds }
+    func nowSeconds() -> Int64 { WallClock.seconds() + offsetSeconds }
 }

@@ -39,7 +39,7 @@ public final class RelayApp: DatabaseBackedApp {
     ///   - metrics: the service registry.
     ///   - clockMS: Unix milliseconds, injectable for tests.
     public init(configuration: RelayConfiguration, database: PostgresClient, logger: Logger, metrics: MetricsRegistry,
-                clockMS: @escaping @Sendable () -> Int64 = RelayApp.systemClockMS) throws {
+                clockMS: @escaping @Sendable () -> Int64 = WallClock.milliseconds) throws {
         if let problem = configuration.retentionProblem {
             throw ConfigurationError(key: "MAILWAKE_RELAY_" + RelaySettings.retention.name, reason: problem, shownValue: String(configuration.retention))
         }
@@ -76,9 +76,6 @@ public final class RelayApp: DatabaseBackedApp {
         heartbeatStore = HeartbeatStore(database: database)
         catchUpStore = CatchUpStore(database: database)
     }
-
-    /// Real time in Unix milliseconds.
-    public static let systemClockMS: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// Applies the schema migrations (under an advisory lock: safe with several instances).
     @discardableResult
