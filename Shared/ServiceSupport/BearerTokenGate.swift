@@ -20,14 +20,14 @@ public struct BearerTokenGate: Sendable {
     /// Throws 401 unless the request carries one of the tokens.
     public func check(_ request: HTTPRequest) throws {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else {
-            throw HTTPError(.unauthorized, code: "token-required", detail: "this endpoint needs a bearer token",
+            throw HTTPError(.unauthorized, code: .tokenRequired, detail: "this endpoint needs a bearer token",
                             headers: ["WWW-Authenticate": "Bearer realm=\"\(realm)\""])
         }
         let presented = SHA256.hash(Array(header.dropFirst("Bearer ".count).utf8)).bytes
         var matched = false
         for digest in digests where ConstantTime.equals(digest, presented) { matched = true }
         guard matched else {
-            throw HTTPError(.unauthorized, code: "token-invalid", detail: "the bearer token is not valid here",
+            throw HTTPError(.unauthorized, code: .tokenInvalid, detail: "the bearer token is not valid here",
                             headers: ["WWW-Authenticate": "Bearer realm=\"\(realm)\", error=\"invalid_token\""])
         }
     }

@@ -16,7 +16,7 @@ public struct DatabaseUnavailableMiddleware: HTTPMiddleware {
             return try await next(request, context)
         } catch let error as PostgresError where error.isUnavailability {
             context.logger.warning("database unavailable", ["error": .string(error.description)])
-            throw HTTPError(.serviceUnavailable, code: "database-unavailable", detail: "storage is briefly unavailable; send the request again",
+            throw HTTPError(.serviceUnavailable, code: .databaseUnavailable, detail: "storage is briefly unavailable; send the request again",
                             headers: ["Retry-After": String(retryAfterSeconds)])
         }
     }

@@ -20,7 +20,7 @@ struct RouterGroupTests {
     /// Lets through requests carrying `X-Key: good`, as the device `d1`.
     struct KeyAuthentication: HTTPMiddleware {
         func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPHandler) async throws -> HTTPResponse {
-            guard request.headers["X-Key"] == "good" else { throw HTTPError(.unauthorized, code: "token-required", detail: "no key") }
+            guard request.headers["X-Key"] == "good" else { throw HTTPError(.unauthorized, code: .tokenRequired, detail: "no key") }
             var context = context
             context.principal = Principal(.device, id: "d1", record: Device(name: "alice's iPhone"))
             return try await next(request, context)

@@ -23,7 +23,7 @@ struct RoutingTests {
             throw Secret()
         }
         r.get("/v1/teapot") { _, _ in
-            throw HTTPError(.tooManyRequests, code: "rate-limited", detail: "slow down", headers: ["Retry-After": "7"])
+            throw HTTPError(.tooManyRequests, code: .rateLimited, detail: "slow down", headers: ["Retry-After": "7"])
         }
         r.get("/v1/split") { _, _ in
             HTTPResponse(status: .ok, headers: ["X-Bad": "a\r\nSet-Cookie: x=1", "X-Good": "fine"], body: [])

@@ -1,4 +1,5 @@
 public import MailwakeHTTPTypes
+public import MailwakeProtocol
 
 /// An error that answers with a problem document (RFC 9457).
 ///
@@ -7,14 +8,14 @@ public import MailwakeHTTPTypes
 /// about the cause.
 public struct HTTPError: Error, Sendable, HTTPResponseError {
     public var status: HTTPStatus
-    /// A stable short code; the problem `type` is `urn:mailwake:problem:<code>`.
-    public var code: String
+    /// A registered code (docs/problems.md); the problem `type` is `urn:mailwake:problem:<code>`.
+    public var code: ProblemCode
     /// A human-readable explanation without secrets.
     public var detail: String
     /// Extra headers (`Retry-After`, `Allow`, `WWW-Authenticate`).
     public var headers: HTTPHeaders
 
-    public init(_ status: HTTPStatus, code: String, detail: String, headers: HTTPHeaders = [:]) {
+    public init(_ status: HTTPStatus, code: ProblemCode, detail: String, headers: HTTPHeaders = [:]) {
         self.status = status
         self.code = code
         self.detail = detail

@@ -1,5 +1,5 @@
 public import MailwakeHTTPTypes
-import MailwakeProtocol
+public import MailwakeProtocol
 
 /// An RFC 9457 problem document: `application/problem+json` with `type`,
 /// `title`, `status`, `detail` and the request id.
@@ -8,11 +8,11 @@ public struct ProblemDetails: Sendable, Hashable {
     public static let typePrefix = "urn:mailwake:problem:"
 
     public var status: HTTPStatus
-    public var code: String
+    public var code: ProblemCode
     public var detail: String
     public var requestID: String
 
-    public init(status: HTTPStatus, code: String, detail: String, requestID: String) {
+    public init(status: HTTPStatus, code: ProblemCode, detail: String, requestID: String) {
         self.status = status
         self.code = code
         self.detail = detail
@@ -20,7 +20,7 @@ public struct ProblemDetails: Sendable, Hashable {
     }
 
     /// `urn:mailwake:problem:<code>`.
-    public var type: String { Self.typePrefix + code }
+    public var type: String { Self.typePrefix + code.rawValue }
 
     public var jsonBytes: [UInt8] {
         var w = JSONWriter(capacity: 160 + detail.utf8.count)

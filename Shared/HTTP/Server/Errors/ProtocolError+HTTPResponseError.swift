@@ -19,6 +19,6 @@ extension ProtocolError: HTTPResponseError {
 
     public func response(requestID: String) -> HTTPResponse {
         let detail = httpStatus == .internalServerError ? "the server failed to handle the request" : message
-        return ProblemDetails(status: httpStatus, code: code.rawValue, detail: detail, requestID: requestID).response
+        return ProblemDetails(status: httpStatus, code: ProblemCode(code), detail: detail, requestID: requestID).response
     }
 }

@@ -8,7 +8,7 @@ extension HTTPRequest {
         if let contentType = headers["Content-Type"] {
             let mediaType = contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard mediaType == "application/json" else {
-                throw HTTPError(.unsupportedMediaType, code: "unsupported-media-type", detail: "send application/json")
+                throw HTTPError(.unsupportedMediaType, code: .unsupportedMediaType, detail: "send application/json")
             }
         }
         return try StrictJSON.decode(T.self, from: body, limits: .init(maxBytes: maxBytes))

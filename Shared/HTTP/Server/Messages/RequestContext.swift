@@ -29,7 +29,7 @@ public struct RequestContext: Sendable {
 
     /// The path parameter `name`, or a 404 problem when the route has none (a programming error shows as not found, never a crash).
     public func parameter(_ name: String) throws -> String {
-        guard let value = parameters[name] else { throw HTTPError(.notFound, code: "not-found", detail: "no such resource") }
+        guard let value = parameters[name] else { throw HTTPError(.notFound, code: .notFound, detail: "no such resource") }
         return value
     }
 

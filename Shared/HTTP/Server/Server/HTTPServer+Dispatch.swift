@@ -31,14 +31,14 @@ extension HTTPServer {
             return false
         }
         if finalized {
-            pending.answer(HTTPError(.serviceUnavailable, code: "shutting-down", detail: "the server is shutting down",
+            pending.answer(HTTPError(.serviceUnavailable, code: .shuttingDown, detail: "the server is shutting down",
                                      headers: ["Connection": "close"]).response(requestID: requestID))
             return
         }
         metrics.inFlight.increment()
 
         if rejection == 413 {
-            let problem = HTTPError(.contentTooLarge, code: "payload-too-large",
+            let problem = HTTPError(.contentTooLarge, code: .payloadTooLarge,
                                     detail: "the request body is larger than \(configuration.maxBodyBytes) bytes", headers: ["Connection": "close"])
             finish(pending, problem.response(requestID: requestID), request: request, context: context)
             return
@@ -52,7 +52,7 @@ extension HTTPServer {
         }
         pending.attach(task: task) { [weak self] in
             guard let self else { return }
-            let problem = HTTPError(.serviceUnavailable, code: "deadline-exceeded",
+            let problem = HTTPError(.serviceUnavailable, code: .deadlineExceeded,
                                     detail: "the request took longer than \(self.configuration.requestDeadlineSeconds) s", headers: ["Retry-After": "1"])
             if self.finish(pending, problem.response(requestID: requestID), request: request, context: context) {
                 pending.cancelHandler()

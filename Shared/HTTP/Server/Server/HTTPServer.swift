@@ -186,7 +186,7 @@ public final class HTTPServer: Service {
             return Array(s.inFlight.values)
         }
         for pending in leftovers {
-            if pending.answer(ProblemDetails(status: .serviceUnavailable, code: "shutting-down", detail: "the server is shutting down", requestID: "").response) {
+            if pending.answer(ProblemDetails(status: .serviceUnavailable, code: .shuttingDown, detail: "the server is shutting down", requestID: "").response) {
                 pending.cancelHandler()
                 metrics.inFlight.decrement()
             }

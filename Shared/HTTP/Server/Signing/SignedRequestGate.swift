@@ -20,12 +20,12 @@ public struct SignedRequestGate: Sendable {
     /// The parsed header, or a 401 problem when it is missing or malformed.
     public func header(of request: HTTPRequest) throws -> SignatureHeader {
         guard let value = request.headers[SignatureHeader.name] else {
-            throw HTTPError(.unauthorized, code: "signature-required", detail: "this endpoint needs a Mailwake-Signature header")
+            throw HTTPError(.unauthorized, code: .signatureRequired, detail: "this endpoint needs a Mailwake-Signature header")
         }
         do {
             return try SignatureHeader.parse(value)
         } catch {
-            throw HTTPError(.unauthorized, code: error.code.rawValue, detail: error.message)
+            throw HTTPError(.unauthorized, code: ProblemCode(error.code), detail: error.message)
         }
     }
 
@@ -36,7 +36,7 @@ public struct SignedRequestGate: Sendable {
     @discardableResult
     public func verify(_ request: HTTPRequest, key: P256.Signing.PublicKey) async throws -> SignatureHeader {
         guard let value = request.headers[SignatureHeader.name] else {
-            throw HTTPError(.unauthorized, code: "signature-required", detail: "this endpoint needs a Mailwake-Signature header")
+            throw HTTPError(.unauthorized, code: .signatureRequired, detail: "this endpoint needs a Mailwake-Signature header")
         }
         return try await verifier.verify(headerValue: value, method: request.method.rawValue, pathAndQuery: request.target,
                                          body: request.body, publicKey: key, now: clock())

@@ -44,7 +44,7 @@ extension AccountsApp {
             let device = try context.authenticated(DeviceRecord.self)
             let session = try context.parameter("session")
             let revoked = try await sessionStore.revoke(session, deviceID: device.deviceID, now: clock())
-            guard revoked else { throw HTTPError(.notFound, code: "session-not-found", detail: "no such active session for this device") }
+            guard revoked else { throw HTTPError(.notFound, code: .sessionNotFound, detail: "no such active session for this device") }
             return .empty(.noContent)
         }
         router.get("/entitlements") { [self] request, context in
@@ -74,19 +74,19 @@ extension AccountsApp {
         let now = clock()
         let existing = try await deviceStore.load(deviceID)
         if let existing, existing.blockedAt != nil {
-            throw HTTPError(.forbidden, code: "device-blocked", detail: "this device is blocked by the operator")
+            throw HTTPError(.forbidden, code: .deviceBlocked, detail: "this device is blocked by the operator")
         }
         // The row the upsert may change: a live device, or a deleted one whose recovery digest the request proves.
         var recoveryDigest: [UInt8]?
         if let existing, existing.deletedAt != nil {
             guard let code = body.recoveryCode else {
-                throw HTTPError(.gone, code: "device-deleted",
+                throw HTTPError(.gone, code: .deviceDeleted,
                                 detail: "this device was deleted; the App restores it only with the recovery_code its deletion answered")
             }
             let stored = try await deviceStore.recoveryDigest(of: deviceID)
             let digest = SHA256.hash(Array(code.utf8)).bytes
             guard let stored, ConstantTime.equals(stored, digest) else {
-                throw HTTPError(.forbidden, code: "recovery-code-invalid", detail: "this is not the recovery code of this device's deletion")
+                throw HTTPError(.forbidden, code: .recoveryCodeInvalid, detail: "this is not the recovery code of this device's deletion")
             }
             recoveryDigest = digest
         } else if existing != nil {
@@ -94,7 +94,7 @@ extension AccountsApp {
         }
         let session = NewSession(sessionID: try PairingID.generate(), appVersion: body.appVersion, clientAddress: request.remoteAddress)
         guard try await deviceStore.register(deviceID, body, recoveryDigest: recoveryDigest, session: session, now: now) else {
-            throw HTTPError(.conflict, code: "device-changed", detail: "the device was deleted or blocked meanwhile; try again")
+            throw HTTPError(.conflict, code: .deviceChanged, detail: "the device was deleted or blocked meanwhile; try again")
         }
         let event = existing == nil ? "device registered" : recoveryDigest != nil ? "device recovered" : "device re-registered"
         context.logger.info(event, ["device_id": .string(deviceID)])
@@ -106,7 +106,7 @@ extension AccountsApp {
         let active = try await sessionStore.activeIDs(of: deviceID)
         guard !active.isEmpty else { return }
         guard let session = request.headers["Mailwake-Session"], active.contains(session) else {
-            throw HTTPError(.conflict, code: "device-registered",
+            throw HTTPError(.conflict, code: .deviceRegistered,
                             detail: "this device is registered and has an active session: registering again needs Mailwake-Session of one of them")
         }
     }

@@ -24,21 +24,21 @@ struct DeviceSessionAuthentication: HTTPMiddleware {
         let header = try gate.header(of: request)
         let id = context.parameters["id"] ?? header.keyID
         guard header.keyID == id else {
-            throw HTTPError(.forbidden, code: "wrong-device", detail: "a device may only act on itself")
+            throw HTTPError(.forbidden, code: .wrongDevice, detail: "a device may only act on itself")
         }
         guard let device = try await devices.load(id), device.deletedAt == nil else {
-            throw HTTPError(.notFound, code: "device-not-found", detail: "no such device")
+            throw HTTPError(.notFound, code: .deviceNotFound, detail: "no such device")
         }
         let key = try P256.Signing.PublicKey(x963Representation: device.signingKey)
         try await gate.verify(request, key: key)
-        guard device.blockedAt == nil else { throw HTTPError(.forbidden, code: "device-blocked", detail: "this device is blocked by the operator") }
+        guard device.blockedAt == nil else { throw HTTPError(.forbidden, code: .deviceBlocked, detail: "this device is blocked by the operator") }
         guard let session = request.headers["Mailwake-Session"] else {
-            throw HTTPError(.unauthorized, code: "session-required", detail: "device calls carry Mailwake-Session: the session_id registration answered")
+            throw HTTPError(.unauthorized, code: .sessionRequired, detail: "device calls carry Mailwake-Session: the session_id registration answered")
         }
         switch try await sessions.touch(session, deviceID: id, clientAddress: request.remoteAddress, now: clock()) {
         case .active: return device
-        case .revoked: throw HTTPError(.unauthorized, code: "session-revoked", detail: "this session was revoked")
-        case .unknown: throw HTTPError(.unauthorized, code: "session-unknown", detail: "no such session for this device")
+        case .revoked: throw HTTPError(.unauthorized, code: .sessionRevoked, detail: "this session was revoked")
+        case .unknown: throw HTTPError(.unauthorized, code: .sessionUnknown, detail: "no such session for this device")
         }
     }
 }

@@ -78,7 +78,7 @@ extension AccountsApp {
         router.get("/devices/{id}/authorization") { [self] request, context in
             authorizationDevices.increment()
             guard let authorization = try await authorization(of: try context.parameter("id")) else {
-                throw HTTPError(.notFound, code: "device-not-found", detail: "no such device")
+                throw HTTPError(.notFound, code: .deviceNotFound, detail: "no such device")
             }
             return .json(bytes: authorization.jsonBytes)
         }
@@ -98,7 +98,7 @@ extension AccountsApp {
         router.get("/devices/{id}/live-activities/{activity}") { [self] request, context in
             let token = try await liveActivityTokenStore.token(deviceID: try context.parameter("id"), activityID: try context.parameter("activity"))
             guard let token else {
-                throw HTTPError(.notFound, code: "activity-not-found", detail: "no update token for this activity")
+                throw HTTPError(.notFound, code: .activityNotFound, detail: "no update token for this activity")
             }
             return try .json(["token": token])
         }
@@ -116,7 +116,7 @@ extension AccountsApp {
         }
         router.get("/outposts/{id}") { [self] request, context in
             guard let outpost = try await outpostStore.load(try context.parameter("id")) else {
-                throw HTTPError(.notFound, code: "outpost-not-found", detail: "no such outpost")
+                throw HTTPError(.notFound, code: .outpostNotFound, detail: "no such outpost")
             }
             return try .json(outpost)
         }

@@ -29,14 +29,14 @@ extension AccountsApp {
                 let reason = try request.decodeJSON(BlockRequest.self).reason
                 let id = try context.parameter("id")
                 guard try await blockStore.block(target, id: id, reason: reason, now: clock()) else {
-                    throw HTTPError(.notFound, code: "not-found", detail: "no such \(kind.dropLast())")
+                    throw HTTPError(.notFound, code: .notFound, detail: "no such \(kind.dropLast())")
                 }
                 context.logger.notice("blocked by the operator", [target.idColumn: .string(id)])
                 return .empty(.noContent)
             }
             router.delete("/\(kind)/{id}/block") { [self] request, context in
                 let id = try context.parameter("id")
-                guard try await blockStore.unblock(target, id: id) else { throw HTTPError(.notFound, code: "not-found", detail: "no such \(kind.dropLast())") }
+                guard try await blockStore.unblock(target, id: id) else { throw HTTPError(.notFound, code: .notFound, detail: "no such \(kind.dropLast())") }
                 context.logger.notice("unblocked by the operator", [target.idColumn: .string(id)])
                 return .empty(.noContent)
             }
@@ -47,7 +47,7 @@ extension AccountsApp {
         router.get("/purchases/{original_transaction_id}") { [self] request, context in
             let original = try context.parameter("original_transaction_id")
             guard let purchase = try await purchaseStore.sharing([original], deviceLimit: configuration.purchaseDeviceLimit).first else {
-                throw HTTPError(.notFound, code: "purchase-not-found", detail: "no such originalTransactionId")
+                throw HTTPError(.notFound, code: .purchaseNotFound, detail: "no such originalTransactionId")
             }
             return try .json(purchase)
         }
@@ -55,7 +55,7 @@ extension AccountsApp {
 
     /// The operator token opens the group; without one configured the operator API answers 404.
     var operatorAuthentication: [any HTTPMiddleware] {
-        guard let operatorGate else { return [RefusingMiddleware(HTTPError(.notFound, code: "not-found", detail: "the operator API is disabled"))] }
+        guard let operatorGate else { return [RefusingMiddleware(HTTPError(.notFound, code: .notFound, detail: "the operator API is disabled"))] }
         return [BearerTokenAuthentication(operatorGate, as: .operator, named: "operator")]
     }
 }

@@ -19,7 +19,7 @@ extension AccountsApp {
             let body = try request.decodeJSON(OutpostRegistration.self)
             let outpostID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.outpostKey, field: "outpost_key"))
             let (summary, created) = try await registerOutpost(key: body.outpostKey)
-            guard !summary.blocked else { throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the operator") }
+            guard !summary.blocked else { throw HTTPError(.forbidden, code: .outpostBlocked, detail: "this outpost is blocked by the operator") }
             if created { context.logger.info("outpost registered", ["outpost_id": .string(outpostID)]) }
             return try .json(summary, status: created ? .created : .ok)
         }

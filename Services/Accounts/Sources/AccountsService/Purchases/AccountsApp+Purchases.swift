@@ -36,10 +36,10 @@ extension AccountsApp {
             switch try await purchaseStore.link(transaction, deviceID: device.deviceID, buyerToken: buyerToken, deviceLimit: limit, now: clock()) {
             case .linked: break
             case .buyerHasNotLinked:
-                throw HTTPError(.forbidden, code: "app-account-token-mismatch",
+                throw HTTPError(.forbidden, code: .appAccountTokenMismatch,
                                 detail: "this transaction was bought on another device, which has not linked it: link it there first; nothing was linked here")
             case .deviceLimitReached:
-                throw HTTPError(.conflict, code: "purchase-device-limit",
+                throw HTTPError(.conflict, code: .purchaseDeviceLimit,
                                 detail: "this purchase entitles \(limit) devices already, the most this service allows; delete one of them to free its place")
             }
             context.logger.info("purchase linked", ["device_id": .string(device.deviceID), "product_id": .string(transaction.productId)])
@@ -72,7 +72,7 @@ extension AccountsApp {
 
     func appStoreVerifier() throws -> AppStoreJWSVerifier {
         guard let appStore else {
-            throw HTTPError(.notFound, code: "purchases-disabled", detail: "this instance does not accept App Store purchases")
+            throw HTTPError(.notFound, code: .purchasesDisabled, detail: "this instance does not accept App Store purchases")
         }
         return try appStore.get()
     }

@@ -20,15 +20,15 @@ struct DeviceAuthentication: HTTPMiddleware {
     func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPHandler) async throws -> HTTPResponse {
         let header = try gate.header(of: request)
         guard let device = try await store.knownDevice(header.keyID) else {
-            throw HTTPError(.unauthorized, code: "unknown-device", detail: "this outpost has not locked the keys of the signing device")
+            throw HTTPError(.unauthorized, code: .unknownDevice, detail: "this outpost has not locked the keys of the signing device")
         }
         let key: P256.Signing.PublicKey
         do { key = try P256.Signing.PublicKey(x963Representation: device.signingKey) } catch {
-            throw HTTPError(.internalServerError, code: "internal", detail: "the device's stored key is unusable")
+            throw HTTPError(.internalServerError, code: .internalError, detail: "the device's stored key is unusable")
         }
         try await gate.verify(request, key: key)
         guard let permission = device.permission(scope) else {
-            throw HTTPError(.forbidden, code: "permission-missing", detail: "the device does not hold the \(scope.rawValue) permission")
+            throw HTTPError(.forbidden, code: .permissionMissing, detail: "the device does not hold the \(scope.rawValue) permission")
         }
         var context = context
         context.principal = Principal(.device, id: device.deviceID, record: AuthenticatedDevice(device: device, permission: permission))

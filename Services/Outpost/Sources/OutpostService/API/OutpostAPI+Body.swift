@@ -17,7 +17,7 @@ extension OutpostAPI {
                 BodyRoutes.partPath(ref: refString, contentID: $0)
             }
         } catch {
-            throw HTTPError(.unprocessableContent, code: "message-unreadable", detail: "the message cannot be shown: \(error.description)")
+            throw HTTPError(.unprocessableContent, code: .messageUnreadable, detail: "the message cannot be shown: \(error.description)")
         }
         metrics.bodyRead("body")
         return .json(bytes: document.jsonBytes)
@@ -28,15 +28,15 @@ extension OutpostAPI {
         let reader = try context.authenticated(DeviceAuthentication.AuthenticatedDevice.self)
         let (_, ref, mailboxID) = try reference(request, device: reader.device, permission: reader.permission)
         guard let cid = request.query("cid"), !cid.isEmpty, cid.utf8.count <= 512 else {
-            throw HTTPError(.badRequest, code: "cid-required", detail: "the cid query parameter (at most 512 bytes) names the part")
+            throw HTTPError(.badRequest, code: .cidRequired, detail: "the cid query parameter (at most 512 bytes) names the part")
         }
         let fetched = try await fetch(ref, mailboxID: mailboxID)
         let found: (contentType: String, bytes: [UInt8])?
         do { found = try MessageBody.inlinePart(rfc822: fetched.bytes, contentID: cid) } catch {
-            throw HTTPError(.unprocessableContent, code: "message-unreadable", detail: "the message cannot be shown: \(error.description)")
+            throw HTTPError(.unprocessableContent, code: .messageUnreadable, detail: "the message cannot be shown: \(error.description)")
         }
         guard let found, BodyDocument.servedImageTypes.contains(found.contentType.lowercased()) else {
-            throw HTTPError(.notFound, code: "part-not-found", detail: "the message has no inline raster image with this Content-ID")
+            throw HTTPError(.notFound, code: .partNotFound, detail: "the message has no inline raster image with this Content-ID")
         }
         metrics.bodyRead("part")
         return HTTPResponse(status: .ok, headers: ["Content-Type": found.contentType.lowercased(), "Content-Disposition": "inline"], body: found.bytes)
@@ -46,19 +46,19 @@ extension OutpostAPI {
     /// for the requesting device, for a mailbox its content permission covers.
     func reference(_ request: HTTPRequest, device: KnownDevice, permission: DevicePermission) throws -> (String, MessageReference, Int64) {
         guard let refString = request.query("ref"), !refString.isEmpty else {
-            throw HTTPError(.badRequest, code: "ref-required", detail: "the ref query parameter names the message (from its notification)")
+            throw HTTPError(.badRequest, code: .refRequired, detail: "the ref query parameter names the message (from its notification)")
         }
         let ref: MessageReference
         do {
             ref = try MessageReference.verify(refString, outpostKey: identity.signingKey.publicKey, deviceID: device.deviceID)
         } catch {
             switch error.code {
-            case .malformed, .tooLarge: throw HTTPError(.badRequest, code: "ref-malformed", detail: error.message)
-            default: throw HTTPError(.forbidden, code: "ref-refused", detail: error.message)
+            case .malformed, .tooLarge: throw HTTPError(.badRequest, code: .refMalformed, detail: error.message)
+            default: throw HTTPError(.forbidden, code: .refRefused, detail: error.message)
             }
         }
         guard let mailboxID = Int64(ref.mailboxID), permission.covers(mailboxID: mailboxID) else {
-            throw HTTPError(.forbidden, code: "mailbox-not-permitted", detail: "the device's content permission does not cover this mailbox")
+            throw HTTPError(.forbidden, code: .mailboxNotPermitted, detail: "the device's content permission does not cover this mailbox")
         }
         return (refString, ref, mailboxID)
     }
@@ -68,9 +68,9 @@ extension OutpostAPI {
             return try await fetcher.fetch(mailboxID: mailboxID, folder: ref.folder, uidValidity: ref.uidValidity, uid: ref.uid)
         } catch let failure as MessageFetcher.Failure {
             switch failure {
-            case .folderReset: throw HTTPError(.gone, code: "folder-reset", detail: "the folder was reset on the mail server (UIDVALIDITY changed); the message can no longer be found by this reference")
-            case .gone: throw HTTPError(.notFound, code: "message-gone", detail: "the message or its mailbox no longer exists")
-            case .server(let reason): throw HTTPError(.badGateway, code: "mail-server", detail: "the mail server did not give the message: \(reason)")
+            case .folderReset: throw HTTPError(.gone, code: .folderReset, detail: "the folder was reset on the mail server (UIDVALIDITY changed); the message can no longer be found by this reference")
+            case .gone: throw HTTPError(.notFound, code: .messageGone, detail: "the message or its mailbox no longer exists")
+            case .server(let reason): throw HTTPError(.badGateway, code: .mailServer, detail: "the mail server did not give the message: \(reason)")
             }
         }
     }

@@ -42,7 +42,7 @@ extension OutpostAPI {
     }
 
     private func mailboxID(_ context: RequestContext) throws -> Int64 {
-        guard let id = Int64(try context.parameter("id")), id > 0 else { throw HTTPError(.notFound, code: "no-such-mailbox", detail: "no mailbox with this id") }
+        guard let id = Int64(try context.parameter("id")), id > 0 else { throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id") }
         return id
     }
 
@@ -52,7 +52,7 @@ extension OutpostAPI {
         return .json(bytes: w.bytes, status: status)
     }
 
-    private func invalid(_ detail: String) -> HTTPError { HTTPError(.unprocessableContent, code: "invalid-field", detail: detail) }
+    private func invalid(_ detail: String) -> HTTPError { HTTPError(.unprocessableContent, code: .invalidField, detail: detail) }
 
     // MARK: Status
 
@@ -110,16 +110,16 @@ extension OutpostAPI {
         }
         let maxConnections = body.maxConnections ?? 10
         guard (1...50).contains(maxConnections) else { throw invalid("max_connections must be 1 to 50") }
-        guard try await store.mailbox(label: body.label) == nil else { throw HTTPError(.conflict, code: "label-taken", detail: "a mailbox has this label already") }
+        guard try await store.mailbox(label: body.label) == nil else { throw HTTPError(.conflict, code: .labelTaken, detail: "a mailbox has this label already") }
         let record = MailboxRecord(label: body.label, endpoint: IMAPEndpoint(host: body.host, port: body.port, security: security), username: body.user,
                                    authentication: .password, folders: folders, maxConnections: maxConnections)
         let probe: MailboxProbe
         do { probe = try await MailboxProbe.run(record, secret: body.password) } catch {
-            throw HTTPError(.unprocessableContent, code: "mailbox-unreachable", detail: "the outpost could not log in to the mailbox: \(error)")
+            throw HTTPError(.unprocessableContent, code: .mailboxUnreachable, detail: "the outpost could not log in to the mailbox: \(error)")
         }
         let existing = Set(probe.folders.filter(\.isSelectable).map(\.name))
         if let missing = folders.first(where: { !existing.contains($0) }) {
-            throw HTTPError(.unprocessableContent, code: "no-such-folder", detail: "the mailbox has no folder \(missing)")
+            throw HTTPError(.unprocessableContent, code: .noSuchFolder, detail: "the mailbox has no folder \(missing)")
         }
         let stored = try await store.addMailbox(record, secret: body.password)
         try await store.logChange(actor: device.deviceID, action: "mailbox add", detail: "\(stored.label) (\(stored.endpoint.host))")
@@ -138,7 +138,7 @@ extension OutpostAPI {
         if let p = body.password, !(1...1024).contains(p.utf8.count) { throw invalid("password must be 1 to 1024 bytes") }
         guard try await store.updateMailbox(id, folders: body.folders, maxConnections: body.maxConnections, enabled: body.enabled, secret: body.password),
               let updated = try await store.mailbox(id: id) else {
-            throw HTTPError(.notFound, code: "no-such-mailbox", detail: "no mailbox with this id")
+            throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id")
         }
         let changed = [body.folders.map { _ in "folders" }, body.maxConnections.map { _ in "max_connections" }, body.enabled.map { "enabled=\($0)" },
                        body.password.map { _ in "password" }].compactMap { $0 }
@@ -150,7 +150,7 @@ extension OutpostAPI {
 
     private func removeMailbox(id: Int64, by device: KnownDevice) async throws -> HTTPResponse {
         guard let mailbox = try await store.mailbox(id: id), try await store.removeMailbox(label: mailbox.label) else {
-            throw HTTPError(.notFound, code: "no-such-mailbox", detail: "no mailbox with this id")
+            throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id")
         }
         await fetcher.closeConnections(mailboxID: id)
         try await store.logChange(actor: device.deviceID, action: "mailbox remove", detail: mailbox.label)
@@ -159,7 +159,7 @@ extension OutpostAPI {
     }
 
     private func testMailbox(id: Int64) async throws -> HTTPResponse {
-        guard let mailbox = try await store.mailbox(id: id) else { throw HTTPError(.notFound, code: "no-such-mailbox", detail: "no mailbox with this id") }
+        guard let mailbox = try await store.mailbox(id: id) else { throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id") }
         let secret = try await store.mailboxSecret(id)
         do {
             let probe = try await MailboxProbe.run(mailbox, secret: secret)
@@ -226,7 +226,7 @@ extension OutpostAPI {
         }
         let folder = request.query("folder")
         guard try await store.removeRule(mailboxID: mailboxID, folder: folder) else {
-            throw HTTPError(.notFound, code: "no-such-rule", detail: "no rule for this scope")
+            throw HTTPError(.notFound, code: .noSuchRule, detail: "no rule for this scope")
         }
         try await store.logChange(actor: device.deviceID, action: "rule remove", detail: "mailbox \(mailboxID.map(String.init) ?? "all") folder \(folder ?? "all")")
         return .empty()
@@ -283,7 +283,7 @@ extension OutpostAPI {
             guard let l = URLComponents(string: link), ["https", "http"].contains(l.scheme ?? ""), link.utf8.count <= 2048 else { throw invalid("link must be an http(s) URL") }
             record.options.link = link
         }
-        guard try await store.channel(name: record.name) == nil else { throw HTTPError(.conflict, code: "name-taken", detail: "a channel has this name already") }
+        guard try await store.channel(name: record.name) == nil else { throw HTTPError(.conflict, code: .nameTaken, detail: "a channel has this name already") }
         let stored = try await store.addChannel(record, secrets: secrets)
         try await store.logChange(actor: device.deviceID, action: "channel add", detail: "\(stored.name) (\(stored.kind.rawValue))")
         return json(.created) { w in
@@ -299,13 +299,13 @@ extension OutpostAPI {
     }
 
     private func removeChannel(_ name: String, by device: KnownDevice) async throws -> HTTPResponse {
-        guard try await store.removeChannel(name: name) else { throw HTTPError(.notFound, code: "no-such-channel", detail: "no channel with this name") }
+        guard try await store.removeChannel(name: name) else { throw HTTPError(.notFound, code: .noSuchChannel, detail: "no channel with this name") }
         try await store.logChange(actor: device.deviceID, action: "channel remove", detail: name)
         return .empty()
     }
 
     private func testChannel(_ name: String) async throws -> HTTPResponse {
-        guard let channel = try await store.channel(name: name) else { throw HTTPError(.notFound, code: "no-such-channel", detail: "no channel with this name") }
+        guard let channel = try await store.channel(name: name) else { throw HTTPError(.notFound, code: .noSuchChannel, detail: "no channel with this name") }
         let secrets = try await store.channelSecrets(channel.id)
         let now = clock()
         let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
@@ -347,7 +347,7 @@ extension OutpostAPI {
             let known = Set(try await store.mailboxes().map(\.id))
             guard !ids.isEmpty, ids.count <= 100, ids.allSatisfy(known.contains) else { throw invalid("mailbox_ids must name existing mailboxes") }
         }
-        guard try await store.knownDevice(deviceID) != nil else { throw HTTPError(.notFound, code: "no-such-device", detail: "no device with this id") }
+        guard try await store.knownDevice(deviceID) != nil else { throw HTTPError(.notFound, code: .noSuchDevice, detail: "no device with this id") }
         try await store.grant(scope, to: deviceID, mailboxIDs: scope == .content ? body.mailboxIDs : nil, by: device.deviceID)
         let updated = try await store.knownDevice(deviceID)!
         let pairings = try await store.pairings()
@@ -355,16 +355,16 @@ extension OutpostAPI {
     }
 
     private func revoke(_ scopeName: String, from deviceID: String, by device: KnownDevice) async throws -> HTTPResponse {
-        guard let scope = ManagementScope(rawValue: scopeName) else { throw HTTPError(.notFound, code: "no-such-scope", detail: "a scope is manage, content or push") }
+        guard let scope = ManagementScope(rawValue: scopeName) else { throw HTTPError(.notFound, code: .noSuchScope, detail: "a scope is manage, content or push") }
         guard !(scope == .manage && deviceID == device.deviceID) else {
-            throw HTTPError(.conflict, code: "own-manage-permission",
+            throw HTTPError(.conflict, code: .ownManagePermission,
                             detail: "a device cannot revoke its own manage permission: another managing device or `mailwake-outpost devices revoke` can")
         }
         guard scope != .push else {
-            throw HTTPError(.conflict, code: "push-via-relay", detail: "push ends by unpairing: DELETE /v1/pairings/{id} at the relay, or `mailwake-outpost devices revoke ID push`")
+            throw HTTPError(.conflict, code: .pushViaRelay, detail: "push ends by unpairing: DELETE /v1/pairings/{id} at the relay, or `mailwake-outpost devices revoke ID push`")
         }
         guard try await store.revoke(scope, from: deviceID, by: device.deviceID) else {
-            throw HTTPError(.notFound, code: "no-such-permission", detail: "the device does not hold this permission")
+            throw HTTPError(.notFound, code: .noSuchPermission, detail: "the device does not hold this permission")
         }
         return .empty()
     }

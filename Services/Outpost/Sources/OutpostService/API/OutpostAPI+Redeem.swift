@@ -14,20 +14,20 @@ extension OutpostAPI {
         // request without a real token must not make the outpost write anything.
         let tokenHash = SHA256.hash(consent.token).bytes
         guard let invitation = try await store.invitation(tokenHash: tokenHash), ConstantTime.equals(invitation.tokenHash, tokenHash) else {
-            throw HTTPError(.unauthorized, code: "bad_credential", detail: "no invitation has this token")
+            throw HTTPError(.unauthorized, code: .badCredential, detail: "no invitation has this token")
         }
         try await gate.verifyFirstContact(request, key: consent.deviceSigningKey, field: "device_signing_key")
         try consent.verify(outpostKey: identity.publicKey, token: consent.token, offeredScopes: invitation.scopes, now: clock())
         guard consent.expiresAt == invitation.expiresAt else {
-            throw HTTPError(.unauthorized, code: "bad_credential", detail: "exp does not match the invitation")
+            throw HTTPError(.unauthorized, code: .badCredential, detail: "exp does not match the invitation")
         }
-        guard invitation.redeemedAt == nil else { throw HTTPError(.conflict, code: "invitation-used", detail: "the invitation was already used") }
-        guard clock() <= invitation.expiresAt else { throw HTTPError(.gone, code: "expired", detail: "the invitation has expired") }
+        guard invitation.redeemedAt == nil else { throw HTTPError(.conflict, code: .invitationUsed, detail: "the invitation was already used") }
+        guard clock() <= invitation.expiresAt else { throw HTTPError(.gone, code: .expired, detail: "the invitation has expired") }
         let granted: [ManagementScope]
         do {
             granted = try await store.redeemInvitation(tokenHash: tokenHash, consent: consent)
         } catch let error as OutpostError {
-            throw HTTPError(.conflict, code: "redeem-refused", detail: error.message)
+            throw HTTPError(.conflict, code: .redeemRefused, detail: error.message)
         }
         var w = JSONWriter()
         w.beginObject()

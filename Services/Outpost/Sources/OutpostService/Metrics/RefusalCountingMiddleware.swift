@@ -13,7 +13,7 @@ struct RefusalCountingMiddleware: HTTPMiddleware {
             if (400...499).contains(response.status.code) { metrics.apiRefusal("http-\(response.status.code)") }
             return response
         } catch let error as HTTPError {
-            if (400...499).contains(error.status.code) { metrics.apiRefusal(error.code) }
+            if (400...499).contains(error.status.code) { metrics.apiRefusal(error.code.rawValue) }
             throw error
         } catch let error as ProtocolError {
             if (400...499).contains(error.httpStatus.code) { metrics.apiRefusal(error.code.rawValue) }

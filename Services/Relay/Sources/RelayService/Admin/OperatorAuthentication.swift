@@ -17,7 +17,7 @@ struct OperatorAuthentication: HTTPMiddleware {
 
     private func check(_ request: HTTPRequest) throws {
         guard let gate else {
-            throw HTTPError(.notFound, code: "operator-api-disabled", detail: "set MAILWAKE_RELAY_OPERATOR_TOKEN to enable the operator pages")
+            throw HTTPError(.notFound, code: .operatorApiDisabled, detail: "set MAILWAKE_RELAY_OPERATOR_TOKEN to enable the operator pages")
         }
         if let header = request.headers["Authorization"], header.hasPrefix("Basic "),
            let decoded = Data(base64Encoded: String(header.dropFirst(6))).map(Array.init),
@@ -32,7 +32,7 @@ struct OperatorAuthentication: HTTPMiddleware {
             try gate.check(request)
             return
         }
-        throw HTTPError(.unauthorized, code: "token-required", detail: "the operator token is required",
+        throw HTTPError(.unauthorized, code: .tokenRequired, detail: "the operator token is required",
                         headers: ["WWW-Authenticate": "Basic realm=\"mailwake-relay\", charset=\"UTF-8\""])
     }
 }

@@ -11,15 +11,15 @@ struct CatchUpQuery: Sendable {
 
     init(_ request: HTTPRequest) throws {
         for item in request.queryItems where item.name != "after" && item.name != "limit" {
-            throw HTTPError(.badRequest, code: "bad-parameter", detail: "unknown query parameter \(item.name); only after and limit are read")
+            throw HTTPError(.badRequest, code: .badParameter, detail: "unknown query parameter \(item.name); only after and limit are read")
         }
         if let raw = request.query("after") {
-            guard EventID.isValid(raw) else { throw HTTPError(.badRequest, code: "bad-after", detail: "after must be an event id (a UUID)") }
+            guard EventID.isValid(raw) else { throw HTTPError(.badRequest, code: .badAfter, detail: "after must be an event id (a UUID)") }
             after = raw
         }
         if let raw = request.query("limit") {
             guard let n = Int(raw), (1...Self.maxLimit).contains(n) else {
-                throw HTTPError(.badRequest, code: "bad-limit", detail: "limit must be 1 to \(Self.maxLimit)")
+                throw HTTPError(.badRequest, code: .badLimit, detail: "limit must be 1 to \(Self.maxLimit)")
             }
             limit = n
         } else {

@@ -9,11 +9,11 @@ extension RelayApp {
             let deviceID = try context.parameter("device_id")
             let header = try gate.header(of: request)
             guard header.keyID == deviceID else {
-                throw HTTPError(.forbidden, code: "not-this-device", detail: "only the device itself may read its catch-up log")
+                throw HTTPError(.forbidden, code: .notThisDevice, detail: "only the device itself may read its catch-up log")
             }
             let query = try CatchUpQuery(request)
             guard let key = try await pairingStore.deviceSigningKey(of: deviceID) else {
-                throw HTTPError(.forbidden, code: "device-not-paired", detail: "this device has no pairing at this relay")
+                throw HTTPError(.forbidden, code: .deviceNotPaired, detail: "this device has no pairing at this relay")
             }
             try await gate.verify(request, key: key)
             return .json(bytes: try await catchUpPage(deviceID: deviceID, query: query))

@@ -16,7 +16,7 @@ struct DeliveryStatusStore: Sendable {
         let (status, attempts, apnsStatus, reason, updated, accepted, sent, displayed) =
             try row.decode((String, Int32, Int32?, String?, Int64, Int64, Int64?, Int64?).self)
         guard let status = DeliveryStatus(rawValue: status) else {
-            throw HTTPError(.internalServerError, code: "internal", detail: "a delivery has a status this relay does not know")
+            throw HTTPError(.internalServerError, code: .internalError, detail: "a delivery has a status this relay does not know")
         }
         return DeliveryStatusReport(status: status, attempts: Int(attempts), apnsStatus: apnsStatus.map(Int.init),
                                     apnsReason: reason.map(DeliveryReason.init(rawValue:)), updatedAt: updated / 1000,

@@ -12,7 +12,7 @@ extension RelayApp {
             do {
                 return try await accept(request, context)
             } catch let error as HTTPError {
-                relayMetrics.refused(error.code)
+                relayMetrics.refused(error.code.rawValue)
                 throw error
             } catch let error as ProtocolError {
                 relayMetrics.refused(error.code.rawValue)
@@ -30,7 +30,7 @@ extension RelayApp {
         let pairing = try context.authenticated(PairingRecord.self)
         let eventID = try context.parameter("event_id")
         guard EventID.isValid(eventID), let report = try await deliveryStatusStore.report(pairingID: pairing.pairingID, eventID: eventID)
-        else { throw HTTPError(.notFound, code: "envelope-not-found", detail: "no envelope with this event id for this pairing") }
+        else { throw HTTPError(.notFound, code: .envelopeNotFound, detail: "no envelope with this event id for this pairing") }
         return .json(bytes: report.jsonBytes)
     }
 
@@ -47,7 +47,7 @@ extension RelayApp {
         let now = clock()
         let iat = Int64(clamping: c.iat)
         guard iat <= now + Self.maxFutureSkew else {
-            throw HTTPError(.badRequest, code: ProtocolError.Code.clockSkew.rawValue, detail: "iat is more than \(Self.maxFutureSkew) seconds in the future")
+            throw HTTPError(.badRequest, code: .clockSkew, detail: "iat is more than \(Self.maxFutureSkew) seconds in the future")
         }
         guard iat >= now - configuration.maxEnvelopeAge else { throw ProtocolError(.expired, "iat is older than this relay accepts") }
         // 5. an active pairing.
@@ -63,7 +63,7 @@ extension RelayApp {
         // 8. the APNs payload fits.
         let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
         guard payload.count <= APNsPayload.maxBytes else {
-            throw HTTPError(.contentTooLarge, code: "payload-too-large", detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
+            throw HTTPError(.contentTooLarge, code: .payloadTooLarge, detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
         }
         let delivery = NewDelivery(
             pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: .envelope(c.kind),
@@ -86,7 +86,7 @@ extension RelayApp {
         switch pairing.state {
         case .active: break
         case .ended: throw Self.pairingEnded
-        case .pending, .consented: throw HTTPError(.forbidden, code: "pairing-not-active", detail: "the pairing is not confirmed yet")
+        case .pending, .consented: throw HTTPError(.forbidden, code: .pairingNotActive, detail: "the pairing is not confirmed yet")
         }
         guard let deviceID = pairing.deviceID else { throw Self.pairingNotFound }
         return (pairing, deviceID)
@@ -98,7 +98,7 @@ extension RelayApp {
         do {
             let standing = try await accounts.standing(of: pairing.outpostID, key: pairing.outpostKey)
             guard !standing.blocked else {
-                throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the relay operator")
+                throw HTTPError(.forbidden, code: .outpostBlocked, detail: "this outpost is blocked by the relay operator")
             }
             authorization = try await accounts.authorization(of: deviceID)
         } catch let error as HTTPError {
@@ -107,10 +107,10 @@ extension RelayApp {
             throw Self.accountsUnavailable
         }
         guard let authorization, authorization.active else {
-            throw HTTPError(.forbidden, code: "device-not-authorized", detail: "the paired device may not receive push")
+            throw HTTPError(.forbidden, code: .deviceNotAuthorized, detail: "the paired device may not receive push")
         }
         guard authorization.entitled else {
-            throw HTTPError(.forbidden, code: "device-not-entitled", detail: "the paired device has no push entitlement")
+            throw HTTPError(.forbidden, code: .deviceNotEntitled, detail: "the paired device has no push entitlement")
         }
         return authorization
     }
@@ -140,13 +140,13 @@ extension RelayApp {
         case .duplicate:
             relayMetrics.duplicates.increment()
         case .conflict:
-            throw HTTPError(.conflict, code: "event-conflict", detail: "another envelope with this event id was accepted for this pairing")
+            throw HTTPError(.conflict, code: .eventConflict, detail: "another envelope with this event id was accepted for this pairing")
         case .pairingInactive:
             // Ended at another instance since this one cached the pairing.
             pairings.remove(delivery.pairingID)
             throw Self.pairingEnded
         case .rateLimited(let wait):
-            throw HTTPError(.tooManyRequests, code: "rate-limited", detail: "too many envelopes from this outpost; slow down",
+            throw HTTPError(.tooManyRequests, code: .rateLimited, detail: "too many envelopes from this outpost; slow down",
                             headers: ["Retry-After": String(wait)])
         }
     }

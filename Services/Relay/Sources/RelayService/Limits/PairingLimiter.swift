@@ -48,7 +48,7 @@ struct PairingLimiter: Sendable {
     }
 
     static func limited(_ detail: String, wait: Int) -> HTTPError {
-        HTTPError(.tooManyRequests, code: "rate-limited", detail: detail, headers: ["Retry-After": String(wait)])
+        HTTPError(.tooManyRequests, code: .rateLimited, detail: detail, headers: ["Retry-After": String(wait)])
     }
 
     /// The outpost id of the body's `outpost_key`, nil when there is none

@@ -29,7 +29,7 @@ extension RelayApp {
         let now = clock()
         guard body.expiresAt > now else { throw ProtocolError(.expired, "expires_at has passed") }
         guard body.expiresAt <= now + Self.maxPairingLifetime else {
-            throw HTTPError(.badRequest, code: "expiry-too-far", detail: "expires_at may be at most \(Self.maxPairingLifetime) seconds ahead")
+            throw HTTPError(.badRequest, code: .expiryTooFar, detail: "expires_at may be at most \(Self.maxPairingLifetime) seconds ahead")
         }
         try await requireStanding(outpostID: outpostID, key: body.outpostKey, register: true)
         let pairing = PairingRecord(pairingID: body.pairingID, outpostID: outpostID, outpostKey: body.outpostKey,
@@ -39,7 +39,7 @@ extension RelayApp {
             let existing = try await pairingStore.load(body.pairingID)
             guard let existing, existing.outpostID == outpostID, existing.state == .pending,
                   ConstantTime.equals(existing.relayTokenHash, body.relayTokenHash), existing.expiresAt == body.expiresAt
-            else { throw HTTPError(.conflict, code: "pairing-exists", detail: "this pairing id is taken") }
+            else { throw HTTPError(.conflict, code: .pairingExists, detail: "this pairing id is taken") }
             return try pairingResponse(existing, status: .ok)
         }
         context.logger.info("pairing registered", ["pairing_id": .string(body.pairingID), "outpost_id": .string(outpostID)])
@@ -52,7 +52,7 @@ extension RelayApp {
         let submission = try request.decodeJSON(ConsentSubmission.self, maxBytes: 8192)
         guard let pairing = try await pairingStore.load(id) else { throw Self.pairingNotFound }
         guard pairing.state == .pending else {
-            throw HTTPError(.conflict, code: "credential-used", detail: "this pairing already has a consent")
+            throw HTTPError(.conflict, code: .credentialUsed, detail: "this pairing already has a consent")
         }
         let now = clock()
         guard now <= pairing.expiresAt else { throw ProtocolError(.expired, "the pairing credential has expired") }
@@ -70,13 +70,13 @@ extension RelayApp {
             throw Self.accountsUnavailable
         }
         guard let authorization else {
-            throw HTTPError(.forbidden, code: "device-not-registered", detail: "register the device at accounts first")
+            throw HTTPError(.forbidden, code: .deviceNotRegistered, detail: "register the device at accounts first")
         }
         guard authorization.active else {
-            throw HTTPError(.forbidden, code: "device-not-authorized", detail: "this device may not receive push")
+            throw HTTPError(.forbidden, code: .deviceNotAuthorized, detail: "this device may not receive push")
         }
         guard try await pairingStore.recordConsent(pairingID: id, deviceID: deviceID, consent: submission.consent.jsonBytes, now: now) else {
-            throw HTTPError(.conflict, code: "credential-used", detail: "this pairing already has a consent")
+            throw HTTPError(.conflict, code: .credentialUsed, detail: "this pairing already has a consent")
         }
         consentSignals.signal(id)
         context.logger.info("pairing consented", ["pairing_id": .string(id), "device_id": .string(deviceID)])
@@ -111,13 +111,13 @@ extension RelayApp {
     /// `POST /v1/pairings/{id}/confirm`: the outpost confirms the device's consent; deliveries start.
     func confirm(_ pairing: PairingRecord, _ context: RequestContext) async throws -> HTTPResponse {
         switch pairing.state {
-        case .pending: throw HTTPError(.conflict, code: "no-consent", detail: "no device has consented to this pairing yet")
+        case .pending: throw HTTPError(.conflict, code: .noConsent, detail: "no device has consented to this pairing yet")
         case .ended: throw Self.pairingEnded
         case .active: return .json(bytes: Array(#"{"status":"active"}"#.utf8))
         case .consented:
             try await requireStanding(outpostID: pairing.outpostID, key: pairing.outpostKey, register: false)
             guard try await pairingStore.activate(pairingID: pairing.pairingID, now: clock()) else {
-                throw HTTPError(.conflict, code: "pairing-changed", detail: "the pairing changed meanwhile; read it again")
+                throw HTTPError(.conflict, code: .pairingChanged, detail: "the pairing changed meanwhile; read it again")
             }
             pairings.remove(pairing.pairingID)
             context.logger.info("pairing active", ["pairing_id": .string(pairing.pairingID), "device_id": .string(pairing.deviceID ?? "")])
@@ -161,7 +161,7 @@ extension RelayApp {
         } catch {
             throw Self.accountsUnavailable
         }
-        guard !standing.blocked else { throw HTTPError(.forbidden, code: "outpost-blocked", detail: "this outpost is blocked by the relay operator") }
+        guard !standing.blocked else { throw HTTPError(.forbidden, code: .outpostBlocked, detail: "this outpost is blocked by the relay operator") }
     }
 
     func pairingResponse(_ p: PairingRecord, status: HTTPStatus) throws -> HTTPResponse {
@@ -177,13 +177,13 @@ extension RelayApp {
     static func waitSeconds(_ raw: String?) throws -> Int {
         guard let raw else { return 0 }
         guard let n = Int(raw), (0...maxConsentWait).contains(n) else {
-            throw HTTPError(.badRequest, code: "bad-wait", detail: "wait must be 0 to \(maxConsentWait) seconds")
+            throw HTTPError(.badRequest, code: .badWait, detail: "wait must be 0 to \(maxConsentWait) seconds")
         }
         return n
     }
 
-    static let pairingNotFound = HTTPError(.notFound, code: "pairing-not-found", detail: "no such pairing")
-    static let pairingEnded = HTTPError(.gone, code: "pairing-ended", detail: "this pairing has ended")
-    static let accountsUnavailable = HTTPError(.serviceUnavailable, code: "accounts-unavailable", detail: "the device and purchase service did not answer; try again",
+    static let pairingNotFound = HTTPError(.notFound, code: .pairingNotFound, detail: "no such pairing")
+    static let pairingEnded = HTTPError(.gone, code: .pairingEnded, detail: "this pairing has ended")
+    static let accountsUnavailable = HTTPError(.serviceUnavailable, code: .accountsUnavailable, detail: "the device and purchase service did not answer; try again",
                                                headers: ["Retry-After": "5"])
 }

@@ -9,10 +9,10 @@ extension RelayApp {
             let deviceID = try context.parameter("device_id")
             let header = try gate.header(of: request)
             guard header.keyID == deviceID else {
-                throw HTTPError(.forbidden, code: "not-this-device", detail: "only the device itself may post its receipts")
+                throw HTTPError(.forbidden, code: .notThisDevice, detail: "only the device itself may post its receipts")
             }
             guard let key = try await pairingStore.deviceSigningKey(of: deviceID) else {
-                throw HTTPError(.forbidden, code: "device-not-paired", detail: "this device has no pairing at this relay")
+                throw HTTPError(.forbidden, code: .deviceNotPaired, detail: "this device has no pairing at this relay")
             }
             try await gate.verify(request, key: key)
             let body = try ReceiptsBody.decode(request.body)
@@ -42,7 +42,7 @@ extension RelayApp {
         var seen = Set<String>()
         let unique = receipts.filter { seen.insert($0.pairingID + "/" + $0.eventID).inserted }
         guard try await pairingStore.allBelong(Array(Set(unique.map(\.pairingID))), to: deviceID) else {
-            throw HTTPError(.forbidden, code: "not-this-devices-pairing", detail: "a receipt names a pairing that is not this device's; nothing was recorded")
+            throw HTTPError(.forbidden, code: .notThisDevicesPairing, detail: "a receipt names a pairing that is not this device's; nothing was recorded")
         }
         let marked = try await receiptStore.markDisplayed(deviceID: deviceID, unique, nowMS: clockMS())
         for delivery in marked.displayed {
