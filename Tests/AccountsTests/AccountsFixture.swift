@@ -27,7 +27,8 @@ final class AccountsFixture: Sendable {
     /// The latest session each device registration answered, sent as `Mailwake-Session` by `send`.
     let sessions = Mutex<[String: String]>([:])
 
-    private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>, client: HTTPClient, origin: String, logs: MemoryLogSink, clock: TestClock) {
+    private init(app: AccountsApp, server: HTTPServer, serverTask: Task<Void, any Error>, client: HTTPClient, origin: String,
+                 logs: MemoryLogSink, clock: TestClock) {
         testClock = clock
         self.app = app
         self.server = server
@@ -54,14 +55,16 @@ final class AccountsFixture: Sendable {
         let logger = Logger(service: "accounts", level: .debug, sink: logs)
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)
         let clock = TestClock()
-        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(), clock: { clock.read() })
+        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(),
+                              clock: { clock.read() })
         try await app.migrate()
         let server = app.servers()[0]
         try server.start()
         let task = Task { try await server.run() }
         var c = HTTPClient.Configuration()
         c.httpVersion = .http1_1
-        let fixture = AccountsFixture(app: app, server: server, serverTask: task, client: try HTTPClient(configuration: c), origin: origin, logs: logs, clock: clock)
+        let fixture = AccountsFixture(app: app, server: server, serverTask: task, client: try HTTPClient(configuration: c), origin: origin,
+                                      logs: logs, clock: clock)
         AwaitedCleanup.register { await fixture.stop() }
         return fixture
     }
@@ -79,7 +82,8 @@ final class AccountsFixture: Sendable {
     /// Sends a request; `signer` signs it as PROTOCOL §8 for this service's origin and, unless
     /// `withoutSession` or `headers` names one, sends the signer's registered session.
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, signer: P256.Signing.PrivateKey? = nil,
-              bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
+              bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil,
+              withoutSession: Bool = false) async throws -> HTTPClient.Response {
         let body = json.map { Array($0.utf8) }
         let baseURL = "http://127.0.0.1:\(server.port)"
         var headers = extra
@@ -88,10 +92,12 @@ final class AccountsFixture: Sendable {
             if body != nil { headers.add("Content-Type", "application/json") }
             return try await client.execute(.init(method: method, url: baseURL + path, headers: headers, body: body))
         }
-        if !withoutSession, extra["Mailwake-Session"] == nil, let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
+        if !withoutSession, extra["Mailwake-Session"] == nil,
+           let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
             headers.add("Mailwake-Session", session)
         }
-        return try await SignedHTTPClient(http: client, origin: origin, key: signer, baseURL: baseURL, clock: { [testClock] in testClock.read() })
+        return try await SignedHTTPClient(http: client, origin: origin, key: signer, baseURL: baseURL,
+                                          clock: { [testClock] in testClock.read() })
             .send(method, path, body: body, headers: headers, timestamp: signedAt)
     }
 
@@ -112,13 +118,17 @@ final class AccountsFixture: Sendable {
 
         func registrationJSON(environment: String = "sandbox", recoveryCode: String? = nil) -> String {
             let recovery = recoveryCode.map { #","recovery_code":"\#($0)""# } ?? ""
-            return #"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","bundle_id":"net.mailwake.app","app_version":"1.0 (42)"\#(recovery)}"#
+            return #"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","# +
+                #""agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","# +
+                #""apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","bundle_id":"net.mailwake.app","# +
+                #""app_version":"1.0 (42)"\#(recovery)}"#
         }
     }
 
     /// Registers (or refreshes) `device` and remembers the session it answers.
     func register(_ device: Device, recoveryCode: String? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
-        let response = try await send(.post, "/v1/devices", json: device.registrationJSON(recoveryCode: recoveryCode), signer: device.signing,
+        let response = try await send(.post, "/v1/devices", json: device.registrationJSON(recoveryCode: recoveryCode),
+                                      signer: device.signing,
                                       withoutSession: withoutSession)
         if response.status == .created || response.status == .ok, let session = try json(response)["session_id"] as? String {
             sessions.withLock { $0[device.id] = session }

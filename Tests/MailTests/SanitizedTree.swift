@@ -23,7 +23,8 @@ struct SanitizedTree {
         while let node = stack.popLast() {
             for child in HTMLDocument.children(of: node) {
                 guard let child = child?.assumingMemoryBound(to: GumboNode.self) else { continue }
-                if child.pointee.type == GUMBO_NODE_COMMENT || child.pointee.type == GUMBO_NODE_CDATA { violations.append("comment or CDATA node") }
+                if child.pointee.type == GUMBO_NODE_COMMENT
+                    || child.pointee.type == GUMBO_NODE_CDATA { violations.append("comment or CDATA node") }
                 guard case .element(let name, let isHTML, let element) = HTMLDocument.classify(child) else { continue }
                 check(name: name, isHTML: isHTML, element: element)
                 stack.append(element)
@@ -59,12 +60,15 @@ struct SanitizedTree {
         if name == "style" {
             var css = ""
             for child in HTMLDocument.children(of: element) {
-                if let c = child?.assumingMemoryBound(to: GumboNode.self), case .text(let t) = HTMLDocument.classify(c) { css += String(cString: t) }
+                if let c = child?.assumingMemoryBound(to: GumboNode.self),
+                   case .text(let t) = HTMLDocument.classify(c) { css += String(cString: t) }
             }
             stylesheets.append(css)
-            for selector in Self.selectors(of: css) where !Self.isConfined(selector) { violations.append("selector \(selector) reaches outside the message") }
+            for selector in Self.selectors(of: css) where !Self.isConfined(selector) { violations.append("selector \(selector) reaches " +
+                "outside the message") }
             let lower = css.lowercased()
-            for word in ["url(", "expression", "@import", "@font-face", "javascript", "\\", "<", "behavior", "binding"] where lower.contains(word) {
+            for word in ["url(", "expression", "@import", "@font-face", "javascript", "\\", "<", "behavior",
+                         "binding"] where lower.contains(word) {
                 violations.append("stylesheet contains \(word)")
             }
         } else if !(HTMLPolicy.kept.contains(name) || ["html", "head", "body"].contains(name)) {
@@ -73,23 +77,27 @@ struct SanitizedTree {
         for (attribute, value) in HTMLDocument.attributes(of: element) {
             attributes.append((name, attribute, value))
             if attribute.hasPrefix("on") { violations.append("event handler \(attribute)") }
-            guard HTMLPolicy.allows(attribute, on: name) || Self.addedAttributes.contains(attribute) || (name == "div" && attribute == "style") else {
+            guard HTMLPolicy.allows(attribute,
+                                    on: name) || Self.addedAttributes.contains(attribute) || (name == "div" && attribute == "style") else {
                 violations.append("attribute \(attribute) on \(name)")
                 continue
             }
             switch attribute {
             case "href":
                 let scheme = URLPolicy.scheme(of: value)
-                if !["http", "https", "mailto", "tel"].contains(scheme ?? "") || value != URLPolicy.clean(value) { violations.append("href \(value)") }
+                if !["http", "https", "mailto",
+                     "tel"].contains(scheme ?? "") || value != URLPolicy.clean(value) { violations.append("href \(value)") }
             case "cite":
                 if !["http", "https"].contains(URLPolicy.scheme(of: value) ?? "") { violations.append("cite \(value)") }
             case "src":
                 let isPart = value.hasPrefix(Self.partPrefix)
-                let isDataImage = ["png", "jpeg", "jpg", "gif", "webp"].contains { value.lowercased().hasPrefix("data:image/\($0);base64,") }
+                let isDataImage = ["png", "jpeg", "jpg", "gif",
+                                   "webp"].contains { value.lowercased().hasPrefix("data:image/\($0);base64,") }
                 if !isPart && !isDataImage { violations.append("src \(value)") }
             case "style":
                 let lower = value.lowercased()
-                for word in ["url(", "expression", "javascript", "\\", "behavior", "binding", "position", "image"] where lower.contains(word) {
+                for word in ["url(", "expression", "javascript", "\\", "behavior", "binding", "position",
+                             "image"] where lower.contains(word) {
                     violations.append("style contains \(word)")
                 }
             case "target":

@@ -34,12 +34,18 @@ public final class AccountsApp: DatabaseBackedApp {
         self.metrics = metrics
         self.clock = clock
         authorizationDevices = metrics.counter("mailwake_accounts_authorization_devices_total",
-                                               help: "Devices the relay asked about in authorization look-ups (every device of a batch counts).")
+                                               help: """
+                                                     Devices the relay asked about in authorization look-ups (every device of a batch \
+                                                     counts).
+                                                     """)
         nonces = PostgresNonceStore(database: database)
         gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: nonces, clock: clock)
         serviceGate = BearerTokenGate(tokens: configuration.serviceTokens, realm: "mailwake-accounts-internal")
-        operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-accounts-operator")
-        appStore = configuration.appStore.map { c in Result { () throws(AppStoreVerificationError) in try AppStoreJWSVerifier(configuration: c) } }
+        operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken],
+                                                                                   realm: "mailwake-accounts-operator")
+        appStore = configuration.appStore.map { c in
+            Result { () throws(AppStoreVerificationError) in try AppStoreJWSVerifier(configuration: c) }
+        }
     }
 
     /// Applies the schema migrations (under an advisory lock: safe with several instances).

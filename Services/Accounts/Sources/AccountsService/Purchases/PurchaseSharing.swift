@@ -45,9 +45,11 @@ struct PurchaseSharing: Encodable, Sendable {
             """, bindings: b))
         var purchases: [PurchaseSharing] = []
         for row in rows {
-            let (original, product, expires, revoked, device, linked, blocked) = try row.decode((String, String, Int64?, Int64?, String?, Int64?, Bool?).self)
+            let (original, product, expires, revoked, device, linked,
+                 blocked) = try row.decode((String, String, Int64?, Int64?, String?, Int64?, Bool?).self)
             if purchases.last?.originalTransactionID != original {
-                purchases.append(PurchaseSharing(originalTransactionID: original, productID: product, expiresAt: expires, revokedAt: revoked,
+                purchases.append(PurchaseSharing(originalTransactionID: original, productID: product, expiresAt: expires,
+                                                 revokedAt: revoked,
                                                  deviceLimit: limit, devices: []))
             }
             if let device, let linked {

@@ -37,7 +37,8 @@ final class HTMLDocument {
     var document: UnsafeMutablePointer<GumboNode> { output.pointee.document }
 
     /// Lower-case names of the known tags, indexed by `GumboTag` raw value.
-    static let tagNames: [String] = (0..<Int(mw_html_tag_count())).map { String(cString: mw_html_tag_name(GumboTag(rawValue: UInt32($0)))) }
+    static let tagNames: [String] = (0..<Int(mw_html_tag_count()))
+        .map { String(cString: mw_html_tag_name(GumboTag(rawValue: UInt32($0)))) }
 
     /// What `node` is.
     static func classify(_ node: UnsafeMutablePointer<GumboNode>) -> Node {

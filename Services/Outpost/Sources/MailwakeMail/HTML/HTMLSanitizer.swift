@@ -64,7 +64,8 @@ public struct HTMLSanitizer: Sendable {
         }
         let depth = HTMLNestingScan.depth(of: input, limit: configuration.maxDepth)
         guard depth <= configuration.maxDepth else {
-            return Result(html: nil, omittedReason: "the HTML nests more than \(configuration.maxDepth) levels deep", text: HTMLTextRenderer.tagStripped(input),
+            return Result(html: nil, omittedReason: "the HTML nests more than \(configuration.maxDepth) levels deep",
+                          text: HTMLTextRenderer.tagStripped(input),
                           remoteImages: [], contentIDs: [], truncated: truncated)
         }
         guard let document = HTMLDocument(input) else {
@@ -152,7 +153,8 @@ public struct HTMLSanitizer: Sendable {
                         stack.append(Frame(node: node, close: close))
                         continue
                     }
-                    if isHTML, name == "div", HTMLDocument.attributes(of: node).contains(where: { $0.name == HTMLSanitizer.containerAttribute }) {
+                    if isHTML, name == "div",
+                       HTMLDocument.attributes(of: node).contains(where: { $0.name == HTMLSanitizer.containerAttribute }) {
                         stack.append(Frame(node: node))   // a container from an earlier pass: the output gets its own
                         continue
                     }
@@ -246,7 +248,8 @@ public struct HTMLSanitizer: Sendable {
         private mutating func writeStylesheet(_ node: UnsafeMutablePointer<GumboNode>) {
             var css = ""
             for child in HTMLDocument.children(of: node) {
-                guard let child = child?.assumingMemoryBound(to: GumboNode.self), case .text(let text) = HTMLDocument.classify(child) else { continue }
+                guard let child = child?.assumingMemoryBound(to: GumboNode.self),
+                      case .text(let text) = HTMLDocument.classify(child) else { continue }
                 css += String(cString: text)
             }
             let kept = CSSFilter.stylesheet(css, maxBytes: configuration.maxStylesheetBytes, scope: HTMLSanitizer.scope)

@@ -18,7 +18,8 @@ enum HTMLTextRenderer {
             let top = stack.count - 1
             let children = HTMLDocument.children(of: stack[top].node)
             guard stack[top].next < children.count else {
-                if blocks.contains(stack[top].name) { out.breakLine(paragraph: ["p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "ul", "ol"].contains(stack[top].name)) }
+                if blocks.contains(stack[top].name) { out.breakLine(paragraph: ["p", "h1", "h2", "h3", "h4", "h5", "h6", "table",
+                                                                                "blockquote", "ul", "ol"].contains(stack[top].name)) }
                 stack.removeLast()
                 continue
             }
@@ -69,7 +70,8 @@ enum HTMLTextRenderer {
                 i = j + 1
                 if name == "script" || name == "style" || name == "head" || name == "title" {
                     let close = Array("</\(name)".utf8)
-                    while i + close.count <= html.count, !html[i..<(i + close.count)].map({ $0 | 0x20 }).elementsEqual(close.map { $0 | 0x20 }) { i += 1 }
+                    while i + close.count <= html.count,
+                          !html[i..<(i + close.count)].map({ $0 | 0x20 }).elementsEqual(close.map { $0 | 0x20 }) { i += 1 }
                 }
                 out.append(UInt8(ascii: " "))
             } else {
@@ -100,7 +102,8 @@ enum HTMLTextRenderer {
         mutating func append(_ p: UnsafePointer<CChar>, preformatted: Bool) {
             var n = 0
             while p[n] != 0 { n += 1 }
-            p.withMemoryRebound(to: UInt8.self, capacity: n) { append(UnsafeBufferPointer(start: $0, count: n), preformatted: preformatted) }
+            p.withMemoryRebound(to: UInt8.self,
+                                capacity: n) { append(UnsafeBufferPointer(start: $0, count: n), preformatted: preformatted) }
         }
 
         private mutating func append(_ utf8: UnsafeBufferPointer<UInt8>, preformatted: Bool) {

@@ -39,7 +39,8 @@ extension OutpostAPI {
             throw HTTPError(.notFound, code: "part-not-found", detail: "the message has no inline raster image with this Content-ID")
         }
         metrics.bodyRead("part")
-        return HTTPResponse(status: .ok, headers: ["Content-Type": found.contentType.lowercased(), "Content-Disposition": "inline"], body: found.bytes)
+        return HTTPResponse(status: .ok, headers: ["Content-Type": found.contentType.lowercased(), "Content-Disposition": "inline"],
+                            body: found.bytes)
     }
 
     /// The request's `ref`, verified (§7): this outpost's signature, issued
@@ -58,7 +59,8 @@ extension OutpostAPI {
             }
         }
         guard let mailboxID = Int64(ref.mailboxID), permission.covers(mailboxID: mailboxID) else {
-            throw HTTPError(.forbidden, code: "mailbox-not-permitted", detail: "the device's content permission does not cover this mailbox")
+            throw HTTPError(.forbidden, code: "mailbox-not-permitted",
+                            detail: "the device's content permission does not cover this mailbox")
         }
         return (refString, ref, mailboxID)
     }
@@ -68,9 +70,13 @@ extension OutpostAPI {
             return try await fetcher.fetch(mailboxID: mailboxID, folder: ref.folder, uidValidity: ref.uidValidity, uid: ref.uid)
         } catch let failure as MessageFetcher.Failure {
             switch failure {
-            case .folderReset: throw HTTPError(.gone, code: "folder-reset", detail: "the folder was reset on the mail server (UIDVALIDITY changed); the message can no longer be found by this reference")
+            case .folderReset:
+                throw HTTPError(.gone, code: "folder-reset",
+                                detail: "the folder was reset on the mail server (UIDVALIDITY changed); the message can no longer " +
+                                    "be found by this reference")
             case .gone: throw HTTPError(.notFound, code: "message-gone", detail: "the message or its mailbox no longer exists")
-            case .server(let reason): throw HTTPError(.badGateway, code: "mail-server", detail: "the mail server did not give the message: \(reason)")
+            case .server(let reason): throw HTTPError(.badGateway, code: "mail-server",
+                                                      detail: "the mail server did not give the message: \(reason)")
             }
         }
     }

@@ -11,10 +11,12 @@ struct CatchUpQuery: Sendable {
 
     init(_ request: HTTPRequest) throws {
         for item in request.queryItems where item.name != "after" && item.name != "limit" {
-            throw HTTPError(.badRequest, code: "bad-parameter", detail: "unknown query parameter \(item.name); only after and limit are read")
+            throw HTTPError(.badRequest, code: "bad-parameter",
+                            detail: "unknown query parameter \(item.name); only after and limit are read")
         }
         if let raw = request.query("after") {
-            guard EventID.isValid(raw) else { throw HTTPError(.badRequest, code: "bad-after", detail: "after must be an event id (a UUID)") }
+            guard EventID.isValid(raw) else { throw HTTPError(.badRequest, code: "bad-after",
+                                                              detail: "after must be an event id (a UUID)") }
             after = raw
         }
         if let raw = request.query("limit") {
