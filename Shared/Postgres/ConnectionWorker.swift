@@ -115,7 +115,9 @@ final class ConnectionWorker: @unchecked Sendable {
                         let value = try body(raw)
                         if raw.notices.takeUnreplicatedCommit() {
                             // Committed here, perhaps not on the synchronous standby: lost if this server fails now.
-                            throw PostgresError(.connection, "the server stopped waiting for the synchronous standby (the statement was cancelled); the commit may not survive a failover")
+                            throw PostgresError(.connection,
+                                                "the server stopped waiting for the synchronous standby (the statement was cancelled); " +
+                                                "the commit may not survive a failover")
                         }
                         raw.afterStatement()
                         continuation.resume(returning: value)

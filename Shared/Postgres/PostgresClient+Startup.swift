@@ -28,9 +28,11 @@ extension PostgresClient {
             } catch let error as PostgresError where error.code == .connection || error.code == .timeout {
                 let now = ContinuousClock.now
                 guard now < deadline else {
-                    logger.error("database not reachable; giving up", ["attempt": .int(attempt), "waited_seconds": .int(retry.total.components.seconds),
+                    logger.error("database not reachable; giving up",
+                                 ["attempt": .int(attempt), "waited_seconds": .int(retry.total.components.seconds),
                                                                         "error": .string(error.message)])
-                    throw PostgresError(.connection, "PostgreSQL not reachable within \(retry.total) (\(attempt) attempts): \(error.message)")
+                    throw PostgresError(.connection,
+                                        "PostgreSQL not reachable within \(retry.total) (\(attempt) attempts): \(error.message)")
                 }
                 let pause = min(delay, deadline - now)
                 logger.warning("database not reachable yet; retrying", [

@@ -44,11 +44,13 @@ public final class PostgresClient: Service, Sendable {
     /// - Parameters:
     ///   - metrics: when given, registers `<metricsPrefix>_connections`, `_connections_in_use`,
     ///     `_connect_failures_total` and `_checkout_wait_seconds`.
-    public init(configuration: Configuration, logger: Logger, metrics: MetricsRegistry? = nil, metricsPrefix: String = "mailwake_postgres") {
+    public init(configuration: Configuration, logger: Logger, metrics: MetricsRegistry? = nil,
+                metricsPrefix: String = "mailwake_postgres") {
         precondition(configuration.poolSize > 0, "poolSize must be positive")
         self.configuration = configuration
         self.logger = logger
-        self.health = ConnectionHealth(initialBackoff: configuration.reconnectBackoffInitial, maxBackoff: configuration.reconnectBackoffMax)
+        self.health = ConnectionHealth(initialBackoff: configuration.reconnectBackoffInitial,
+                                       maxBackoff: configuration.reconnectBackoffMax)
         self.metrics = metrics.map { PoolMetrics(registry: $0, prefix: metricsPrefix) }
     }
 
@@ -177,7 +179,12 @@ public final class PostgresClient: Service, Sendable {
                 let limit = configuration.checkoutTimeout
                 let timeout = Task { [weak self] in
                     do { try await Task.sleep(for: limit) } catch { return }
-                    self?.failWaiter(id, PostgresError(.timeout, "no pooled connection became free within \(limit) (pool size \(self?.configuration.poolSize ?? 0))"))
+                    self?.failWaiter(id,
+                                     PostgresError(.timeout,
+                                                   """
+                                                   no pooled connection became free within \(limit) (pool size \
+                                                   \(self?.configuration.poolSize ?? 0))
+                                                   """))
                 }
                 let stored = state.withLock { s in
                     guard s.waiters[id] != nil else { return false }

@@ -158,7 +158,8 @@ extension Double: PostgresEncodable, PostgresDecodable, PostgresArrayElement {
         case (.float4, 4): self = Double(Float(bitPattern: readBigEndian(UInt32.self, bytes)))
         case (.float8, _), (.float4, _): throw .invalidData("wrong length for \(type)")
         default:
-            if type == .int2 || type == .int4 || type == .int8 { self = Double(try decodeInteger(bytes, type)) } else { throw .typeMismatch(type) }
+            if type == .int2 || type == .int4 || type == .int8 { self = Double(try decodeInteger(bytes,
+                type)) } else { throw .typeMismatch(type) }
         }
     }
 }

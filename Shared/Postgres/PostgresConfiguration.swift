@@ -108,12 +108,15 @@ extension PostgresClient {
                 let value = pair.count > 1 ? try Self.percentDecoded(pair[1], key: key) : ""
                 switch key {
                 case "sslmode":
-                    guard let mode = SSLMode(rawValue: value) else { throw Self.invalid("sslmode must be one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))") }
+                    guard let mode = SSLMode(rawValue: value) else {
+                        throw Self.invalid("sslmode must be one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
                     sslMode = mode
                 case "sslrootcert": sslRootCertificatePath = value
                 case "target_session_attrs":
                     guard let attributes = TargetSessionAttributes(rawValue: value) else {
-                        throw Self.invalid("target_session_attrs must be one of \(TargetSessionAttributes.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw Self.invalid("target_session_attrs must be one of " +
+                                           "\(TargetSessionAttributes.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                     targetSessionAttributes = attributes
                 case "application_name": applicationName = value
@@ -130,7 +133,8 @@ extension PostgresClient {
                 case "user": user = value
                 case "password": password = value
                 case "dbname": database = value
-                case "port": queryPorts = try value.split(separator: ",", omittingEmptySubsequences: false).map { $0.isEmpty ? nil : try Self.port($0) }
+                case "port": queryPorts = try value.split(separator: ",",
+                                                          omittingEmptySubsequences: false).map { $0.isEmpty ? nil : try Self.port($0) }
                 default: throw Self.invalid("unknown parameter \(key)")
                 }
             }
@@ -139,7 +143,9 @@ extension PostgresClient {
 
         /// Resolves the parsed host list and port lists into `host`/`port`/`unixSocketDirectory` and `additionalEndpoints`.
         private mutating func setEndpoints(hosts: [String], ports: [Int?], queryPorts: [Int?]?) throws {
-            if hosts.count > 1, hosts.contains(where: \.isEmpty) { throw Self.invalid("empty host in the host list (hosts are separated by single commas)") }
+            if hosts.count > 1,
+               hosts.contains(where: \.isEmpty) { throw Self.invalid("empty host in the host list (hosts are separated by single " +
+                                                                     "commas)") }
             // Ports from the query replace those of the authority; one port is every host's, else one per host.
             var perHost = queryPorts ?? ports
             if perHost.count == 1 { perHost = Array(repeating: perHost[0], count: hosts.count) }
@@ -164,14 +170,19 @@ extension PostgresClient {
                 guard let close = hostPart.firstIndex(of: "]") else { throw invalid("unterminated IPv6 address") }
                 host = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
                 hostPart = hostPart[hostPart.index(after: close)...]
-                if hostPart.hasPrefix(":") { port = try Self.port(hostPart.dropFirst()) } else if !hostPart.isEmpty { throw invalid("unexpected text after IPv6 address") }
+                if hostPart.hasPrefix(":") {
+                    port = try Self.port(hostPart.dropFirst())
+                } else if !hostPart.isEmpty {
+                    throw invalid("unexpected text after IPv6 address")
+                }
             } else {
                 if let colon = hostPart.lastIndex(of: ":") {
                     port = try Self.port(hostPart[hostPart.index(after: colon)...])
                     hostPart = hostPart[..<colon]
                 }
                 host = try percentDecoded(hostPart, key: "host")
-                guard !host.contains(",") else { throw invalid("a host must not contain a comma (%2C); separate hosts with a plain comma") }
+                guard !host.contains(",") else { throw invalid("a host must not contain a comma (%2C); separate hosts with a " +
+                                                               "plain comma") }
             }
             return (host, port)
         }
@@ -236,7 +247,8 @@ extension PostgresClient {
             var out = "postgres://" + user
             if password != nil { out += ":***" }
             out += "@"
-            out += endpoints.map { e in e.isUnixSocket ? "[unix:\(e.host)]:\(e.port)" : (e.host.contains(":") ? "[\(e.host)]" : e.host) + ":\(e.port)" }
+            out += endpoints.map { e in e.isUnixSocket ? "[unix:\(e.host)]" +
+                                                         ":\(e.port)" : (e.host.contains(":") ? "[\(e.host)]" : e.host) + ":\(e.port)" }
                 .joined(separator: ",")
             out += "/" + (database ?? "") + "?sslmode=" + sslMode.rawValue
             if let targetSessionAttributes { out += "&target_session_attrs=" + targetSessionAttributes.rawValue }
@@ -277,7 +289,8 @@ extension PostgresClient {
             for (name, value) in sessionSettings.sorted(by: { $0.key < $1.key }) {
                 // Set by code, never by users: anything but plain words is a programming error.
                 precondition(name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || $0 == 0x2E } && !value.isEmpty
-                             && value.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D },
+                             && value.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A)
+                                 || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D },
                              "session setting \(name) must be a plain name and value")
                 options.append("-c \(name)=\(value)")
             }

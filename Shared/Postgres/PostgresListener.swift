@@ -80,7 +80,8 @@ final class ListenerCore: @unchecked Sendable {
     init(configuration: PostgresClient.Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.health = ConnectionHealth(initialBackoff: configuration.reconnectBackoffInitial, maxBackoff: configuration.reconnectBackoffMax)
+        self.health = ConnectionHealth(initialBackoff: configuration.reconnectBackoffInitial,
+                                       maxBackoff: configuration.reconnectBackoffMax)
         // Close-on-exec from creation: no child spawned meanwhile inherits an end.
         guard let fds = FileDescriptorIO.makePipe() else { preconditionFailure("pipe2() failed") }
         for fd in [fds.read, fds.write] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }

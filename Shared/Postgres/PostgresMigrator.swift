@@ -34,7 +34,8 @@ public struct PostgresMigrator: Sendable {
     public let lockKey: Int64
     let logger: Logger
 
-    public init(_ migrations: [PostgresMigration], tableName: String = "schema_migrations", lockKey: Int64 = defaultLockKey, logger: Logger) {
+    public init(_ migrations: [PostgresMigration], tableName: String = "schema_migrations", lockKey: Int64 = defaultLockKey,
+                logger: Logger) {
         self.migrations = migrations
         self.tableName = tableName
         self.lockKey = lockKey
@@ -68,7 +69,8 @@ public struct PostgresMigrator: Sendable {
                 applied[version] = checksum
                 if let local = known[version] {
                     guard local.checksum == checksum else {
-                        throw PostgresError(.migration, "applied migration \(version) (\(name)) has changed since it was applied: checksum mismatch")
+                        throw PostgresError(.migration,
+                                            "applied migration \(version) (\(name)) has changed since it was applied: checksum mismatch")
                     }
                 } else {
                     logger.warning("database has a migration this build does not know", ["version": .int(version), "name": .string(name)])
@@ -89,14 +91,19 @@ public struct PostgresMigrator: Sendable {
                 if let row = existing.first {
                     // Another instance applied it while we waited for the lock.
                     guard try row.decode(String.self, at: 0) == migration.checksum else {
-                        throw PostgresError(.migration, "migration \(migration.version) (\(migration.name)) was applied with different SQL: checksum mismatch")
+                        throw PostgresError(.migration,
+                                            """
+                                            migration \(migration.version) (\(migration.name)) was applied with different SQL: \
+                                            checksum mismatch
+                                            """)
                     }
                     return false
                 }
                 do {
                     try await tx.runScript(migration.sql)
                 } catch let error as PostgresError {
-                    var wrapped = PostgresError(.migration, "migration \(migration.version) (\(migration.name)) failed: \(error.message)", sqlState: error.sqlState)
+                    var wrapped = PostgresError(.migration, "migration \(migration.version) (\(migration.name)) failed: \(error.message)",
+                                                sqlState: error.sqlState)
                     wrapped.constraintName = error.constraintName
                     throw wrapped
                 }
@@ -104,7 +111,8 @@ public struct PostgresMigrator: Sendable {
                 b.append(migration.version)
                 b.append(migration.name)
                 b.append(migration.checksum)
-                try await tx.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(table) (version, name, checksum) VALUES ($1, $2, $3)", bindings: b))
+                try await tx.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(table) (version, name, checksum) VALUES ($1, $2, $3)",
+                                                   bindings: b))
                 return true
             }
             if appliedNow {

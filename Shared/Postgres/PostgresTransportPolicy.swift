@@ -13,7 +13,8 @@ public enum PostgresTransportPolicy {
     /// The opt-out, one per service (`MAILWAKE_RELAY_…`, `MAILWAKE_ACCOUNTS_…`).
     public static let setting = ConfigurationSetting<Bool>.bool(
         "DATABASE_ALLOW_UNVERIFIED_TLS", default: false,
-        help: "Accept a DATABASE_URL whose sslmode is below verify-full for a host that is neither loopback nor a Unix socket (a private network you trust, such as the compose network). Off: such a URL stops the start.")
+        help: "Accept a DATABASE_URL whose sslmode is below verify-full for a host that is neither loopback nor a Unix socket (a " +
+              "private network you trust, such as the compose network). Off: such a URL stops the start.")
 
     /// The service's `DATABASE_URL`, parsed and checked against this policy, at start.
     ///
@@ -28,7 +29,8 @@ public enum PostgresTransportPolicy {
             database = try PostgresClient.Configuration(url: settings[urlSetting])
         } catch {
             // The parser's reasons name the part (port, host list, sslmode, …), never a value.
-            throw ConfigurationError(key: settings.prefix + urlSetting.name, reason: "is not a valid postgres:// URL (\((error as? PostgresError)?.message ?? "unreadable"))",
+            throw ConfigurationError(key: settings.prefix + urlSetting.name,
+                                     reason: "is not a valid postgres:// URL (\((error as? PostgresError)?.message ?? "unreadable"))",
                                      source: settings.source(of: urlSetting))
         }
         try check(database, in: settings, urlSetting: urlSetting)
@@ -48,7 +50,8 @@ public enum PostgresTransportPolicy {
         throw ConfigurationError(
             key: settings.prefix + urlSetting.name,
             reason: "connects to \(remote.host), which is not loopback or a Unix socket, with sslmode=\(configuration.sslMode.rawValue): "
-                + "use sslmode=verify-full (and sslrootcert=<the server's CA>), or set \(settings.prefix)\(setting.name)=true on a network you trust",
+                + "use sslmode=verify-full (and sslrootcert=<the server's CA>), or set \(settings.prefix)\(setting.name)=true on a " +
+                  "network you trust",
             source: settings.source(of: urlSetting))
     }
 }

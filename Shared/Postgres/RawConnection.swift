@@ -210,7 +210,8 @@ final class RawConnection {
             logger.debug("postgres connected", ["server": .string(server), "backend_pid": .int(PQbackendPID(conn))])
         } else {
             // Another server of the host list than before (a failover, or the first connection).
-            logger.info("postgres connected", ["server": .string(server), "endpoints": .string(endpointDescription), "backend_pid": .int(PQbackendPID(conn))])
+            logger.info("postgres connected",
+                        ["server": .string(server), "endpoints": .string(endpointDescription), "backend_pid": .int(PQbackendPID(conn))])
         }
         lastServer = server
         onConnected?()
@@ -368,7 +369,8 @@ final class RawConnection {
                 return try consume(res)
             } catch {
                 // A cached plan made stale by DDL, or a statement dropped by DISCARD/DEALLOCATE ALL.
-                let stale = error.sqlState == PostgresError.SQLState.featureNotSupported || error.sqlState == PostgresError.SQLState.invalidSQLStatementName
+                let stale = error.sqlState == PostgresError.SQLState.featureNotSupported
+                    || error.sqlState == PostgresError.SQLState.invalidSQLStatementName
                 guard stale, !retried else { throw error }
                 forget(query, on: conn, all: error.sqlState == PostgresError.SQLState.invalidSQLStatementName)
                 guard wasIdle else { throw error }  // inside a transaction the error already aborted it
@@ -493,7 +495,8 @@ final class RawConnection {
         if let state = field(UInt8(ascii: "C")) {
             let primary = field(UInt8(ascii: "M")) ?? "server error"
             var code: PostgresError.Code = .server
-            if lost || state.hasPrefix("08") || state == PostgresError.SQLState.adminShutdown || state == PostgresError.SQLState.crashShutdown {
+            if lost || state.hasPrefix("08") || state == PostgresError.SQLState.adminShutdown
+                || state == PostgresError.SQLState.crashShutdown {
                 code = .connection
             } else if state == PostgresError.SQLState.queryCanceled {
                 code = .timeout
@@ -549,7 +552,8 @@ final class RawConnection {
                 offsets.append(bytes.count)
                 lengths.append(len)
                 if len > 0, let p = PQgetvalue(res, Int32(r), Int32(c)) {
-                    p.withMemoryRebound(to: UInt8.self, capacity: len) { bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: len)) }
+                    p.withMemoryRebound(to: UInt8.self,
+                                        capacity: len) { bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: len)) }
                 }
             }
         }

@@ -16,7 +16,8 @@ public struct DatabaseUnavailableMiddleware: HTTPMiddleware {
             return try await next(request, context)
         } catch let error as PostgresError where error.isUnavailability {
             context.logger.warning("database unavailable", ["error": .string(error.description)])
-            throw HTTPError(.serviceUnavailable, code: .databaseUnavailable, detail: "storage is briefly unavailable; send the request again",
+            throw HTTPError(.serviceUnavailable, code: .databaseUnavailable,
+                            detail: "storage is briefly unavailable; send the request again",
                             headers: ["Retry-After": String(retryAfterSeconds)])
         }
     }
@@ -29,7 +30,8 @@ extension PostgresError {
         switch code {
         case .connection, .timeout, .poolClosed: return true
         case .server:
-            return [SQLState.adminShutdown, SQLState.crashShutdown, SQLState.cannotConnectNow, SQLState.readOnlySQLTransaction].contains(sqlState ?? "")
+            return [SQLState.adminShutdown, SQLState.crashShutdown, SQLState.cannotConnectNow,
+                    SQLState.readOnlySQLTransaction].contains(sqlState ?? "")
         default: return false
         }
     }

@@ -24,7 +24,8 @@ struct APNsSimulatorBenchmark {
         }
         defer { client.shutdown() }
         let authorization = try sim.authorization()
-        let payload = Array(#"{"aps":{"alert":{"title":"New mail","body":"Open to view"},"mutable-content":1,"sound":"default"},"mw":{"v":1,"ct":"\#(String(repeating: "A", count: 700))"}}"#.utf8)
+        let payload = Array((#"{"aps":{"alert":{"title":"New mail","body":"Open to view"},"mutable-content":1,"sound":"default"},"# +
+                             #""mw":{"v":1,"ct":"\#(String(repeating: "A", count: 700))"}}"#).utf8)
         let url = sim.url + "/3/device/" + String(repeating: "ab", count: 32)
         let request: @Sendable () -> HTTPClient.Request = {
             HTTPClient.Request(method: .post, url: url, headers: [
@@ -54,7 +55,9 @@ struct APNsSimulatorBenchmark {
         let elapsed = ContinuousClock.now - start
         let secs = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let stats = try await sim.stats()
-        print(#"{"workload":"apns_alert_push","payload_bytes":\#(payload.count),"connections":\#(counts.1.count),"concurrency":\#(concurrency),"requests":\#(counts.0),"seconds":\#(String(format: "%.2f", secs)),"requests_per_second":\#(Int(Double(counts.0) / secs)),"token_verifications":\#(stats.providerTokenVerifications)}"#)
+        print(#"{"workload":"apns_alert_push","payload_bytes":\#(payload.count),"connections":\#(counts.1.count),"# +
+              #""concurrency":\#(concurrency),"requests":\#(counts.0),"seconds":\#(String(format: "%.2f", secs)),"# +
+              #""requests_per_second":\#(Int(Double(counts.0) / secs)),"token_verifications":\#(stats.providerTokenVerifications)}"#)
         #expect(stats.count(status: 200) == counts.0 + 1)
     }
 }

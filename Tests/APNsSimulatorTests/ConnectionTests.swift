@@ -135,7 +135,8 @@ import Testing
     }
 
     @Test func manyConcurrentRequestsAllCompleteUnderALowStreamLimit() async throws {
-        try await withSimulator(options: [.maxConcurrentStreams(4), .latencyMS(30)], client: { $0.maxConcurrentStreams = 4; $0.maxConnectionsPerHost = 3 }) { sim, client in
+        try await withSimulator(options: [.maxConcurrentStreams(4), .latencyMS(30)],
+                                client: { $0.maxConcurrentStreams = 4; $0.maxConnectionsPerHost = 3 }) { sim, client in
             let count = 60
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for n in 0..<count {

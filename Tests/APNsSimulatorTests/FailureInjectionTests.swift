@@ -39,7 +39,8 @@ import Testing
         try await withSimulator { sim, client in
             var push = Push()
             push.token = deviceToken(3)
-            try await sim.setBehaviour(token: push.token.uppercased(), status: 410, reason: "Unregistered", times: 1, timestamp: 1_700_000_000_123)
+            try await sim.setBehaviour(token: push.token.uppercased(), status: 410, reason: "Unregistered", times: 1,
+                                       timestamp: 1_700_000_000_123)
             let response = try await sim.send(push, with: client)
             #expect(response.status.code == 410)
             #expect(response.reason == "Unregistered")

@@ -29,7 +29,8 @@ struct Push: Sendable {
     var expiration: String? = "1900000000"
     var collapseID: String? = nil
     var authorization: Authorization = .valid
-    var payload: [UInt8] = Array(#"{"aps":{"alert":{"title":"New mail","body":"Open to view"},"mutable-content":1,"sound":"default"},"mw":{"v":1,"ct":"AAAA"}}"#.utf8)
+    var payload: [UInt8] = Array((#"{"aps":{"alert":{"title":"New mail","body":"Open to view"},"mutable-content":1,"sound":"default"},"# +
+                                  #""mw":{"v":1,"ct":"AAAA"}}"#).utf8)
 }
 
 /// A device token distinct per `n`.
@@ -93,7 +94,8 @@ func withSimulator(options: [APNsSimulatorProcess.Option] = [], client adjust: (
                    _ body: (APNsSimulatorProcess, HTTPClient) async throws -> Void) async throws {
     // These tests sign a new provider token per request: Apple's 20-minute rule is off unless a test sets it.
     let ruled = options.contains { if case .tokenUpdateInterval = $0 { true } else { false } }
-    let sim = try await APNsSimulatorProcess.start(topic: "net.mailwake.app", options: ruled ? options : options + [.tokenUpdateInterval(seconds: 0)])
+    let sim = try await APNsSimulatorProcess.start(topic: "net.mailwake.app",
+                                                   options: ruled ? options : options + [.tokenUpdateInterval(seconds: 0)])
     let client = try sim.makeClient(adjust)
     defer { client.shutdown() }
     return try await body(sim, client)

@@ -33,7 +33,8 @@ struct ProviderTokenRuleTests {
             #expect(try await Self.send(sim, client, second).status == .ok)
             #expect(try await Self.send(sim, client, first).status == .ok)
             let counts = try await sim.stats().providerTokens(team: sim.teamID)
-            #expect(counts.distinctTokens == 2 && counts.refreshes == 1 && counts.tooManyProviderTokenUpdates == 1 && counts.requestsWithReplacedToken == 1)
+            #expect(counts.distinctTokens == 2 && counts.refreshes == 1 && counts.tooManyProviderTokenUpdates == 1
+                && counts.requestsWithReplacedToken == 1)
             #expect(counts.keyID == sim.keyID)
         }
     }

@@ -60,7 +60,12 @@ import Testing
             let ok = try Self.request { $0.pushType = type; $0.topic = "net.mailwake.app" + suffix }
             #expect(validator.inspect(ok, now: 1_700_000_000).refusal == nil, "\(type)")
         }
-        let voip = try Self.request { $0.pushType = "voip"; $0.topic = "net.mailwake.app.voip"; $0.body = Array(#"{"a":""#.utf8) + [UInt8](repeating: 0x62, count: 5000) + Array(#""}"#.utf8); $0.bodyLength = $0.body.count }
+        let voip = try Self.request {
+            $0.pushType = "voip"
+            $0.topic = "net.mailwake.app.voip"
+            $0.body = Array(#"{"a":""#.utf8) + [UInt8](repeating: 0x62, count: 5000) + Array(#""}"#.utf8)
+            $0.bodyLength = $0.body.count
+        }
         #expect(validator.inspect(voip, now: 1_700_000_000).refusal == nil, "VoIP payloads may reach 5120 bytes")
     }
 
@@ -99,13 +104,15 @@ import Testing
         #expect(page["next"] as? Int == 4)
 
         log.clear()
-        for n in 6...7 { log.append(Delivery(seq: 0, receivedAtMS: Int64(n), connection: 1, stream: Int32(n), payload: "{}", status: 200)) }
+        for n in 6...7 { log.append(Delivery(seq: 0, receivedAtMS: Int64(n), connection: 1, stream: Int32(n), payload: "{}",
+                                             status: 200)) }
         let afterClear = try #require(try JSONSerialization.jsonObject(with: Data(log.page(since: 0, limit: 10))) as? [String: Any])
         #expect((afterClear["deliveries"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [6, 7])
     }
 
     @Test func theSimulatorAnswersErrorsWithAReasonBody() throws {
-        var configuration = SimulatorConfiguration(certificateFile: "-", privateKeyFile: "-", topic: "net.mailwake.app", keyID: "K1", teamID: "T1",
+        var configuration = SimulatorConfiguration(certificateFile: "-", privateKeyFile: "-", topic: "net.mailwake.app", keyID: "K1",
+                                                   teamID: "T1",
                                                    publicKey: Self.key.publicKey)
         configuration.minimumTokenUpdateInterval = 0 // a new provider token per request
         let sim = try APNsSimulator(configuration: configuration, logger: .disabled, clock: { 1_700_000_000_000 })

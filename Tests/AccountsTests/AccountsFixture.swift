@@ -71,7 +71,8 @@ final class AccountsFixture: Sendable {
         let logger = Logger(service: "accounts", level: .debug, sink: logs)
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)
         let clock = TestClock()
-        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(), clock: { clock.read() })
+        let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(),
+                              clock: { clock.read() })
         try await app.migrate()
         let server = app.servers()[0]
         var task: Task<Void, any Error>?
@@ -81,7 +82,8 @@ final class AccountsFixture: Sendable {
             try server.start()
             task = Task { try await server.run() }
         case .inMemory:
-            router = RouterTestClient(app.router(), logger: logger, responseHeaders: server.configuration.responseHeaders.map { ($0.name, $0.value) })
+            router = RouterTestClient(app.router(), logger: logger,
+                                      responseHeaders: server.configuration.responseHeaders.map { ($0.name, $0.value) })
         }
         var c = HTTPClient.Configuration()
         c.httpVersion = .http1_1
@@ -104,14 +106,16 @@ final class AccountsFixture: Sendable {
     /// Sends a request; `signer` signs it as PROTOCOL §8 for this service's origin and, unless
     /// `withoutSession` or `headers` names one, sends the signer's registered session.
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, signer: P256.Signing.PrivateKey? = nil,
-              bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
+              bearer: String? = nil, headers extra: HTTPHeaders = [:], signedAt: Int64? = nil,
+              withoutSession: Bool = false) async throws -> HTTPClient.Response {
         let body = json.map { Array($0.utf8) }
         let baseURL = router == nil ? "http://127.0.0.1:\(server.port)" : origin
         var headers = extra
         if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
         let request: HTTPClient.Request
         if let signer {
-            if !withoutSession, extra["Mailwake-Session"] == nil, let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
+            if !withoutSession, extra["Mailwake-Session"] == nil,
+               let session = sessions.withLock({ $0[KeyIdentity.id(of: signer.publicKey)] }) {
                 headers.add("Mailwake-Session", session)
             }
             request = try .signed(method, baseURL: baseURL, path, body: body, key: signer, origin: origin, timestamp: signedAt ?? clock,
@@ -141,13 +145,17 @@ final class AccountsFixture: Sendable {
 
         func registrationJSON(environment: String = "sandbox", recoveryCode: String? = nil) -> String {
             let recovery = recoveryCode.map { #","recovery_code":"\#($0)""# } ?? ""
-            return #"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","bundle_id":"net.mailwake.app","app_version":"1.0 (42)"\#(recovery)}"#
+            let keys = #""signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","#
+                + #""agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","#
+            return #"{\#(keys)"apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","#
+                + #""bundle_id":"net.mailwake.app","app_version":"1.0 (42)"\#(recovery)}"#
         }
     }
 
     /// Registers (or refreshes) `device` and remembers the session it answers.
     func register(_ device: Device, recoveryCode: String? = nil, withoutSession: Bool = false) async throws -> HTTPClient.Response {
-        let response = try await send(.post, "/v1/devices", json: device.registrationJSON(recoveryCode: recoveryCode), signer: device.signing,
+        let response = try await send(.post, "/v1/devices", json: device.registrationJSON(recoveryCode: recoveryCode),
+                                      signer: device.signing,
                                       withoutSession: withoutSession)
         if response.status == .created || response.status == .ok, let session = try json(response)["session_id"] as? String {
             sessions.withLock { $0[device.id] = session }

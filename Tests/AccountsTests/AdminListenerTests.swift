@@ -33,19 +33,26 @@ struct AdminListenerTests {
             Issue.record("a non-loopback admin address without TLS was accepted")
         } catch {
             #expect(error.key == "MAILWAKE_ACCOUNTS_ADMIN_LISTEN")
-            #expect(error.description == #"configuration: MAILWAKE_ACCOUNTS_ADMIN_LISTEN="0.0.0.0:9443" (environment): is not a loopback address, so the admin listener serves HTTPS, but MAILWAKE_ACCOUNTS_TLS_CERT and MAILWAKE_ACCOUNTS_TLS_KEY are not set (set them, or listen on 127.0.0.1 or [::1] for plain HTTP)"#)
+            #expect(error.description == #"configuration: MAILWAKE_ACCOUNTS_ADMIN_LISTEN="0.0.0.0:9443" (environment): is not a "# +
+                                         #"loopback address, so the admin listener serves HTTPS, but MAILWAKE_ACCOUNTS_TLS_CERT and "# +
+                                         #"MAILWAKE_ACCOUNTS_TLS_KEY are not set (set them, or listen on 127.0.0.1 or [::1] for "# +
+                                         #"plain HTTP)"#)
         }
         // Loopback stays plain HTTP without TLS files.
-        _ = try AccountsConfiguration(try AccountsSettings.spec.load(environment: Self.environment(admin: "127.0.0.1:9443", certificates: nil)))
-        _ = try AccountsConfiguration(try AccountsSettings.spec.load(environment: Self.environment(admin: "[::1]:9443", certificates: nil)))
+        _ = try AccountsConfiguration(try AccountsSettings.spec.load(environment: Self.environment(admin: "127.0.0.1:9443",
+            certificates: nil)))
+        _ = try AccountsConfiguration(try AccountsSettings.spec.load(environment: Self.environment(admin: "[::1]:9443",
+            certificates: nil)))
     }
 
     @Test func aNonLoopbackAdminAddressServesHTTPSWithTheServiceCertificate() async throws {
         let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
-        let configuration = try AccountsConfiguration(try AccountsSettings.spec.load(environment: Self.environment(admin: "0.0.0.0:0", certificates: certificates)))
+        let configuration = try AccountsConfiguration(try AccountsSettings.spec.load(environment: Self.environment(admin: "0.0.0.0:0",
+            certificates: certificates)))
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: .disabled)
-        let app = AccountsApp(configuration: configuration, database: database, logger: .disabled, metrics: MetricsRegistry(), clock: { 0 })
+        let app = AccountsApp(configuration: configuration, database: database, logger: .disabled, metrics: MetricsRegistry(),
+                              clock: { 0 })
         let admin = app.servers()[1]
         let port = try admin.start()
         let task = Task { try await admin.run() }

@@ -15,7 +15,8 @@ struct AdminOpenAPITests {
 
     @Test func theAdminDocumentListsExactlyTheAdminListenersRoutes() throws {
         let database = PostgresClient(configuration: try .init(url: "postgres://nobody@127.0.0.1:1/none"), logger: .disabled)
-        let app = AccountsApp(configuration: .init(publicOrigin: "https://accounts.test", databaseURL: "postgres://nobody@127.0.0.1:1/none"),
+        let app = AccountsApp(configuration: .init(publicOrigin: "https://accounts.test",
+                                                   databaseURL: "postgres://nobody@127.0.0.1:1/none"),
                               database: database, logger: .disabled, metrics: MetricsRegistry(), clock: { 0 })
         let admin = try #require(app.servers().first { $0.name == "admin" })
         let served = Set(admin.router.routeList)
@@ -36,8 +37,10 @@ struct AdminOpenAPITests {
         #expect(!operations.isEmpty)
         for (route, operation) in operations.sorted(by: { $0.key < $1.key }) {
             let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
-            #expect(operation.security.isEmpty, "\(route): the admin listener has no authentication, the document says \(operation.security)")
-            let answer = try await fixture.client.execute(.init(method: HTTPMethod(rawValue: parts[0]), url: "http://127.0.0.1:\(admin.port)\(parts[1])"))
+            #expect(operation.security.isEmpty,
+                    "\(route): the admin listener has no authentication, the document says \(operation.security)")
+            let answer = try await fixture.client.execute(.init(method: HTTPMethod(rawValue: parts[0]),
+                                                                url: "http://127.0.0.1:\(admin.port)\(parts[1])"))
             #expect(answer.status.isSuccess, "\(route) answered \(answer.status)")
             #expect(operation.statuses.contains(answer.status.code), "\(route) answered \(answer.status), not documented")
         }
@@ -52,7 +55,8 @@ struct AdminOpenAPITests {
     @Test func theOperatorAndInternalAPIsTakeTheTokensTheDocumentNames() async throws {
         let fixture = try await AccountsFixture.start()
         let tokens = ["operatorToken": AccountsFixture.operatorToken, "serviceToken": AccountsFixture.serviceToken]
-        let guarded = try OpenAPIOperation.operations(inFile: Self.publicDocument).filter { !$0.value.security.isDisjoint(with: tokens.keys) }
+        let guarded = try OpenAPIOperation.operations(inFile: Self.publicDocument)
+            .filter { !$0.value.security.isDisjoint(with: tokens.keys) }
         #expect(guarded.keys.contains { $0.contains(" /operator/v1/") } && guarded.keys.contains { $0.contains(" /internal/v1/") })
         for (route, operation) in guarded.sorted(by: { $0.key < $1.key }) {
             let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
@@ -62,12 +66,15 @@ struct AdminOpenAPITests {
             #expect(operation.security == [isOperator ? "operatorToken" : "serviceToken"], "\(route) documents \(operation.security)")
             let anonymous = try await fixture.send(method, path, json: "{}")
             #expect(anonymous.status == .unauthorized, "\(route) answered \(anonymous.status) without a token")
-            let other = try await fixture.send(method, path, json: "{}", bearer: isOperator ? AccountsFixture.serviceToken : AccountsFixture.operatorToken)
+            let other = try await fixture.send(method, path, json: "{}",
+                                               bearer: isOperator ? AccountsFixture.serviceToken : AccountsFixture.operatorToken)
             #expect(other.status == .unauthorized, "\(route) answered \(other.status) to the other API's token")
-            let own = try await fixture.send(method, path, json: "{}", bearer: isOperator ? AccountsFixture.operatorToken : AccountsFixture.serviceToken)
+            let own = try await fixture.send(method, path, json: "{}",
+                                             bearer: isOperator ? AccountsFixture.operatorToken : AccountsFixture.serviceToken)
             #expect(own.status != .unauthorized && own.status != .forbidden, "\(route) refused its own token: \(own.status)")
             if isOperator {
-                #expect(operation.statuses.isSuperset(of: [anonymous.status.code, own.status.code]), "\(route) answered \(anonymous.status) and \(own.status); documented \(operation.statuses.sorted())")
+                #expect(operation.statuses.isSuperset(of: [anonymous.status.code, own.status.code]),
+                        "\(route) answered \(anonymous.status) and \(own.status); documented \(operation.statuses.sorted())")
             }
         }
     }

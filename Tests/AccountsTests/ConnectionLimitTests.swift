@@ -27,7 +27,8 @@ struct ConnectionLimitTests {
     @Test func thePublicListenerRefusesConnectionsBeyondTheSetting() async throws {
         let configuration = try Self.configuration(["MAILWAKE_ACCOUNTS_PER_IP_CONNECTION_LIMIT": "2"])
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: .disabled)
-        let app = AccountsApp(configuration: configuration, database: database, logger: .disabled, metrics: MetricsRegistry(), clock: { 0 })
+        let app = AccountsApp(configuration: configuration, database: database, logger: .disabled, metrics: MetricsRegistry(),
+                              clock: { 0 })
         let server = app.servers()[0]
         #expect(server.configuration.perIPConnectionLimit == 2)
         let port = try server.start()

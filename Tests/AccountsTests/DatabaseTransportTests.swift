@@ -18,7 +18,12 @@ import Testing
             Issue.record("sslmode=\(mode) to db.internal was accepted")
         } catch let error as ConfigurationError {
             #expect(error.key == "MAILWAKE_ACCOUNTS_DATABASE_URL")
-            #expect(error.description == "configuration: MAILWAKE_ACCOUNTS_DATABASE_URL (environment): connects to db.internal, which is not loopback or a Unix socket, with sslmode=\(mode): use sslmode=verify-full (and sslrootcert=<the server's CA>), or set MAILWAKE_ACCOUNTS_DATABASE_ALLOW_UNVERIFIED_TLS=true on a network you trust")
+            #expect(error.description == """
+                                         configuration: MAILWAKE_ACCOUNTS_DATABASE_URL (environment): connects to db.internal, which \
+                                         is not loopback or a Unix socket, with sslmode=\(mode): use sslmode=verify-full (and \
+                                         sslrootcert=<the server's CA>), or set MAILWAKE_ACCOUNTS_DATABASE_ALLOW_UNVERIFIED_TLS=true \
+                                         on a network you trust
+                                         """)
             #expect(!error.description.contains("secret"), "the URL is secret")
         }
         _ = try Self.load("postgres://accounts:secret@db.internal:5432/accounts?sslmode=\(mode)", allowUnverified: "true")

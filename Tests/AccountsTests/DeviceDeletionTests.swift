@@ -31,7 +31,8 @@ struct DeviceDeletionTests {
         let device = try AccountsFixture.Device.make()
         #expect(try await f.register(device).status == .created)
         try await f.app.database.execute("""
-            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at, signed_at_ms, updated_at)
+            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at,
+                signed_at_ms, updated_at)
             VALUES ('2000000001', '2000000001', 'net.mailwake.push.monthly', 'Sandbox', \(f.clock), \(f.clock * 1000), \(f.clock))
             """)
         try await f.app.database.execute("""
@@ -54,7 +55,8 @@ struct DeviceDeletionTests {
         // The purchase unlink, the deletion's last statement, fails.
         try await f.app.database.withConnection { connection in
             _ = try await connection.runScript("""
-                CREATE FUNCTION refuse_unlink() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'unlink refused by the test'; END $$;
+                CREATE FUNCTION refuse_unlink() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION
+                    'unlink refused by the test'; END $$;
                 CREATE TRIGGER refuse_unlink BEFORE DELETE ON purchase_links FOR EACH STATEMENT EXECUTE FUNCTION refuse_unlink();
                 """)
         }

@@ -32,7 +32,8 @@ struct DeviceTests {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()
         let body = device.registrationJSON()
-        let header = try RequestSigner(key: device.signing).sign(method: "POST", origin: f.origin, pathAndQuery: "/v1/devices", body: Array(body.utf8), timestamp: f.clock)
+        let header = try RequestSigner(key: device.signing).sign(method: "POST", origin: f.origin, pathAndQuery: "/v1/devices",
+                                                                 body: Array(body.utf8), timestamp: f.clock)
         let first = try await f.send(.post, "/v1/devices", json: body, headers: [SignatureHeader.name: header.value])
         #expect(first.status == .created)
         let replay = try await f.send(.post, "/v1/devices", json: body, headers: [SignatureHeader.name: header.value])
@@ -43,7 +44,8 @@ struct DeviceTests {
     @Test func aStaleSignatureIsRefused() async throws {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()
-        let response = try await f.send(.post, "/v1/devices", json: device.registrationJSON(), signer: device.signing, signedAt: f.clock - 301)
+        let response = try await f.send(.post, "/v1/devices", json: device.registrationJSON(), signer: device.signing,
+                                        signedAt: f.clock - 301)
         #expect(response.status == .unauthorized)
         #expect(String(decoding: response.body, as: UTF8.self).contains("clock_skew"))
     }
@@ -61,7 +63,8 @@ struct DeviceTests {
         _ = try await f.register(device)
         _ = try await f.register(other)
         let newToken = Hex.encode(try SecureRandom.bytes(32))
-        let ok = try await f.send(.patch, "/v1/devices/\(device.id)", json: #"{"apns_token":"\#(newToken)","app_version":"1.1"}"#, signer: device.signing)
+        let ok = try await f.send(.patch, "/v1/devices/\(device.id)", json: #"{"apns_token":"\#(newToken)","app_version":"1.1"}"#,
+                                  signer: device.signing)
         #expect(ok.status == .ok)
         #expect(try f.json(ok)["app_version"] as? String == "1.1")
         let hijack = try await f.send(.patch, "/v1/devices/\(device.id)", json: #"{"apns_token":"\#(newToken)"}"#, signer: other.signing)
@@ -75,7 +78,8 @@ struct DeviceTests {
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)", signer: device.signing).status == .ok)
-        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                               bearer: AccountsFixture.serviceToken))
         #expect(auth["active"] as? Bool == false)
         #expect(auth["apns_token"] == nil || auth["apns_token"] is NSNull)
     }
@@ -84,11 +88,13 @@ struct DeviceTests {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()
         let session = try f.json(try await f.register(device))["session_id"] as! String
-        let list = try await f.send(.get, "/v1/devices/\(device.id)/sessions", signer: device.signing, headers: ["Mailwake-Session": session])
+        let list = try await f.send(.get, "/v1/devices/\(device.id)/sessions", signer: device.signing,
+                                    headers: ["Mailwake-Session": session])
         #expect(list.status == .ok)
         #expect((try f.json(list)["sessions"] as? [[String: Any]])?.first?["session_id"] as? String == session)
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)/sessions/\(session)", signer: device.signing).status == .noContent)
-        let after = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing, headers: ["Mailwake-Session": session])
+        let after = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing,
+                                     headers: ["Mailwake-Session": session])
         #expect(after.status == .unauthorized)
     }
 }

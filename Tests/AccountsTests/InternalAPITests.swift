@@ -16,8 +16,10 @@ struct InternalAPITests {
         _ = try await f.register(device)
         #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization").status == .unauthorized)
         #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: "wrong").status == .unauthorized)
-        #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.operatorToken).status == .unauthorized)
-        let ok = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                 bearer: AccountsFixture.operatorToken).status == .unauthorized)
+        let ok = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                             bearer: AccountsFixture.serviceToken))
         #expect(ok["device_id"] as? String == device.id)
         #expect(ok["active"] as? Bool == true)
         #expect(ok["entitled"] as? Bool == false)
@@ -44,15 +46,25 @@ struct InternalAPITests {
         _ = try await f.register(device)
         let until = f.clock + 30 * 86400
         try await f.app.database.execute("""
-            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at_ms, updated_at)
-            VALUES ('2000000001', '2000000001', 'net.mailwake.push.monthly', 'Sandbox', \(f.clock), \(until), \(f.clock * 1000), \(f.clock))
+            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at,
+                expires_at, signed_at_ms, updated_at)
+            VALUES ('2000000001', '2000000001', 'net.mailwake.push.monthly', 'Sandbox', \(f.clock), \(until), \(f.clock * 1000),
+                \(f.clock))
             """)
-        try await f.app.database.execute("INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES ('2000000001', \(device.id), \(f.clock))")
-        let entitled = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        try await f.app.database.execute("""
+                                         INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES \
+                                         ('2000000001', \(device.id), \(f.clock))
+                                         """)
+        let entitled = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                   bearer: AccountsFixture.serviceToken))
         #expect(entitled["entitled"] as? Bool == true)
         #expect((entitled["entitled_until"] as? NSNumber)?.int64Value == until)
-        try await f.app.database.execute("UPDATE app_store_transactions SET revoked_at = \(f.clock) WHERE original_transaction_id = '2000000001'")
-        let revoked = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        try await f.app.database.execute("""
+                                         UPDATE app_store_transactions SET revoked_at = \(f.clock) WHERE original_transaction_id = \
+                                         '2000000001'
+                                         """)
+        let revoked = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                  bearer: AccountsFixture.serviceToken))
         #expect(revoked["entitled"] as? Bool == false)
     }
 
@@ -62,13 +74,16 @@ struct InternalAPITests {
         _ = try await f.register(device)
         // APNs says the token died before the device re-registered it: keep it.
         let stale = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
-                                     json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#((f.clock - 60) * 1000)}"#, bearer: AccountsFixture.serviceToken)
+                                     json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#((f.clock - 60) * 1000)}"#,
+                                     bearer: AccountsFixture.serviceToken)
         #expect(try f.json(stale)["cleared"] as? Bool == false)
         f.advance(60)
         let fresh = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
-                                     json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#(f.clock * 1000)}"#, bearer: AccountsFixture.serviceToken)
+                                     json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#(f.clock * 1000)}"#,
+                                     bearer: AccountsFixture.serviceToken)
         #expect(try f.json(fresh)["cleared"] as? Bool == true)
-        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                               bearer: AccountsFixture.serviceToken))
         #expect(auth["active"] as? Bool == false)
     }
 
@@ -77,9 +92,11 @@ struct InternalAPITests {
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         let pairing = try PairingID.generate(), event = try EventID.generate()
-        let batch = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","occurred_at":\#(f.clock)}]}"#
+        let batch = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","# +
+                    #""occurred_at":\#(f.clock)}]}"#
         #expect(try await f.send(.post, "/internal/v1/diagnostics", json: batch, bearer: AccountsFixture.serviceToken).status == .accepted)
-        let bad = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","occurred_at":1,"payload":"x"}]}"#
+        let bad = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","# +
+                  #""occurred_at":1,"payload":"x"}]}"#
         #expect(try await f.send(.post, "/internal/v1/diagnostics", json: bad, bearer: AccountsFixture.serviceToken).status == .badRequest)
         let mine = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/diagnostics", signer: device.signing))
         let records = mine["records"] as? [[String: Any]] ?? []
@@ -96,8 +113,10 @@ struct InternalAPITests {
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: try P256.Signing.PrivateKey()).status == .unauthorized)
         let seen = try f.json(try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
         #expect(seen["blocked"] as? Bool == false)
-        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#, bearer: AccountsFixture.serviceToken).status == .unauthorized)
-        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#, bearer: AccountsFixture.operatorToken).status == .noContent)
+        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#,
+                                 bearer: AccountsFixture.serviceToken).status == .unauthorized)
+        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#,
+                                 bearer: AccountsFixture.operatorToken).status == .noContent)
         let blocked = try f.json(try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
         #expect(blocked["blocked"] as? Bool == true)
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .forbidden)
@@ -113,11 +132,13 @@ struct InternalAPITests {
         #expect(first.status == .created)
         #expect(try f.json(first)["outpost_id"] as? String == id)
         #expect(try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken).status == .ok)
-        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"spam"}"#, bearer: AccountsFixture.operatorToken).status == .noContent)
+        #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"spam"}"#,
+                                 bearer: AccountsFixture.operatorToken).status == .noContent)
         let again = try f.json(try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken))
         #expect(again["blocked"] as? Bool == true)
         let notAPoint = #"{"outpost_key":"\#(Base64URL.encode([4] + [UInt8](repeating: 1, count: 64)))"}"#
-        #expect(try await f.send(.post, "/internal/v1/outposts", json: notAPoint, bearer: AccountsFixture.serviceToken).status == .badRequest)
+        #expect(try await f.send(.post, "/internal/v1/outposts", json: notAPoint,
+                                 bearer: AccountsFixture.serviceToken).status == .badRequest)
     }
 
     @Test func theRelayReadsALiveActivityUpdateToken() async throws {
@@ -127,7 +148,8 @@ struct InternalAPITests {
         let path = "/internal/v1/devices/\(device.id)/live-activities/activity-1"
         #expect(try await f.send(.get, path, bearer: AccountsFixture.serviceToken).status == .notFound)
         let token = String(repeating: "ab", count: 40)
-        #expect(try await f.send(.post, "/v1/devices/\(device.id)/live-activity-tokens", json: #"{"activity_id":"activity-1","token":"\#(token)"}"#,
+        #expect(try await f.send(.post, "/v1/devices/\(device.id)/live-activity-tokens",
+                                 json: #"{"activity_id":"activity-1","token":"\#(token)"}"#,
                                  signer: device.signing).status == .noContent)
         #expect(try await f.send(.get, path).status == .unauthorized)
         #expect(try f.json(try await f.send(.get, path, bearer: AccountsFixture.serviceToken))["token"] as? String == token)
@@ -137,12 +159,15 @@ struct InternalAPITests {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
-        #expect(try await f.send(.put, "/operator/v1/devices/\(device.id)/block", json: #"{"reason":"chargeback fraud"}"#, bearer: AccountsFixture.operatorToken).status == .noContent)
-        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        #expect(try await f.send(.put, "/operator/v1/devices/\(device.id)/block", json: #"{"reason":"chargeback fraud"}"#,
+                                 bearer: AccountsFixture.operatorToken).status == .noContent)
+        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                               bearer: AccountsFixture.serviceToken))
         #expect(auth["active"] as? Bool == false)
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .forbidden)
         #expect(try await f.register(device).status == .forbidden)
-        #expect(try await f.send(.delete, "/operator/v1/devices/\(device.id)/block", bearer: AccountsFixture.operatorToken).status == .noContent)
+        #expect(try await f.send(.delete, "/operator/v1/devices/\(device.id)/block",
+                                 bearer: AccountsFixture.operatorToken).status == .noContent)
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .ok)
     }
 
@@ -177,7 +202,8 @@ struct BatchedAuthorizationTests {
         let list = try #require(f.json(response)["authorizations"] as? [[String: Any]])
         #expect(Set(list.compactMap { $0["device_id"] as? String }) == Set(devices.map(\.id)))
         for d in devices {
-            let single = try f.json(try await f.send(.get, "/internal/v1/devices/\(d.id)/authorization", bearer: AccountsFixture.serviceToken))
+            let single = try f.json(try await f.send(.get, "/internal/v1/devices/\(d.id)/authorization",
+                                                     bearer: AccountsFixture.serviceToken))
             let batched = try #require(list.first { $0["device_id"] as? String == d.id })
             let canonical = { (o: [String: Any]) in try JSONSerialization.data(withJSONObject: o, options: .sortedKeys) }
             #expect(try canonical(batched) == canonical(single), "the batch answers exactly what the single look-up does")
@@ -190,8 +216,10 @@ struct BatchedAuthorizationTests {
         _ = try await f.register(known)
         let unknown = try AccountsFixture.Device.make().id
         #expect(try await query(f, [known.id, unknown, known.id]).status == .ok)
-        #expect(try await f.send(.get, "/internal/v1/devices/\(known.id)/authorization", bearer: AccountsFixture.serviceToken).status == .ok)
-        #expect(f.app.metrics.render().contains("\nmailwake_accounts_authorization_devices_total 3\n"), "two distinct devices in the batch, one single look-up")
+        #expect(try await f.send(.get, "/internal/v1/devices/\(known.id)/authorization",
+                                 bearer: AccountsFixture.serviceToken).status == .ok)
+        #expect(f.app.metrics.render().contains("\nmailwake_accounts_authorization_devices_total 3\n"),
+                "two distinct devices in the batch, one single look-up")
     }
 
     @Test func onlyTheRelaysServiceTokenMayAsk() async throws {
@@ -208,8 +236,10 @@ struct BatchedAuthorizationTests {
         #expect(try await query(f, []).status == .badRequest)
         #expect(try await query(f, Array(repeating: id, count: AuthorizationQueryLimit.maxDevices + 1)).status == .contentTooLarge)
         #expect(try await query(f, [id, "not-a-key-id"]).status == .badRequest)
-        #expect(try await f.send(.post, "/internal/v1/authorizations", json: #"{"device_ids":["\#(id)"],"all":true}"#, bearer: AccountsFixture.serviceToken).status == .badRequest)
-        #expect(try await f.send(.post, "/internal/v1/authorizations", json: "{", bearer: AccountsFixture.serviceToken).status == .badRequest)
+        #expect(try await f.send(.post, "/internal/v1/authorizations", json: #"{"device_ids":["\#(id)"],"all":true}"#,
+                                 bearer: AccountsFixture.serviceToken).status == .badRequest)
+        #expect(try await f.send(.post, "/internal/v1/authorizations", json: "{",
+                                 bearer: AccountsFixture.serviceToken).status == .badRequest)
     }
 }
 

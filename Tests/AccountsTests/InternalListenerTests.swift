@@ -16,7 +16,8 @@ struct InternalListenerTests {
     static let environment = [
         "MAILWAKE_ACCOUNTS_PUBLIC_ORIGIN": "https://accounts.test", "MAILWAKE_ACCOUNTS_LISTEN": "127.0.0.1:0",
         "MAILWAKE_ACCOUNTS_ADMIN_LISTEN": "127.0.0.1:0", "MAILWAKE_ACCOUNTS_ALLOW_PLAIN_HTTP": "true",
-        "MAILWAKE_ACCOUNTS_SERVICE_TOKENS": AccountsFixture.serviceToken, "MAILWAKE_ACCOUNTS_OPERATOR_TOKEN": AccountsFixture.operatorToken,
+        "MAILWAKE_ACCOUNTS_SERVICE_TOKENS": AccountsFixture.serviceToken,
+        "MAILWAKE_ACCOUNTS_OPERATOR_TOKEN": AccountsFixture.operatorToken,
     ]
 
     @Test func theInternalAndOperatorAPIsAnswerOnlyOnTheInternalListener() async throws {
@@ -52,14 +53,20 @@ struct InternalListenerTests {
         // A device registers on the public listener.
         let signing = try P256.Signing.PrivateKey(), agreement = try P256.KeyAgreement.PrivateKey()
         let deviceID = KeyIdentity.id(of: signing.publicKey)
-        let body = Array(#"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(Hex.encode(try SecureRandom.bytes(32)))","apns_environment":"sandbox","bundle_id":"net.mailwake.app","app_version":"1.0"}"#.utf8)
-        let header = try RequestSigner(key: signing).sign(method: "POST", origin: "https://accounts.test", pathAndQuery: "/v1/devices", body: body,
+        let body = Array((#"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","# +
+                          #""agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","# +
+                          #""apns_token":"\#(Hex.encode(try SecureRandom.bytes(32)))","apns_environment":"sandbox","# +
+                          #""bundle_id":"net.mailwake.app","app_version":"1.0"}"#).utf8)
+        let header = try RequestSigner(key: signing).sign(method: "POST", origin: "https://accounts.test", pathAndQuery: "/v1/devices",
+                                                          body: body,
                                                           timestamp: Int64(Date().timeIntervalSince1970))
         let registered = try await client.execute(.init(method: .post, url: publicURL + "/v1/devices",
-                                                        headers: ["Content-Type": "application/json", SignatureHeader.name: header.value], body: body))
+                                                        headers: ["Content-Type": "application/json", SignatureHeader.name: header.value],
+                                                        body: body))
         #expect(registered.status == .created)
         let onInternal = try await client.execute(.init(method: .post, url: internalURL + "/v1/devices",
-                                                        headers: ["Content-Type": "application/json", SignatureHeader.name: header.value], body: body))
+                                                        headers: ["Content-Type": "application/json", SignatureHeader.name: header.value],
+                                                        body: body))
         #expect(onInternal.status == .notFound, "the device API is not on the internal listener")
 
         let authorization = "/internal/v1/devices/\(deviceID)/authorization"
@@ -74,8 +81,10 @@ struct InternalListenerTests {
         let block = "/operator/v1/devices/\(deviceID)/block"
         let operatorHeaders: HTTPHeaders = ["Authorization": "Bearer \(AccountsFixture.operatorToken)", "Content-Type": "application/json"]
         let reason = Array(#"{"reason":"test"}"#.utf8)
-        #expect(try await client.execute(.init(method: .put, url: publicURL + block, headers: operatorHeaders, body: reason)).status == .notFound)
-        #expect(try await client.execute(.init(method: .put, url: internalURL + block, headers: operatorHeaders, body: reason)).status == .noContent)
+        #expect(try await client.execute(.init(method: .put, url: publicURL + block, headers: operatorHeaders,
+                                               body: reason)).status == .notFound)
+        #expect(try await client.execute(.init(method: .put, url: internalURL + block, headers: operatorHeaders,
+                                               body: reason)).status == .noContent)
     }
 
     @Test func withoutTheSettingEverythingStaysOnThePublicListener() throws {
@@ -83,7 +92,8 @@ struct InternalListenerTests {
         env["MAILWAKE_ACCOUNTS_DATABASE_URL"] = "postgres://accounts@127.0.0.1:1/accounts"
         let configuration = try AccountsConfiguration(AccountsSettings.spec.load(environment: env))
         let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: .disabled)
-        let app = AccountsApp(configuration: configuration, database: database, logger: .disabled, metrics: MetricsRegistry(), clock: { 0 })
+        let app = AccountsApp(configuration: configuration, database: database, logger: .disabled, metrics: MetricsRegistry(),
+                              clock: { 0 })
         #expect(app.servers().count == 2)
     }
 

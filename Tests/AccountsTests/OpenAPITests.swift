@@ -8,7 +8,8 @@ import Testing
 struct OpenAPITests {
     @Test func theDocumentListsExactlyTheRoutesTheServiceServes() throws {
         let database = PostgresClient(configuration: try .init(url: "postgres://nobody@127.0.0.1:1/none"), logger: .disabled)
-        let app = AccountsApp(configuration: .init(publicOrigin: "https://accounts.test", databaseURL: "postgres://nobody@127.0.0.1:1/none"),
+        let app = AccountsApp(configuration: .init(publicOrigin: "https://accounts.test",
+                                                   databaseURL: "postgres://nobody@127.0.0.1:1/none"),
                               database: database, logger: .disabled, metrics: MetricsRegistry(), clock: { 0 })
         let served = Set(app.router().routeList)
         let documented = try OpenAPIRoutes.routes(inFile: RepositoryPaths.file("Services/Accounts/openapi.yaml").path)

@@ -23,11 +23,15 @@ struct PurchaseBindingTests {
     }
 
     static func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
-        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
+        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                    bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
     }
 
     static func links(_ f: AccountsFixture, _ original: String) async throws -> Int64 {
-        try await f.app.database.query("SELECT count(*)::bigint FROM purchase_links WHERE original_transaction_id = \(original)").single().decode(Int64.self, at: 0)
+        try await f.app.database.query("""
+                                       SELECT count(*)::bigint FROM purchase_links WHERE original_transaction_id = \
+                                       \(original)
+                                       """).single().decode(Int64.self, at: 0)
     }
 
     /// The derivation written out again, independently of `AppAccountToken`.
@@ -36,7 +40,8 @@ struct PurchaseBindingTests {
         var bytes = Array(SHA256.hash([0, 0, 0, UInt8(label.count)] + label + Array(deviceID.utf8)).bytes.prefix(16))
         bytes[6] = bytes[6] & 0x0F | 0x80
         bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10],
+                           bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
     @Test func aTransactionBoughtOnAnotherDeviceIsRefusedAndLinksNothing() async throws {
@@ -56,7 +61,8 @@ struct PurchaseBindingTests {
         #expect(try await Self.entitled(f, buyer) == true)
         #expect(try await Self.links(f, "4000000001") == 1)
         let shared = try await PurchaseTests.purchase(f, other, bought)
-        #expect(shared.status == .ok, "once the buyer linked it, the purchase is shared (Family Sharing, the same Apple ID): \(shared.text)")
+        #expect(shared.status == .ok,
+                "once the buyer linked it, the purchase is shared (Family Sharing, the same Apple ID): \(shared.text)")
         #expect(try await Self.links(f, "4000000001") == 2)
     }
 
@@ -127,7 +133,8 @@ struct PurchaseBindingTests {
         #expect((purchase["devices"] as? [[String: Any]])?.compactMap { $0["device_id"] as? String } == [a.id, b.id])
         let none = try f.json(try await f.send(.get, "/v1/devices/\(loner.id)/purchases", signer: loner.signing))
         #expect((none["purchases"] as? [Any])?.isEmpty == true)
-        #expect(try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: loner.signing).status == .forbidden, "only a device's own view")
+        #expect(try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: loner.signing).status == .forbidden,
+                "only a device's own view")
 
         let operatorView = try await f.send(.get, "/operator/v1/purchases/4000000003", bearer: AccountsFixture.operatorToken)
         #expect(operatorView.status == .ok)

@@ -23,24 +23,30 @@ struct PurchaseTests {
     }
 
     /// `POST /v1/purchases` by `device` with a signed transaction.
-    static func purchase(_ f: AccountsFixture, _ device: AccountsFixture.Device, _ transaction: String) async throws -> HTTPClient.Response {
+    static func purchase(_ f: AccountsFixture, _ device: AccountsFixture.Device,
+                         _ transaction: String) async throws -> HTTPClient.Response {
         try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(transaction)"}"#, signer: device.signing)
     }
     func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
-        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
+        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                    bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
     }
 
     @Test func aVerifiedPurchaseEntitlesTheDeviceAndARefundEndsIt() async throws {
         let (signer, f, device) = try await Self.storeWithDevice()
         #expect(try await entitled(f, device) == false)
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
-        let purchase = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(try signer.transaction(original: "3000000001", expires: expires))"}"#,
+        let purchase = try await f.send(.post, "/v1/purchases",
+                                        json: #"{"signed_transaction":"# +
+                                              #""\#(try signer.transaction(original: "3000000001", expires: expires))"}"#,
                                         signer: device.signing)
         #expect(purchase.status == .ok)
         #expect(try f.json(purchase)["entitled"] as? Bool == true)
         #expect(try await entitled(f, device) == true)
 
-        let refund = try signer.notification(type: "REFUND", transaction: try signer.transaction(original: "3000000001", expires: expires, signed: Date().addingTimeInterval(5),
+        let refund = try signer.notification(type: "REFUND",
+                                             transaction: try signer.transaction(original: "3000000001", expires: expires,
+                                                                                 signed: Date().addingTimeInterval(5),
                                                                                                   revoked: Date()))
         let posted = try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(refund)"}"#)
         #expect(posted.status == .ok)
@@ -58,12 +64,14 @@ struct PurchaseTests {
         #expect(try await entitled(f, device) == false)
         // A renewal, then the old EXPIRED replayed: the replay changes nothing.
         let renewal = try signer.notification(type: "DID_RENEW", transaction: try signer.transaction(
-            original: "3000000002", expires: Date(timeIntervalSince1970: Double(f.clock + 60 * 86400)), signed: Date().addingTimeInterval(10)))
+            original: "3000000002", expires: Date(timeIntervalSince1970: Double(f.clock + 60 * 86400)),
+            signed: Date().addingTimeInterval(10)))
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(renewal)"}"#).status == .ok)
         #expect(try await entitled(f, device) == true)
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(expired)"}"#).status == .ok)
         #expect(try await entitled(f, device) == true)
-        let count = try await f.app.database.query("SELECT count(*)::bigint FROM app_store_notifications").single().decode(Int64.self, at: 0)
+        let count = try await f.app.database.query("SELECT count(*)::bigint FROM app_store_notifications").single().decode(Int64.self,
+            at: 0)
         #expect(count == 2)
     }
 
@@ -83,7 +91,9 @@ struct PurchaseTests {
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
         _ = try await Self.purchase(f, device, try signer.transaction(original: "3000000005", expires: expires))
         #expect(try await entitled(f, device) == true)
-        let revoke = try signer.notification(type: "REVOKE", transaction: try signer.transaction(original: "3000000005", expires: expires, signed: Date().addingTimeInterval(5)))
+        let revoke = try signer.notification(type: "REVOKE",
+                                             transaction: try signer.transaction(original: "3000000005", expires: expires,
+                                                                                 signed: Date().addingTimeInterval(5)))
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(revoke)"}"#).status == .ok)
         #expect(try await entitled(f, device) == false)
     }
@@ -91,14 +101,18 @@ struct PurchaseTests {
     @Test func aSubscriptionNotifiedBeforeThePurchaseIsLinkedLaterAndTESTIsRecorded() async throws {
         let (signer, f, device) = try await Self.storeWithDevice()
         let expires = Date(timeIntervalSince1970: Double(f.clock + 30 * 86400))
-        let subscribed = try signer.notification(type: "SUBSCRIBED", transaction: try signer.transaction(original: "3000000006", expires: expires))
+        let subscribed = try signer.notification(type: "SUBSCRIBED",
+                                                 transaction: try signer.transaction(original: "3000000006", expires: expires))
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(subscribed)"}"#).status == .ok)
         #expect(try await entitled(f, device) == false, "an App Store notification alone links no device")
         _ = try await Self.purchase(f, device, try signer.transaction(original: "3000000006", expires: expires))
         #expect(try await entitled(f, device) == true)
         let test = try signer.notification(type: "TEST", transaction: nil)
         #expect(try await f.send(.post, "/v1/app-store/notifications", json: #"{"signedPayload":"\#(test)"}"#).status == .ok)
-        let types = try await f.app.database.query("SELECT notification_type FROM app_store_notifications ORDER BY notification_type").map { try $0.decode(String.self, at: 0) }
+        let types = try await f.app.database.query("""
+                                                   SELECT notification_type FROM app_store_notifications ORDER BY \
+                                                   notification_type
+                                                   """).map { try $0.decode(String.self, at: 0) }
         #expect(types == ["SUBSCRIBED", "TEST"])
     }
 

@@ -24,17 +24,22 @@ struct SessionSecurityTests {
         let stolen = try #require(try f.json(try await f.register(device))["session_id"] as? String)
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)/sessions/\(stolen)", signer: device.signing,
                                  headers: ["Mailwake-Session": owner]).status == .noContent)
-        let afterRevoke = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing, headers: ["Mailwake-Session": stolen])
+        let afterRevoke = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing,
+                                           headers: ["Mailwake-Session": stolen])
         #expect(afterRevoke.status == .unauthorized)
         #expect(afterRevoke.text.contains("urn:mailwake:problem:session-revoked"))
-        let reopen = try await f.send(.post, "/v1/devices", json: device.registrationJSON(), signer: device.signing, headers: ["Mailwake-Session": stolen])
+        let reopen = try await f.send(.post, "/v1/devices", json: device.registrationJSON(), signer: device.signing,
+                                      headers: ["Mailwake-Session": stolen])
         #expect(reopen.status == .conflict, "a revoked session does not open another")
-        let purchase = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"x.y.z"}"#, signer: device.signing, withoutSession: true)
+        let purchase = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"x.y.z"}"#, signer: device.signing,
+                                        withoutSession: true)
         #expect(purchase.status == .unauthorized, "purchases are device calls too")
 
         // The owner's own session keeps working.
-        #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing, headers: ["Mailwake-Session": owner]).status == .ok)
-        let unknown = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing, headers: ["Mailwake-Session": "AAAAAAAAAAAAAAAAAAAAAA"])
+        #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing,
+                                 headers: ["Mailwake-Session": owner]).status == .ok)
+        let unknown = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing,
+                                       headers: ["Mailwake-Session": "AAAAAAAAAAAAAAAAAAAAAA"])
         #expect(unknown.text.contains("urn:mailwake:problem:session-unknown"))
     }
 
@@ -65,14 +70,16 @@ struct SessionSecurityTests {
         let wrong = try await f.register(device, recoveryCode: "not-the-code")
         #expect(wrong.status == .forbidden)
         #expect(wrong.text.contains("urn:mailwake:problem:recovery-code-invalid"))
-        let relayView = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))
+        let relayView = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                    bearer: AccountsFixture.serviceToken))
         #expect(relayView["active"] as? Bool == false, "still deleted for the relay")
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .notFound)
 
         // The App's recovery step: the code restores the device, once, with a new session.
         let recovered = try await f.register(device, recoveryCode: code)
         #expect(recovered.status == .ok)
-        #expect(try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken))["active"] as? Bool == true)
+        #expect(try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                            bearer: AccountsFixture.serviceToken))["active"] as? Bool == true)
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .ok)
 
         // Deleted again: the first code is spent.

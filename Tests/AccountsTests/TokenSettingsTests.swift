@@ -4,7 +4,8 @@ import Testing
 
 /// The accounts service's bearer tokens refuse placeholders and short values at start.
 @Suite struct TokenSettingsTests {
-    static let required = ["MAILWAKE_ACCOUNTS_PUBLIC_ORIGIN": "https://accounts.example.net", "MAILWAKE_ACCOUNTS_DATABASE_URL": "postgres://accounts@127.0.0.1/accounts"]
+    static let required = ["MAILWAKE_ACCOUNTS_PUBLIC_ORIGIN": "https://accounts.example.net",
+                           "MAILWAKE_ACCOUNTS_DATABASE_URL": "postgres://accounts@127.0.0.1/accounts"]
     static let good = "0123456789abcdef0123456789abcdef0123456789abcdef"
 
     static func load(_ overrides: [String: String]) throws -> AccountsConfiguration {
@@ -25,9 +26,11 @@ import Testing
     @Test(arguments: ["MAILWAKE_ACCOUNTS_SERVICE_TOKENS", "MAILWAKE_ACCOUNTS_OPERATOR_TOKEN"])
     func theTemplatesPlaceholderAndAShortTokenAreRefused(_ key: String) throws {
         let placeholder = try #require(refusal(key, "CHANGE-ME-a-long-random-token"))
-        #expect(placeholder.description == "configuration: \(key) (environment): still holds the CHANGE-ME placeholder: replace it with a random token, e.g. `openssl rand -hex 24`")
+        #expect(placeholder.description == "configuration: \(key) (environment): still holds the CHANGE-ME placeholder: replace it with " +
+                                           "a random token, e.g. `openssl rand -hex 24`")
         let short = try #require(refusal(key, "smoke-token"))
-        #expect(short.description == "configuration: \(key) (environment): is shorter than 24 characters: use a random token, e.g. `openssl rand -hex 24`")
+        #expect(short.description == "configuration: \(key) (environment): is shorter than 24 characters: use a random token, e.g. " +
+                                     "`openssl rand -hex 24`")
         #expect(!placeholder.description.contains("long-random") && !short.description.contains("smoke"))
     }
 
@@ -38,7 +41,8 @@ import Testing
     }
 
     @Test func longTokensAreAcceptedAndEmptyMeansNone() throws {
-        let c = try Self.load(["MAILWAKE_ACCOUNTS_SERVICE_TOKENS": "\(Self.good),\(Self.good.uppercased())", "MAILWAKE_ACCOUNTS_OPERATOR_TOKEN": Self.good])
+        let c = try Self.load(["MAILWAKE_ACCOUNTS_SERVICE_TOKENS": "\(Self.good),\(Self.good.uppercased())",
+                               "MAILWAKE_ACCOUNTS_OPERATOR_TOKEN": Self.good])
         #expect(c.serviceTokens == [Self.good, Self.good.uppercased()] && c.operatorToken == Self.good)
         let none = try Self.load([:])
         #expect(none.serviceTokens == [] && none.operatorToken == "")

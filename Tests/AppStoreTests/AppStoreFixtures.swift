@@ -106,7 +106,8 @@ func renewalPayload(signedDate: Date = Date(), environment: String = "Sandbox",
     ]
 }
 
-func notificationPayload(type: String, subtype: String? = nil, signedDate: Date = Date(), data: [String: any Sendable]) -> [String: any Sendable] {
+func notificationPayload(type: String, subtype: String? = nil, signedDate: Date = Date(),
+                         data: [String: any Sendable]) -> [String: any Sendable] {
     var payload: [String: any Sendable] = [
         "notificationType": type,
         "notificationUUID": "002e14d5-51f5-4503-b5a8-c3a1af68eb20",
@@ -119,7 +120,8 @@ func notificationPayload(type: String, subtype: String? = nil, signedDate: Date 
 }
 
 func notificationData(bundleId: String = testBundleId, environment: String = "Sandbox", appAppleId: Int64? = testAppAppleId,
-                      signedTransactionInfo: String? = nil, signedRenewalInfo: String? = nil, status: Int? = nil) -> [String: any Sendable] {
+                      signedTransactionInfo: String? = nil, signedRenewalInfo: String? = nil,
+                      status: Int? = nil) -> [String: any Sendable] {
     var data: [String: any Sendable] = ["bundleId": bundleId, "bundleVersion": "42", "environment": environment]
     if let appAppleId { data["appAppleId"] = appAppleId }
     if let signedTransactionInfo { data["signedTransactionInfo"] = signedTransactionInfo }

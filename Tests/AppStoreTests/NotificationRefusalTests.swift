@@ -7,7 +7,8 @@ import TestSupport
     func refuse(_ code: AppStoreVerificationError.Code, _ jws: String, verifier v: AppStoreJWSVerifier? = nil,
                 sourceLocation: SourceLocation = #_sourceLocation) throws {
         let v = try v ?? verifier()
-        expectRefusal(code, jws: jws, sourceLocation: sourceLocation) { () throws(AppStoreVerificationError) in try v.verifyNotification(jws) }
+        expectRefusal(code, jws: jws,
+                      sourceLocation: sourceLocation) { () throws(AppStoreVerificationError) in try v.verifyNotification(jws) }
     }
 
     func signed(_ data: [String: any Sendable], type: String = "DID_RENEW") throws -> String {
@@ -34,7 +35,8 @@ import TestSupport
 
     @Test func missingAppAppleIdIsRefusedInProductionOnly() throws {
         let production = try verifier(environment: .production)
-        try refuse(.appAppleIdMismatch, try signed(notificationData(environment: "Production", appAppleId: nil), type: "TEST"), verifier: production)
+        try refuse(.appAppleIdMismatch, try signed(notificationData(environment: "Production", appAppleId: nil), type: "TEST"),
+                   verifier: production)
         // Apple omits appAppleId in the sandbox.
         let n = try verifier().verifyNotification(try signed(notificationData(appAppleId: nil), type: "TEST"))
         #expect(n.data.appAppleId == nil)
@@ -103,7 +105,8 @@ import TestSupport
 
     @Test func outerNotificationSignedByAnotherRootIsRefused() throws {
         let (transaction, renewal) = try nested()
-        let payload = notificationPayload(type: "DID_RENEW", data: notificationData(signedTransactionInfo: transaction, signedRenewalInfo: renewal))
+        let payload = notificationPayload(type: "DID_RENEW",
+                                          data: notificationData(signedTransactionInfo: transaction, signedRenewalInfo: renewal))
         try refuse(.chainUntrusted, try Chains.other().jws(payload))
     }
 

@@ -10,7 +10,8 @@ import TestSupport
     func refuse(_ code: AppStoreVerificationError.Code, _ jws: String, verifier v: AppStoreJWSVerifier? = nil,
                 sourceLocation: SourceLocation = #_sourceLocation) throws {
         let v = try v ?? verifier()
-        expectRefusal(code, jws: jws, sourceLocation: sourceLocation) { () throws(AppStoreVerificationError) in try v.verifyTransaction(jws) }
+        expectRefusal(code, jws: jws,
+                      sourceLocation: sourceLocation) { () throws(AppStoreVerificationError) in try v.verifyTransaction(jws) }
     }
 
     // MARK: Signature
@@ -159,7 +160,8 @@ import TestSupport
         let old = try Chains.get("expired-now") {
             $0.leafValidity = .init(notBefore: now.addingTimeInterval(-90 * 86_400), notAfter: now.addingTimeInterval(-60 * 86_400))
         }
-        try refuse(.certificateExpired, try old.jws(transactionPayload(signedDate: now)), verifier: try verifier(roots: [old.chain.rootDER]))
+        try refuse(.certificateExpired, try old.jws(transactionPayload(signedDate: now)),
+                   verifier: try verifier(roots: [old.chain.rootDER]))
     }
 
     @Test func leafKeyOtherThanP256IsRefused() throws {
@@ -192,7 +194,8 @@ import TestSupport
     func malformedBase64InEachPartIsRefused(index: Int) throws {
         let jws = try transactionJWS()
         let parts = jws.split(separator: ".").map(String.init)
-        for broken in [parts[index] + "=", "*" + parts[index].dropFirst(), parts[index] + "+", "/" + parts[index].dropFirst(), parts[index] + " "] {
+        for broken in [parts[index] + "=", "*" + parts[index].dropFirst(), parts[index] + "+", "/" + parts[index].dropFirst(),
+                       parts[index] + " "] {
             try refuse(.jwsMalformed, replacingPart(jws, index, with: broken))
         }
     }
@@ -204,7 +207,8 @@ import TestSupport
 
     @Test func headerThatIsNotJSONIsRefused() throws {
         let good = try Chains.good()
-        let jws = try TestJWS.compact(headerJSON: Array("{\"alg\":\"ES256\",".utf8), payloadJSON: try TestJWS.json(transactionPayload()), sign: good.sign)
+        let jws = try TestJWS.compact(headerJSON: Array("{\"alg\":\"ES256\",".utf8), payloadJSON: try TestJWS.json(transactionPayload()),
+                                      sign: good.sign)
         try refuse(.jwsMalformed, jws)
     }
 

@@ -6,7 +6,8 @@ import Testing
 /// Settings of a made-up service with the two token kinds.
 enum TokenSample {
     static let required: ConfigurationSetting<String> = .bearerToken("PEER_TOKEN", help: "Token presented to the peer.")
-    static let optional: ConfigurationSetting<String> = .bearerToken("OPERATOR_TOKEN", emptyDisables: true, help: "Operator token; empty disables.")
+    static let optional: ConfigurationSetting<String> = .bearerToken("OPERATOR_TOKEN", emptyDisables: true,
+                                                                     help: "Operator token; empty disables.")
     static let list: ConfigurationSetting<[String]> = .bearerTokens("SERVICE_TOKENS", help: "Tokens callers present.")
     static let spec = ConfigurationSpec(service: "sample", settings: [required, optional, list])
     static let good = "0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -41,17 +42,20 @@ enum TokenSample {
         #expect(c[S.optional] == "")
         #expect(c[S.list] == [])
         #expect(try S.spec.load(environment: S.minimal.merging(["MAILWAKE_SAMPLE_OPERATOR_TOKEN": ""]) { $1 })[S.optional] == "")
-        #expect(refusal(["MAILWAKE_SAMPLE_PEER_TOKEN": ""])?.description == "configuration: MAILWAKE_SAMPLE_PEER_TOKEN (environment): must not be empty")
+        #expect(refusal(["MAILWAKE_SAMPLE_PEER_TOKEN": ""])?.description == "configuration: MAILWAKE_SAMPLE_PEER_TOKEN (environment): " +
+                                                                            "must not be empty")
         let missing = try #require(throws: ConfigurationError.self) { try S.spec.load(environment: [:]) }
         #expect(missing.description == "configuration: MAILWAKE_SAMPLE_PEER_TOKEN: is required and not set")
     }
 
-    @Test(arguments: ["CHANGE-ME-a-long-random-token", "change-me-0123456789abcdef0123", "prefix-Change-Me-suffix-0123456789", "CHANGE-ME"])
+    @Test(arguments: ["CHANGE-ME-a-long-random-token", "change-me-0123456789abcdef0123", "prefix-Change-Me-suffix-0123456789",
+                      "CHANGE-ME"])
     func aPlaceholderIsRefusedNamingTheKeyNotTheValue(_ placeholder: String) throws {
         for key in ["PEER_TOKEN", "OPERATOR_TOKEN", "SERVICE_TOKENS"] {
             let e = try #require(refusal(["MAILWAKE_SAMPLE_\(key)": placeholder]))
             #expect(e.key == "MAILWAKE_SAMPLE_\(key)")
-            #expect(e.description == "configuration: MAILWAKE_SAMPLE_\(key) (environment): still holds the CHANGE-ME placeholder: replace it with a random token, e.g. `openssl rand -hex 24`")
+            #expect(e.description == "configuration: MAILWAKE_SAMPLE_\(key) (environment): still holds the CHANGE-ME placeholder: " +
+                                     "replace it with a random token, e.g. `openssl rand -hex 24`")
             #expect(!e.description.contains("=\""), "the value is shown: \(e.description)")
             if placeholder != "CHANGE-ME" { #expect(!e.description.contains(placeholder)) }
         }
@@ -62,7 +66,8 @@ enum TokenSample {
         #expect(short.count < 24)
         for key in ["PEER_TOKEN", "OPERATOR_TOKEN", "SERVICE_TOKENS"] {
             let e = try #require(refusal(["MAILWAKE_SAMPLE_\(key)": short]))
-            #expect(e.description == "configuration: MAILWAKE_SAMPLE_\(key) (environment): is shorter than 24 characters: use a random token, e.g. `openssl rand -hex 24`")
+            #expect(e.description == "configuration: MAILWAKE_SAMPLE_\(key) (environment): is shorter than 24 characters: use a random " +
+                                     "token, e.g. `openssl rand -hex 24`")
             #expect(!e.description.contains(short) && !e.description.contains("=\""))
         }
     }
@@ -77,7 +82,8 @@ enum TokenSample {
 
     @Test func inAListTheRefusedTokenIsCountedNotShown() throws {
         let e = try #require(refusal(["MAILWAKE_SAMPLE_SERVICE_TOKENS": "\(S.good),tiny"]))
-        #expect(e.description == "configuration: MAILWAKE_SAMPLE_SERVICE_TOKENS (environment): token 2 of 2 is shorter than 24 characters: use a random token, e.g. `openssl rand -hex 24`")
+        #expect(e.description == "configuration: MAILWAKE_SAMPLE_SERVICE_TOKENS (environment): token 2 of 2 is shorter than 24 " +
+                                 "characters: use a random token, e.g. `openssl rand -hex 24`")
         #expect(!e.description.contains("tiny") && !e.description.contains(S.good))
     }
 
@@ -96,6 +102,7 @@ enum TokenSample {
         #expect(try S.spec.load(environment: ["MAILWAKE_SAMPLE_PEER_TOKEN_FILE": good])[S.required] == S.good)
         #expect(S.spec.settings.allSatisfy { $0.isSecret })
         #expect(S.spec.acceptedKeys == ["MAILWAKE_SAMPLE_PEER_TOKEN", "MAILWAKE_SAMPLE_PEER_TOKEN_FILE", "MAILWAKE_SAMPLE_OPERATOR_TOKEN",
-                                        "MAILWAKE_SAMPLE_OPERATOR_TOKEN_FILE", "MAILWAKE_SAMPLE_SERVICE_TOKENS", "MAILWAKE_SAMPLE_SERVICE_TOKENS_FILE"])
+                                        "MAILWAKE_SAMPLE_OPERATOR_TOKEN_FILE", "MAILWAKE_SAMPLE_SERVICE_TOKENS",
+                                        "MAILWAKE_SAMPLE_SERVICE_TOKENS_FILE"])
     }
 }

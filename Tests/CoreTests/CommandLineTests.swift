@@ -63,7 +63,8 @@ import Testing
         #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--dry-run=yes"]) }?.message == "--dry-run takes no value")
         #expect(usage { try Self.add.parse(["--host", "h"]) }?.message == "add expects NAME")
         #expect(usage { try Self.add.parse(["a", "b", "--host", "h"]) }?.message == "add expects NAME")
-        #expect(usage { try Self.add.parse(["a", "--host", "h", "--port", "x"]).int64("port") as Any }?.message == "--port must be an integer, got x")
+        #expect(usage { try Self.add.parse(["a", "--host", "h", "--port",
+                                            "x"]).int64("port") as Any }?.message == "--port must be an integer, got x")
     }
 
     static let tool = CommandLineTool(name: "mailwake-test", summary: "A tool for tests.", version: "1.2.3", commands: [
@@ -97,8 +98,10 @@ import Testing
 
     static let grouped = CommandLineTool(name: "mailwake-test", summary: "Grouped commands.", version: "1.0", commands: [
         .init(CommandSpec("devices list", summary: "List devices.")) { _ in .success },
-        .init(CommandSpec("devices unpair", summary: "Unpair one.", positionals: ["ID"])) { args in args.positionals == ["d1"] ? .success : .failure },
-        .init(CommandSpec("devices", summary: "A command named like the group.", options: [OptionSpec("all", help: "everything")])) { _ in .failure },
+        .init(CommandSpec("devices unpair", summary: "Unpair one.",
+                          positionals: ["ID"])) { args in args.positionals == ["d1"] ? .success : .failure },
+        .init(CommandSpec("devices", summary: "A command named like the group.",
+                          options: [OptionSpec("all", help: "everything")])) { _ in .failure },
     ])
 
     @Test func commandsOfSeveralWordsRunByTheirLongestName() async {

@@ -6,20 +6,25 @@ import Testing
 enum Mode: String, CaseIterable, Sendable { case fast, safe }
 
 enum OutpostSample {
-    static let port: ConfigurationSetting<Int> = .int("ADMIN_PORT", default: 9090, range: 1...65535, help: "Port of the admin listener (/metrics, /healthz).")
+    static let port: ConfigurationSetting<Int> = .int("ADMIN_PORT", default: 9090, range: 1...65535,
+                                                      help: "Port of the admin listener (/metrics, /healthz).")
     static let name: ConfigurationSetting<String> = .string("NAME", default: "outpost", help: "Name shown in the App.")
     static let debug: ConfigurationSetting<Bool> = .bool("DEBUG", default: false, help: "Extra checks.")
-    static let drain: ConfigurationSetting<Duration> = .duration("DRAIN_TIMEOUT", default: .seconds(10), range: 0...300, help: "Time to drain on shutdown.")
+    static let drain: ConfigurationSetting<Duration> = .duration("DRAIN_TIMEOUT", default: .seconds(10), range: 0...300,
+                                                                 help: "Time to drain on shutdown.")
     static let relay: ConfigurationSetting<ConfigURL> = .url("RELAY_URL", default: "https://relay.mailwake.example", help: "The relay.")
-    static let origin: ConfigurationSetting<ConfigURL> = .origin("PUBLIC_ORIGIN", default: "https://outpost.example:8443", help: "Where the App reaches this outpost.")
+    static let origin: ConfigurationSetting<ConfigURL> = .origin("PUBLIC_ORIGIN", default: "https://outpost.example:8443",
+                                                                 help: "Where the App reaches this outpost.")
     static let mode: ConfigurationSetting<Mode> = .choice("MODE", default: .safe, help: "Speed or safety | pick one.")
     static let peers: ConfigurationSetting<[String]> = .list("PEERS", default: [], help: "Other outposts.")
     static let level: ConfigurationSetting<LogLevel> = .logLevel()
     static let password: ConfigurationSetting<String> = .string("IMAP_PASSWORD", secret: true, help: "Password of the mailbox.")
-    static let webhook = ConfigurationSetting.url("WEBHOOK_URL", schemes: ["https", "http"], secret: true, help: "Webhook to call.").optional()
+    static let webhook = ConfigurationSetting.url("WEBHOOK_URL", schemes: ["https", "http"], secret: true,
+                                                  help: "Webhook to call.").optional()
     static let cert = ConfigurationSetting.existingFile("TLS_CERT", help: "Certificate chain (PEM).").optional()
 
-    static let spec = ConfigurationSpec(service: "outpost", settings: [port, name, debug, drain, relay, origin, mode, peers, level, password, webhook, cert])
+    static let spec = ConfigurationSpec(service: "outpost",
+                                        settings: [port, name, debug, drain, relay, origin, mode, peers, level, password, webhook, cert])
     static let minimal = ["MAILWAKE_OUTPOST_IMAP_PASSWORD": "pw"]
 }
 
@@ -142,7 +147,8 @@ enum OutpostSample {
         ("MAILWAKE_OUTPOST_LOG_LEVEL", "loud", "must be one of trace, debug, info, notice, warning, error, critical"),
         ("MAILWAKE_OUTPOST_RELAY_URL", "http://relay.example", "must be an absolute https URL"),
         ("MAILWAKE_OUTPOST_RELAY_URL", "https://relay.example:0/x", "has an invalid port (1 to 65535)"),
-        ("MAILWAKE_OUTPOST_PUBLIC_ORIGIN", "https://outpost.example/path", "must be an origin (scheme://host[:port]) without a path or query"),
+        ("MAILWAKE_OUTPOST_PUBLIC_ORIGIN", "https://outpost.example/path",
+         "must be an origin (scheme://host[:port]) without a path or query"),
         ("MAILWAKE_OUTPOST_TLS_CERT", "/nonexistent/cert.pem", "names a file that does not exist"),
     ])
     func badValuesFailWithOneLineNamingTheKey(key: String, value: String, reason: String) {
@@ -161,17 +167,20 @@ enum OutpostSample {
 
     @Test func secretValuesAreNeverEchoed() throws {
         let secretURL = "http://user:hunter2@hooks.example/T0KEN"
-        let e = try #require(error { _ = try S.spec.load(environment: S.minimal.merging(["MAILWAKE_OUTPOST_WEBHOOK_URL": secretURL]) { $1 }) })
+        let e = try #require(error { _ = try S.spec.load(environment: S.minimal.merging(["MAILWAKE_OUTPOST_WEBH" +
+                                                                                         "OOK_URL": secretURL]) { $1 }) })
         #expect(e.key == "MAILWAKE_OUTPOST_WEBHOOK_URL")
         #expect(!e.description.contains("hunter2"))
         #expect(!e.description.contains("T0KEN"))
-        #expect(e.description == "configuration: MAILWAKE_OUTPOST_WEBHOOK_URL (environment): must not contain a user name or password (put credentials in their secret setting)")
+        #expect(e.description == "configuration: MAILWAKE_OUTPOST_WEBHOOK_URL (environment): must not contain a user name or password " +
+                                 "(put credentials in their secret setting)")
 
         let empty = try #require(error { _ = try S.spec.load(environment: ["MAILWAKE_OUTPOST_IMAP_PASSWORD": ""]) })
         #expect(empty.description == "configuration: MAILWAKE_OUTPOST_IMAP_PASSWORD (environment): must not be empty")
 
         // The start-up summary hides secrets too.
-        let config = try S.spec.load(environment: ["MAILWAKE_OUTPOST_IMAP_PASSWORD": "s3cret-pw", "MAILWAKE_OUTPOST_WEBHOOK_URL": "https://hooks.example/T0KEN"])
+        let config = try S.spec.load(environment: ["MAILWAKE_OUTPOST_IMAP_PASSWORD": "s3cret-pw",
+                                                   "MAILWAKE_OUTPOST_WEBHOOK_URL": "https://hooks.example/T0KEN"])
         let summary = config.summary.joined(separator: "\n")
         #expect(summary.contains("MAILWAKE_OUTPOST_IMAP_PASSWORD=(secret) (environment)"))
         #expect(summary.contains("MAILWAKE_OUTPOST_ADMIN_PORT=\"9090\" (default)"))
@@ -207,7 +216,8 @@ enum OutpostSample {
         #expect(try S.spec.load(configFile: envFile, environment: S.minimal)[S.password] == "pw")
 
         // Both forms in one place is an error.
-        let both = error { _ = try S.spec.load(environment: ["MAILWAKE_OUTPOST_IMAP_PASSWORD_FILE": secret, "MAILWAKE_OUTPOST_IMAP_PASSWORD": "x"]) }
+        let both = error { _ = try S.spec.load(environment: ["MAILWAKE_OUTPOST_IMAP_PASSWORD_FILE": secret,
+                                                             "MAILWAKE_OUTPOST_IMAP_PASSWORD": "x"]) }
         #expect(both?.key == "MAILWAKE_OUTPOST_IMAP_PASSWORD")
 
         // A missing file names the key and the path, never content.
@@ -231,7 +241,8 @@ enum OutpostSample {
         defer { dir.remove() }
         let file = try dir.write("outpost.env", "MAILWAKE_OUTPOST_ADMN_PORT=1\n")
         let e = error { _ = try S.spec.load(configFile: file, environment: S.minimal) }
-        #expect(e?.description == "configuration: MAILWAKE_OUTPOST_ADMN_PORT (\(file) line 1): is not a setting of mailwake-outpost (see --help for the list)")
+        #expect(e?.description == "configuration: MAILWAKE_OUTPOST_ADMN_PORT (\(file) line 1): is not a setting of mailwake-outpost " +
+                                  "(see --help for the list)")
 
         var env = S.minimal
         env["MAILWAKE_OUTPOST_SERVICE_HOST"] = "10.0.0.1"
@@ -241,7 +252,9 @@ enum OutpostSample {
         #expect(config.warnings == ["ignoring unknown environment variable MAILWAKE_OUTPOST_SERVICE_HOST"])
 
         let lower = try dir.write("lower.env", "mailwake_outpost_admin_port=1\n")
-        #expect(error { _ = try S.spec.load(configFile: lower, environment: S.minimal) }?.reason == "is not a setting of mailwake-outpost (names are upper case)")
+        #expect(error { _ = try S.spec.load(configFile: lower,
+                                            environment: S.minimal) }?.reason == "is not a setting of mailwake-outpost (names are " +
+                                                                                 "upper case)")
 
         let missing = error { _ = try S.spec.load(configFile: dir.path + "/absent.env", environment: S.minimal) }
         #expect(missing?.key == "--config")
@@ -287,9 +300,11 @@ enum OutpostSample {
         #expect(lines[0] == "| key | default | meaning |")
         #expect(lines[1] == "| --- | --- | --- |")
         #expect(lines.count == 2 + S.spec.settings.count)
-        #expect(lines.contains("| `MAILWAKE_OUTPOST_ADMIN_PORT` | `9090` | Port of the admin listener (/metrics, /healthz). Integer 1–65535. |"))
+        #expect(lines.contains("| `MAILWAKE_OUTPOST_ADMIN_PORT` | `9090` | Port of the admin listener (/metrics, /healthz). Integer " +
+                               "1–65535. |"))
         #expect(lines.contains("| `MAILWAKE_OUTPOST_MODE` | `safe` | Speed or safety \\| pick one. One of fast, safe. |"))
-        #expect(lines.contains { $0.hasPrefix("| `MAILWAKE_OUTPOST_IMAP_PASSWORD` | (required) |") && $0.contains("`MAILWAKE_OUTPOST_IMAP_PASSWORD_FILE`") })
+        #expect(lines.contains { $0.hasPrefix("| `MAILWAKE_OUTPOST_IMAP_PASSWORD` | (required) |")
+            && $0.contains("`MAILWAKE_OUTPOST_IMAP_PASSWORD_FILE`") })
         #expect(lines.contains { $0.hasPrefix("| `MAILWAKE_OUTPOST_WEBHOOK_URL` | (not set) |") })
         #expect(lines.contains { $0.hasPrefix("| `MAILWAKE_OUTPOST_DRAIN_TIMEOUT` | `10` | Time to drain on shutdown. Seconds.") })
         // Every row has exactly three cells.

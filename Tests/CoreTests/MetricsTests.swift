@@ -28,7 +28,9 @@ struct Exposition {
                 help[name] = try Self.unescape(String(rest[rest.index(after: space)...]), quotes: false)
             } else if line.hasPrefix("# TYPE ") {
                 let parts = line.dropFirst(7).split(separator: " ")
-                guard parts.count == 2, ["counter", "gauge", "histogram", "summary", "untyped"].contains(parts[1]) else { throw Failure("bad TYPE: \(line)") }
+                guard parts.count == 2,
+                      ["counter", "gauge", "histogram", "summary",
+                       "untyped"].contains(parts[1]) else { throw Failure("bad TYPE: \(line)") }
                 let name = String(parts[0])
                 guard types[name] == nil, !samples.contains(where: { Self.family(of: $0.name, types: [name: ""]) == name }) else {
                     throw Failure("TYPE for \(name) must come once, before its samples")
@@ -65,14 +67,16 @@ struct Exposition {
         var i = line.startIndex
         var name = ""
         while i < line.endIndex, line[i] != "{", line[i] != " " { name.append(line[i]); i = line.index(after: i) }
-        guard name.range(of: "^[a-zA-Z_:][a-zA-Z0-9_:]*$", options: .regularExpression) != nil else { throw Failure("bad metric name in \(line)") }
+        guard name.range(of: "^[a-zA-Z_:][a-zA-Z0-9_:]*$",
+                         options: .regularExpression) != nil else { throw Failure("bad metric name in \(line)") }
         var labels: [String: String] = [:]
         if i < line.endIndex, line[i] == "{" {
             i = line.index(after: i)
             while line[i] != "}" {
                 var label = ""
                 while line[i] != "=" { label.append(line[i]); i = line.index(after: i) }
-                guard label.range(of: "^[a-zA-Z_][a-zA-Z0-9_]*$", options: .regularExpression) != nil else { throw Failure("bad label name \(label)") }
+                guard label.range(of: "^[a-zA-Z_][a-zA-Z0-9_]*$",
+                                  options: .regularExpression) != nil else { throw Failure("bad label name \(label)") }
                 i = line.index(after: i)
                 guard line[i] == "\"" else { throw Failure("label value must be quoted in \(line)") }
                 i = line.index(after: i)
@@ -130,10 +134,12 @@ struct Exposition {
 @Suite struct MetricsTests {
     @Test func counterGaugeAndHelpType() throws {
         let registry = MetricsRegistry()
-        let sent = registry.counter("mailwake_relay_envelopes_total", help: "Envelopes accepted.\nSecond line with \\ backslash.", labels: ["kind": "alert"])
+        let sent = registry.counter("mailwake_relay_envelopes_total", help: "Envelopes accepted.\nSecond line with \\ backslash.",
+                                    labels: ["kind": "alert"])
         sent.increment()
         sent.increment(by: 4)
-        registry.counter("mailwake_relay_envelopes_total", help: "Envelopes accepted.\nSecond line with \\ backslash.", labels: ["kind": "alert"]).increment()
+        registry.counter("mailwake_relay_envelopes_total", help: "Envelopes accepted.\nSecond line with \\ backslash.",
+                         labels: ["kind": "alert"]).increment()
         let depth = registry.gauge("mailwake_relay_queue_depth", help: "Queued deliveries.")
         depth.set(10)
         depth.decrement(by: 2.5)
@@ -153,7 +159,8 @@ struct Exposition {
 
     @Test func histogramBucketsAreCumulativeWithInf() throws {
         let registry = MetricsRegistry()
-        let latency = registry.histogram("mailwake_relay_delivery_latency_seconds", help: "Accept to APNs.", labels: ["env": "prod"], buckets: [0.01, 0.1, 1])
+        let latency = registry.histogram("mailwake_relay_delivery_latency_seconds", help: "Accept to APNs.", labels: ["env": "prod"],
+                                         buckets: [0.01, 0.1, 1])
         for v in [0.005, 0.01, 0.05, 0.5, 0.7, 3.0] { latency.observe(v) }
         let e = try Exposition(registry.render())
         #expect(e.types["mailwake_relay_delivery_latency_seconds"] == "histogram")
@@ -172,9 +179,11 @@ struct Exposition {
     @Test func labelValuesAreEscaped() throws {
         let registry = MetricsRegistry()
         let tricky = "a \"quoted\" back\\slash\nnew line, comma={}"
-        registry.counter("mailwake_outpost_imap_errors_total", help: "IMAP errors.", labels: ["reason": tricky, "mailbox": "ünïcode"]).increment()
+        registry.counter("mailwake_outpost_imap_errors_total", help: "IMAP errors.",
+                         labels: ["reason": tricky, "mailbox": "ünïcode"]).increment()
         let text = registry.render()
-        #expect(text.contains(#"mailwake_outpost_imap_errors_total{mailbox="ünïcode",reason="a \"quoted\" back\\slash\nnew line, comma={}"} 1"#))
+        #expect(text.contains(#"mailwake_outpost_imap_errors_total{mailbox="ünïcode",reason="a \"quoted\" back\\slash\nnew line, "# +
+                              #"comma={}"} 1"#))
         let e = try Exposition(text)
         #expect(e.samples.first?.labels == ["reason": tricky, "mailbox": "ünïcode"])
     }
@@ -182,7 +191,8 @@ struct Exposition {
     @Test func seriesAreSharedAndSeparatedByLabels() throws {
         let registry = MetricsRegistry()
         for reason in ["BadDeviceToken", "Unregistered", "BadDeviceToken"] {
-            registry.counter("mailwake_relay_apns_responses_total", help: "APNs answers.", labels: ["status": "400", "reason": reason]).increment()
+            registry.counter("mailwake_relay_apns_responses_total", help: "APNs answers.",
+                             labels: ["status": "400", "reason": reason]).increment()
         }
         registry.counter("mailwake_relay_apns_responses_total", help: "APNs answers.", labels: ["status": "200"]).increment(by: 7)
         let e = try Exposition(registry.render())

@@ -36,7 +36,8 @@ struct ServiceFailure: Error, CustomStringConvertible {
 
 @Suite struct ServiceGroupTests {
     func group(_ services: [any Service], grace: Duration = .seconds(5), sink: MemoryLogSink) -> ServiceGroup {
-        ServiceGroup(services: services, configuration: .init(gracePeriod: grace, signals: []), logger: Logger(service: "test", level: .trace, sink: sink))
+        ServiceGroup(services: services, configuration: .init(gracePeriod: grace, signals: []),
+                     logger: Logger(service: "test", level: .trace, sink: sink))
     }
 
     func messages(_ sink: MemoryLogSink, _ message: String) -> [String] {
@@ -69,7 +70,8 @@ struct ServiceFailure: Error, CustomStringConvertible {
             try await up[1].wait()
             throw ServiceFailure()
         }
-        let g = group([waitingService("db", recorder, started: up[0]), failing, waitingService("http", recorder, started: up[1])], sink: sink)
+        let g = group([waitingService("db", recorder, started: up[0]), failing, waitingService("http", recorder, started: up[1])],
+                      sink: sink)
         do {
             try await g.run()
             Issue.record("expected a failure")

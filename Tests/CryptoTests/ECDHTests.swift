@@ -14,7 +14,8 @@ struct ECDHTests {
 
     @Test func sharedSecretMatchesRFC5903() throws {
         // RFC 5903 §8.1: the shared secret is the x-coordinate of the shared point.
-        let i = try P256.KeyAgreement.PrivateKey(rawRepresentation: Hex.decode("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433"))
+        let i = try P256.KeyAgreement.PrivateKey(rawRepresentation: Hex.decode("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57" +
+                                                                               "862d1433"))
         let r = try P256.KeyAgreement.PublicKey(x963Representation: Hex.decode(
             "04d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf63"
             + "56fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872ab"))

@@ -29,7 +29,8 @@ struct P256KeyTests {
 
     @Test func publicKeyOfAKnownScalarMatchesRFC5903() throws {
         // RFC 5903 §8.1, initiator key pair.
-        let key = try P256.KeyAgreement.PrivateKey(rawRepresentation: Hex.decode("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433"))
+        let key = try P256.KeyAgreement.PrivateKey(rawRepresentation: Hex.decode("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c" +
+                                                                                 "57862d1433"))
         #expect(Hex.encode(key.publicKey.x963Representation)
             == "04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c3772581180"
             + "5271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990bb3")
@@ -87,7 +88,8 @@ struct P256KeyTests {
         #expect(throws: CryptoError.self) { try P256.Signing.PrivateKey(pkcs8DERRepresentation: Array(der.dropLast())) }
         #expect(throws: CryptoError.self) { try P256.Signing.PrivateKey(pkcs8DERRepresentation: der + [0]) }
         #expect(throws: CryptoError.self) { try P256.Signing.PrivateKey(pkcs8DERRepresentation: []) }
-        #expect(throws: CryptoError.self) { try P256.Signing.PrivateKey(pemRepresentation: "-----BEGIN PRIVATE KEY-----\n!!!\n-----END PRIVATE KEY-----\n") }
+        #expect(throws: CryptoError.self) { try P256.Signing.PrivateKey(pemRepresentation: "-----BEGIN PRIVATE KEY-----\n!!!\n-----END " +
+                                                                                           "PRIVATE KEY-----\n") }
         #expect(throws: CryptoError.self) { try P256.Signing.PrivateKey(pemRepresentation: "no pem here") }
     }
 

@@ -89,7 +89,8 @@ struct PublishedVectorTests {
             HMACSHA256.authenticationCode(for: Array("HPKE-v1".utf8) + suiteID + Array(label.utf8) + ikm, key: [])
         }
         func labeledExpand32(_ prk: [UInt8], _ label: String, _ info: [UInt8]) -> [UInt8] {
-            HMACSHA256.authenticationCode(for: [0x00, 0x20] + Array("HPKE-v1".utf8) + suiteID + Array(label.utf8) + info + [0x01], key: prk)
+            HMACSHA256.authenticationCode(for: [0x00, 0x20] + Array("HPKE-v1".utf8) + suiteID + Array(label.utf8) + info + [0x01],
+                                          key: prk)
         }
         for c in try Self.cases("rfc9180-a3-dhkem-p256.json") {
             let section = c["section"] as! String

@@ -15,7 +15,8 @@ struct SubjectPublicKeyInfoTests {
         let keyPath = directory.appendingPathComponent("key.p8").path
         let pubPath = directory.appendingPathComponent("key.pub").path
         try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        _ = try await Blocking.run { try ChildProcess.run("/usr/bin/openssl", ["pkey", "-in", keyPath, "-pubout", "-out", pubPath], directory: nil) }
+        _ = try await Blocking.run { try ChildProcess.run("/usr/bin/openssl", ["pkey", "-in", keyPath, "-pubout", "-out", pubPath],
+                                                          directory: nil) }
         let openssl = try String(contentsOfFile: pubPath, encoding: .utf8)
 
         #expect(key.publicKey.pemRepresentation == openssl)

@@ -53,11 +53,13 @@ struct SymmetricTests {
     @Test func aesGCMMatchesTheGCMSpecTestCase16() throws {
         // McGrew & Viega, "The Galois/Counter Mode of Operation", test case 16 (AES-256, 60-byte text, 20-byte AAD).
         let key = SymmetricKey(bytes: Hex.decode("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"))
-        let pt = Hex.decode("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
+        let pt = Hex.decode("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0" +
+                            "de657ba637b39")
         let aad = Hex.decode("feedfacedeadbeeffeedfacedeadbeefabaddad2")
         let iv = Hex.decode("cafebabefacedbaddecaf888")
         let sealed = try AESGCM.seal(pt, using: key, nonce: iv, authenticating: aad)
-        #expect(Hex.encode(sealed) == "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
+        #expect(Hex.encode(sealed) == "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c" +
+                                      "5f61e6393ba7a0abcc9f662"
             + "76fc6ece0f4e1768cddf8853bb2d551b")
         #expect(try AESGCM.open(sealed, using: key, nonce: iv, authenticating: aad) == pt)
     }
@@ -78,7 +80,8 @@ struct SymmetricTests {
         for bit in 0..<96 {
             #expect(throws: CryptoError.self) { try AESGCM.open(sealed, using: key, nonce: nonce.flippingBit(bit), authenticating: aad) }
         }
-        #expect(throws: CryptoError.self) { try AESGCM.open(sealed, using: SymmetricKey(randomByteCount: 32), nonce: nonce, authenticating: aad) }
+        #expect(throws: CryptoError.self) { try AESGCM.open(sealed, using: SymmetricKey(randomByteCount: 32), nonce: nonce,
+                                                            authenticating: aad) }
         #expect(throws: CryptoError.self) { try AESGCM.open(Array(sealed.dropLast()), using: key, nonce: nonce, authenticating: aad) }
         #expect(throws: CryptoError.self) { try AESGCM.open(sealed + [0], using: key, nonce: nonce, authenticating: aad) }
     }
@@ -92,8 +95,10 @@ struct SymmetricTests {
     }
 
     @Test func aesGCMRejectsWrongKeyAndNonceSizes() throws {
-        #expect(throws: CryptoError.self) { try AESGCM.seal([1], using: SymmetricKey(bytes: [UInt8](repeating: 0, count: 16)), nonce: [UInt8](repeating: 0, count: 12), authenticating: []) }
-        #expect(throws: CryptoError.self) { try AESGCM.seal([1], using: SymmetricKey(bytes: [UInt8](repeating: 0, count: 32)), nonce: [UInt8](repeating: 0, count: 16), authenticating: []) }
+        #expect(throws: CryptoError.self) { try AESGCM.seal([1], using: SymmetricKey(bytes: [UInt8](repeating: 0, count: 16)),
+                                                            nonce: [UInt8](repeating: 0, count: 12), authenticating: []) }
+        #expect(throws: CryptoError.self) { try AESGCM.seal([1], using: SymmetricKey(bytes: [UInt8](repeating: 0, count: 32)),
+                                                            nonce: [UInt8](repeating: 0, count: 16), authenticating: []) }
     }
 
     @Test func randomBytesAreFreshAndSized() throws {

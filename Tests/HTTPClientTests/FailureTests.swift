@@ -22,7 +22,8 @@ import Testing
         #expect(elapsed >= 0.25, "the timeout fired early: \(elapsed) s")
 
         // A per-request timeout overrides the configuration, over cleartext too.
-        #expect(await clientErrorCode { try await client.execute(.init(url: "http://127.0.0.1:\(silent.port)/", timeout: .milliseconds(150))) } == .timeout)
+        #expect(await clientErrorCode { try await client.execute(.init(url: "http://127.0.0.1:\(silent.port)/",
+                                                                       timeout: .milliseconds(150))) } == .timeout)
     }
 
     @Test func totalTimeoutWhenTheServerStallsAfterTheHandshake() async throws {
@@ -32,7 +33,8 @@ import Testing
             let client = try HTTPClient(configuration: .trusting(certificates))
             defer { client.shutdown() }
             let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/never", timeout: .milliseconds(300))) } == .timeout)
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/never",
+                                                                           timeout: .milliseconds(300))) } == .timeout)
             // The HTTP/2 connection survives a timed-out stream.
             let after = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
             #expect(after.connection == first.connection)
@@ -81,7 +83,8 @@ import Testing
             #expect(server.connectionCount == 1)
             // The server saw the stream reset (RST_STREAM) shortly after.
             let deadline = clock.now + .seconds(5)
-            while !server.logText().contains("reset \(first.connection) "), clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            while !server.logText().contains("reset \(first.connection) "),
+                  clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(server.logText().contains("reset \(first.connection) "))
 
             // Cancelled before it starts: nothing is sent.
@@ -141,7 +144,8 @@ import Testing
             defer { server.stop() }
             let client = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = version })
             defer { client.shutdown() }
-            let error = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/close", body: [1, 2, 3])) } as? HTTPClientError
+            let error = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/close",
+                                                                           body: [1, 2, 3])) } as? HTTPClientError
             #expect(error?.code == .connectionClosed)
             #expect(error?.isRetryable == true)
             #expect(try await client.execute(.init(url: server.baseURL + "/echo")).status == .ok)
@@ -161,13 +165,17 @@ import Testing
 
             let earlier = Task { try await client.execute(.init(url: base + "/delay?ms=400")) }
             try await Task.sleep(for: .milliseconds(100))
-            let excluded = await thrownError { try await client.execute(.init(method: .post, url: base + "/goaway", body: [1])) } as? HTTPClientError
+            let excluded = await thrownError { try await client.execute(.init(method: .post, url: base + "/goaway",
+                                                                              body: [1])) } as? HTTPClientError
             #expect(excluded?.code == .streamRefused)
             #expect(excluded?.isRetryable == true)
             #expect(try await earlier.value.status == .ok, "a stream below the GOAWAY's last id is still answered")
 
             // GOAWAY(last_stream_id = 0) and an immediate close.
-            let immediate = await thrownError { try await client.execute(.init(url: base + "/goaway?last=0&close_ms=0")) } as? HTTPClientError
+            let immediate = await thrownError { try await client.execute(.init(url: base + """
+                                                                                           /goaway?last=0&clo\
+                                                                                           se_ms=0
+                                                                                           """)) } as? HTTPClientError
             #expect(immediate?.isRetryable == true)
             #expect(try await client.execute(.init(url: base + "/echo")).status == .ok)
         }
@@ -190,13 +198,19 @@ import Testing
         let client = try HTTPClient()
         defer { client.shutdown() }
         let secret = "bearer SECRET-TOKEN"
-        let injected = await thrownError { try await client.execute(.init(url: "https://127.0.0.1:1/", headers: ["authorization": secret + "\r\nx-evil: 1"])) } as? HTTPClientError
+        let injected = await thrownError {
+            try await client.execute(.init(url: "https://127.0.0.1:1/", headers: ["authorization": secret + "\r\nx-evil: 1"]))
+        } as? HTTPClientError
         #expect(injected?.code == .invalidRequest)
         #expect(!(injected?.description.contains("SECRET") ?? true))
-        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/", headers: ["bad name": "x"])) } == .invalidRequest)
-        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/", headers: ["content-length": "5"])) } == .invalidRequest)
-        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/", headers: ["Content-Length": "5"])) } == .invalidRequest)
-        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/", headers: ["Transfer-ENCODING": "chunked"])) } == .invalidRequest)
+        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/",
+                                                                       headers: ["bad name": "x"])) } == .invalidRequest)
+        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/",
+                                                                       headers: ["content-length": "5"])) } == .invalidRequest)
+        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/",
+                                                                       headers: ["Content-Length": "5"])) } == .invalidRequest)
+        #expect(await clientErrorCode { try await client.execute(.init(url: "https://127.0.0.1:1/",
+                                                                       headers: ["Transfer-ENCODING": "chunked"])) } == .invalidRequest)
         #expect(await clientErrorCode { try await client.execute(.init(url: "htt://127.0.0.1/")) } == .invalidRequest)
         #expect(await clientErrorCode { try await client.execute(.init(url: "https:/127.0.0.1/")) } == .invalidRequest)
         #expect(await clientErrorCode { try await client.execute(.init(url: "ftp://127.0.0.1/")) } == .invalidRequest)
@@ -240,9 +254,13 @@ import Testing
 
             _ = try await client.execute(.init(method: .post, url: server.baseURL + "/echo/\(token)", headers: headers, body: body))
             let refusedPort = try PortAllocator.freePort()
-            let failure = await thrownError { try await client.execute(.init(method: .post, url: "https://127.0.0.1:\(refusedPort)/3/device/\(token)", headers: headers, body: body)) }
-            let tooLarge = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/echo/\(token)", headers: headers, body: body, maxResponseBytes: 10)) }
-            let timeout = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/never/\(token)", headers: headers, body: body, timeout: .milliseconds(200))) }
+            let failure = await thrownError { try await client.execute(.init(method: .post,
+                                                                             url: "https://127.0.0.1:\(refusedPort)/3/device/\(token)",
+                                                                             headers: headers, body: body)) }
+            let tooLarge = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/echo/\(token)",
+                                                                              headers: headers, body: body, maxResponseBytes: 10)) }
+            let timeout = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/never/\(token)",
+                                                                             headers: headers, body: body, timeout: .milliseconds(200))) }
 
             let lines = sink.lines
             #expect(lines.count >= 4)

@@ -61,7 +61,8 @@ import Testing
             let other = try await runOffPool { try TestCertificates.make() }
             defer { other.remove() }
 
-            let matching = try HTTPClient(configuration: .trusting(certificates) { $0.pinnedPublicKeys = [other.serverPin, certificates.serverPin] })
+            let matching = try HTTPClient(configuration: .trusting(certificates) { $0.pinnedPublicKeys = [other.serverPin,
+                certificates.serverPin] })
             defer { matching.shutdown() }
             let ok = try await matching.execute(.init(url: server.baseURL + "/index.html"))
             #expect(ok.status == .ok && ok.text == "pinned")
@@ -107,7 +108,8 @@ import Testing
             let exact = try await client.execute(.init(url: server.baseURL + "/exact"))
             #expect(exact.body.count == mebibyte)
             #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/over")) } == .responseTooLarge)
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/exact", maxResponseBytes: 1000)) } == .responseTooLarge)
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/exact",
+                                                                           maxResponseBytes: 1000)) } == .responseTooLarge)
             let raised = try await client.execute(.init(url: server.baseURL + "/over", maxResponseBytes: 2 * mebibyte))
             #expect(raised.body.count == mebibyte + 1)
             // HEAD: the Content-Length describes a body that never comes.
@@ -143,7 +145,8 @@ import Testing
                 "content-type": "application/json",
             ]
             let body = Array(#"{"aps":{"mutable-content":1,"alert":{"title":"x"}},"ct":"AAAA"}"#.utf8)
-            let response = try await client.execute(.init(method: .post, url: server.baseURL + "/3/device/\(token)", headers: headers, body: body))
+            let response = try await client.execute(.init(method: .post, url: server.baseURL + "/3/device/\(token)", headers: headers,
+                                                          body: body))
             #expect(response.status == .ok && response.body == body)
             let log = server.logText()
             for (name, value) in headers.fields {

@@ -23,7 +23,10 @@ import Testing
             defer { server.stop() }
             let guarded = try HTTPClient(configuration: .trusting(certificates) { $0.publicAddressesOnly = true })
             defer { guarded.shutdown() }
-            let error = await thrownError { try await guarded.execute(.init(url: "https://localhost:\(server.port)/status/200")) } as? HTTPClientError
+            let error = await thrownError { try await guarded.execute(.init(url: """
+                                                                                 https://localhost:\(server.port)/sta\
+                                                                                 tus/200
+                                                                                 """)) } as? HTTPClientError
             #expect(error?.code == .refusedAddress)
             #expect(error?.message.contains("127.0.0.1") == true || error?.message.contains("::1") == true)
             let open = try HTTPClient(configuration: .trusting(certificates))

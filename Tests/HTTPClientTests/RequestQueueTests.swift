@@ -10,7 +10,8 @@ import Testing
 @Suite struct RequestQueueTests {
     /// The client's `queued` gauge.
     static func queued(_ registry: MetricsRegistry) -> Gauge {
-        registry.gauge("mailwake_http_client_queued", help: "HTTP client requests waiting for a connection or stream.", labels: ["client": "queue"])
+        registry.gauge("mailwake_http_client_queued", help: "HTTP client requests waiting for a connection or stream.",
+                       labels: ["client": "queue"])
     }
 
     /// The client's `in_flight` gauge.
@@ -34,7 +35,8 @@ import Testing
     /// request at a time in libcurl, the rest queued), its metrics, the Python
     /// test server, and a request to `/never` that the server has received:
     /// the one slot is taken until that request is cancelled.
-    static func withSlotTaken(_ body: (HTTPClient, PythonHTTPTestServer, MetricsRegistry, Task<HTTPClient.Response, any Error>) async throws -> Void) async throws {
+    static func withSlotTaken(_ body: (HTTPClient, PythonHTTPTestServer, MetricsRegistry, Task<HTTPClient.Response,
+                                       any Error>) async throws -> Void) async throws {
         try await withCertificates { certificates in
             let server = try await PythonHTTPTestServer.start(certificates: certificates)
             defer { server.stop() }
@@ -124,7 +126,8 @@ import Testing
 
             // The slot never frees (the blocker has the default 30 s): the
             // timeout ends the queued request while it waits, unsent.
-            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo?late", timeout: .milliseconds(300))) } as? HTTPClientError
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo?late",
+                                                                           timeout: .milliseconds(300))) } as? HTTPClientError
             #expect(error?.code == .timeout)
             #expect(error?.message.contains("queue") == true)
             #expect(!server.logText().contains("/echo?late"))

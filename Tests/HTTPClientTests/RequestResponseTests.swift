@@ -27,7 +27,8 @@ import Testing
             defer { client.shutdown() }
             let body = (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) } // NULs and every byte value
 
-            let response = try await client.execute(.init(method: .post, url: server.baseURL + "/echo?q=1", headers: Self.apnsHeaders, body: body))
+            let response = try await client.execute(.init(method: .post, url: server.baseURL + "/echo?q=1", headers: Self.apnsHeaders,
+                                                          body: body))
             let echo = try Echo(response)
             #expect(response.version == (version == .http2 ? .http2 : .http1_1))
             #expect(echo.version == (version == .http2 ? "HTTP/2" : "HTTP/1.1"))
@@ -69,7 +70,8 @@ import Testing
             #expect(get.method == "GET" && get.value("content-length") == nil)
             let head = try await client.execute(.init(method: .head, url: base + "/echo"))
             #expect(head.status == .ok && head.body.isEmpty)
-            let custom = try Echo(try await client.execute(.init(url: base + "/echo", headers: ["User-Agent": "custom/1", "Accept": "application/json"])))
+            let custom = try Echo(try await client.execute(.init(url: base + "/echo",
+                                                                 headers: ["User-Agent": "custom/1", "Accept": "application/json"])))
             #expect(custom.value("user-agent") == "custom/1" && custom.value("accept") == "application/json")
         }
     }
@@ -83,7 +85,10 @@ import Testing
             let client = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = version })
             defer { client.shutdown() }
             let id = "7A3C2D1E-0000-4000-8000-00000000ABCD"
-            let url = server.baseURL + "/status/400?header=apns-id:\(id)&header=x-multi:1&header=x-multi:2&body=%7B%22reason%22%3A%22BadDeviceToken%22%7D"
+            let url = server.baseURL + """
+                                       /status/400?header=apns-id:\(id)&header=x-multi:1&header=x-multi:2&body=%7B%22reason%22%3A%22Bad\
+                                       DeviceToken%22%7D
+                                       """
 
             let response = try await client.execute(.init(method: .post, url: url, headers: Self.apnsHeaders, body: Array("{}".utf8)))
             #expect(response.status == .badRequest)
@@ -165,8 +170,14 @@ import Testing
             defer { client.shutdown() }
             let fits = try await client.execute(.init(url: server.baseURL + "/bytes?n=100000&chunked=1"))
             #expect(fits.body.count == 100_000 && fits.headers["content-length"] == nil)
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/bytes?n=100001&chunked=1")) } == .responseTooLarge)
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/bytes?n=2000000&chunked=1")) } == .responseTooLarge)
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + """
+                /bytes?n=100001&ch\
+                unked=1
+                """)) } == .responseTooLarge)
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + """
+                /bytes?n=2000000&ch\
+                unked=1
+                """)) } == .responseTooLarge)
             // The client is still fine afterwards.
             #expect(try await client.execute(.init(url: server.baseURL + "/echo")).status == .ok)
         }
@@ -199,7 +210,8 @@ import Testing
         try await withCertificates { certificates in
             let server = try await PythonHTTPTestServer.start(certificates: certificates, maxConcurrentStreams: 2)
             defer { server.stop() }
-            let client = try HTTPClient(configuration: .trusting(certificates) { $0.maxConcurrentStreams = 2; $0.maxConnectionsPerHost = 3 })
+            let client =
+                try HTTPClient(configuration: .trusting(certificates) { $0.maxConcurrentStreams = 2; $0.maxConnectionsPerHost = 3 })
             defer { client.shutdown() }
             let base = server.baseURL
             let echoes = try await withThrowingTaskGroup(of: Echo.self) { group in
@@ -261,7 +273,8 @@ import Testing
             // One request at a time: few transfers in flight.
             for _ in 0..<3 { _ = try await client.execute(.init(url: server.baseURL + "/echo")) }
             let second = try await burst()
-            #expect(second.newConnections <= width - first.newConnections, "connections of the first burst were kept: \(second.newConnections) new")
+            #expect(second.newConnections <= width - first.newConnections,
+                    "connections of the first burst were kept: \(second.newConnections) new")
         }
     }
 }

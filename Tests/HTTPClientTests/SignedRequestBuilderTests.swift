@@ -23,18 +23,21 @@ struct SignedRequestBuilderTests {
 
     @Test func aFlippedBodyBitOrAnotherTargetDoesNotVerify() throws {
         let key = try P256.Signing.PrivateKey(), body = Array(#"{"a":1}"#.utf8)
-        let request = try HTTPClient.Request.signed(.post, baseURL: origin, "/v1/pairings", body: body, key: key, origin: origin, timestamp: 1_764_400_000)
+        let request = try HTTPClient.Request.signed(.post, baseURL: origin, "/v1/pairings", body: body, key: key, origin: origin,
+                                                    timestamp: 1_764_400_000)
         let header = try #require(request.headers[SignatureHeader.name])
         var flipped = body
         flipped[2] ^= 0x01
         #expect(throws: ProtocolError.self) {
-            try verifier.verifySignature(headerValue: header, method: "POST", pathAndQuery: "/v1/pairings", body: flipped, publicKey: key.publicKey,
+            try verifier.verifySignature(headerValue: header, method: "POST", pathAndQuery: "/v1/pairings", body: flipped,
+                                         publicKey: key.publicKey,
                                          now: 1_764_400_000)
         }
         let elsewhere = try HTTPClient.Request.signed(.post, baseURL: origin, "/v1/pairings", body: body, key: key, origin: origin,
                                                       timestamp: 1_764_400_000, signedTarget: "/v1/other")
         #expect(throws: ProtocolError.self) {
-            try verifier.verifySignature(headerValue: elsewhere.headers[SignatureHeader.name] ?? "", method: "POST", pathAndQuery: "/v1/pairings",
+            try verifier.verifySignature(headerValue: elsewhere.headers[SignatureHeader.name] ?? "", method: "POST",
+                                         pathAndQuery: "/v1/pairings",
                                          body: body, publicKey: key.publicKey, now: 1_764_400_000)
         }
     }

@@ -11,12 +11,16 @@ struct LifecycleTests {
         let certs = try await TestCertificates.generate()
         defer { certs.remove() }
         let f = try ServerFixture.start(LimitsTests.router(), tls: certs)
-        let ok = try await Command.run("/usr/bin/curl", ["-sS", "--cacert", certs.caCertificate.path, "-w", " %{http_version}", "https://localhost:\(f.port)/ok"])
+        let ok = try await Command.run("/usr/bin/curl",
+                                       ["-sS", "--cacert", certs.caCertificate.path, "-w", " %{http_version}",
+                                        "https://localhost:\(f.port)/ok"])
         #expect(ok.status == 0)
         #expect(String(decoding: ok.stdout, as: UTF8.self) == "ok 1.1")
         let untrusted = try await Command.run("/usr/bin/curl", ["-sS", "https://localhost:\(f.port)/ok"])
         #expect(untrusted.status == 60, "curl refuses an unknown CA")
-        let oldTLS = try await Command.run("/usr/bin/curl", ["-sS", "--cacert", certs.caCertificate.path, "--tlsv1.1", "--tls-max", "1.1", "https://localhost:\(f.port)/ok"])
+        let oldTLS = try await Command.run("/usr/bin/curl",
+                                           ["-sS", "--cacert", certs.caCertificate.path, "--tlsv1.1", "--tls-max", "1.1",
+                                            "https://localhost:\(f.port)/ok"])
         #expect(oldTLS.status != 0, "TLS 1.1 is refused")
         let plain = try RawConnection(port: f.port, receiveTimeoutSeconds: 3)
         plain.send("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -71,7 +71,8 @@ struct LimitsTests {
         #expect(try await f.get("/ok").status == 200)
     }
 
-    @Test(arguments: ["GARBAGE\r\n\r\n", "GET /ok HTTP/1.1\r\n\r\n", "GET /ok HTTP/9.9\r\nHost: x\r\n\r\n", "GET /o k HTTP/1.1\r\nHost: x\r\n\r\n"])
+    @Test(arguments: ["GARBAGE\r\n\r\n", "GET /ok HTTP/1.1\r\n\r\n", "GET /ok HTTP/9.9\r\nHost: x\r\n\r\n",
+                      "GET /o k HTTP/1.1\r\nHost: x\r\n\r\n"])
     func malformedRequestsGetAClientErrorAndTheServerStaysUp(raw: String) async throws {
         let f = try ServerFixture.start(Self.router())
         let c = try RawConnection(port: f.port)

@@ -6,7 +6,8 @@ import Testing
         for _ in 0..<100 {
             let id = RequestID.generate()
             #expect(id.count == 16)
-            #expect(id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+            #expect(id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
         }
     }
 

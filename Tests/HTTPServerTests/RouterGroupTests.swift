@@ -82,6 +82,7 @@ struct RouterGroupTests {
     }
 
     @Test func theGroupedRoutesAreListedWithTheirFullPatterns() {
-        #expect(Set(Self.router().routeList) == ["GET /open", "GET /v1/devices/{id}", "POST /v1/devices/{id}/keys", "GET /forgot-middleware"])
+        #expect(Set(Self.router().routeList) == ["GET /open", "GET /v1/devices/{id}", "POST /v1/devices/{id}/keys",
+                                                 "GET /forgot-middleware"])
     }
 }

@@ -59,7 +59,8 @@ struct RoutingTests {
     }
 
     @Test func aNonJSONContentTypeIs415() async throws {
-        #expect(await Self.post("/v1/echo", body: "name=x", contentType: "application/x-www-form-urlencoded").status == .unsupportedMediaType)
+        #expect(await Self.post("/v1/echo", body: "name=x",
+                                contentType: "application/x-www-form-urlencoded").status == .unsupportedMediaType)
     }
 
     @Test func unknownPathsAre404AndWrongMethods405WithAllow() async throws {
@@ -100,7 +101,11 @@ struct RoutingTests {
     @Test func theAccessLogNamesTheRouteAndNeverTheBodyOrAuthorization() async throws {
         let f = try ServerFixture.start(Self.router())
         let body = #"{"name":"body-secret","count":11}"#
-        let response = try await f.request("POST /v1/echo?ref=opaque-ref HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer top-secret-token\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        let response = try await f.request("""
+                                           POST /v1/echo?ref=opaque-ref HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
+                                           top-secret-token\r\nContent-Type: application/json\r\nContent-Length: \
+                                           \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)
+                                           """)
         #expect(response.status == 200)
         await f.stop()
         let lines = f.logs.lines

@@ -20,7 +20,8 @@ struct ServerClientTests {
         let client = try HTTPClient(configuration: c)
         defer { client.shutdown() }
         let response = try await client.execute(.init(method: .post, url: "https://localhost:\(f.port)/v1/echo",
-                                                       headers: ["Content-Type": "application/json"], body: Array(#"{"name":"é","count":3}"#.utf8)))
+                                                       headers: ["Content-Type": "application/json"],
+                                                       body: Array(#"{"name":"é","count":3}"#.utf8)))
         #expect(response.status == .ok)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"count":3,"name":"é"}"#)
         #expect(response.headers["X-Request-Id"]?.count == 16)

@@ -13,7 +13,8 @@ struct ServerFixture {
     let task: Task<Void, any Error>
 
     /// Starts `router` (plain HTTP on loopback unless `tls` is given).
-    static func start(_ router: Router, tls: TestCertificates? = nil, configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> ServerFixture {
+    static func start(_ router: Router, tls: TestCertificates? = nil,
+                      configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> ServerFixture {
         var c = HTTPServer.Configuration()
         c.port = 0
         c.allowPlainHTTP = tls == nil
@@ -23,7 +24,8 @@ struct ServerFixture {
         configure(&c)
         let logs = MemoryLogSink()
         let metrics = MetricsRegistry()
-        let server = HTTPServer(configuration: c, router: router, logger: Logger(service: "test", level: .debug, sink: logs), metrics: metrics)
+        let server = HTTPServer(configuration: c, router: router, logger: Logger(service: "test", level: .debug, sink: logs),
+                                metrics: metrics)
         let port = try server.start()
         let task = Task { try await server.run() }
         let fixture = ServerFixture(server: server, port: port, logs: logs, metrics: metrics, task: task)
@@ -50,7 +52,8 @@ struct ServerFixture {
     }
 
     func post(_ target: String, body: String, contentType: String = "application/json") async throws -> RawResponse {
-        try await request("POST \(target) HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        try await request("POST \(target) HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(contentType)\r\nContent-Length: " +
+                          "\(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
     }
 }
 

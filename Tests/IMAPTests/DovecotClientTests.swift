@@ -6,10 +6,13 @@ import TestSupport
 
 /// The IMAP client against a real Dovecot (TLS with a test CA).
 @Suite(.awaitedCleanup) struct DovecotClientTests {
-    static let message = Array("From: Ada <ada@example.org>\r\nTo: alice@example.org\r\nSubject: Your code is 493021\r\nDate: Sun, 29 Nov 2026 10:00:00 +0000\r\nMessage-ID: <1@example.org>\r\n\r\nUse 493021 to sign in.\r\n".utf8)
+    static let message = Array(("From: Ada <ada@example.org>\r\nTo: alice@example.org\r\nSubject: Your code is 493021\r\n" +
+                                "Date: Sun, 29 Nov 2026 10:00:00 +0000\r\nMessage-ID: <1@example.org>\r\n\r\n" +
+                                "Use 493021 to sign in.\r\n").utf8)
 
     private func endpoint(_ dovecot: DovecotServer, _ security: IMAPEndpoint.Security = .implicitTLS) -> IMAPEndpoint {
-        IMAPEndpoint(host: "127.0.0.1", port: security == .implicitTLS ? dovecot.imapsPort : dovecot.imapPort, security: security, caFile: dovecot.caFile)
+        IMAPEndpoint(host: "127.0.0.1", port: security == .implicitTLS ? dovecot.imapsPort : dovecot.imapPort, security: security,
+                     caFile: dovecot.caFile)
     }
 
     @Test func implicitTLSLogsInAndListsCapabilities() async throws {
@@ -84,7 +87,8 @@ import TestSupport
 
     @Test func aClosedPortIsAConnectError() async throws {
         let port = try PortAllocator.freePort()
-        let error = await runOffPoolError { _ = try IMAPClient(endpoint: IMAPEndpoint(host: "127.0.0.1", port: port, security: .implicitTLS)) }
+        let error = await runOffPoolError { _ = try IMAPClient(endpoint: IMAPEndpoint(host: "127.0.0.1", port: port,
+                                                                                      security: .implicitTLS)) }
         #expect(error?.code == .connect)
     }
 

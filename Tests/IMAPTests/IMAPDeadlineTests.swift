@@ -87,7 +87,8 @@ import TestSupport
     /// Logs in with a 1 s response deadline and runs `body`, timed; the
     /// `imap` process serving the connection is frozen when `body` calls its
     /// second argument (which returns once it is).
-    private func againstAFrozenServer(_ body: @escaping @Sendable (IMAPClient, _ freeze: @escaping () -> Void) throws(IMAPError) -> Void) async throws -> Outcome {
+    private func againstAFrozenServer(_ body: @escaping @Sendable (IMAPClient, _ freeze: @escaping () -> Void) throws(IMAPError) -> Void)
+        async throws -> Outcome {
         let dovecot = try await DovecotServer.start(users: [("alice", "secret-1")])
         var endpoint = IMAPEndpoint(host: "127.0.0.1", port: dovecot.imapsPort, security: .implicitTLS, caFile: dovecot.caFile)
         endpoint.commandTimeout = .seconds(1)

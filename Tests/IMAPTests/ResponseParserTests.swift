@@ -5,11 +5,13 @@ import Testing
     private func parse(_ text: String) throws -> IMAPResponse { try IMAPResponseParser.parse(Array(text.utf8)) }
 
     @Test func aTaggedOKKeepsItsResponseCodeAndText() throws {
-        #expect(try parse("M1 OK [READ-ONLY] Examine completed\r\n") == .tagged(tag: "M1", status: .ok, code: "READ-ONLY", text: "Examine completed"))
+        #expect(try parse("M1 OK [READ-ONLY] Examine completed\r\n") == .tagged(tag: "M1", status: .ok, code: "READ-ONLY",
+                                                                                text: "Examine completed"))
     }
 
     @Test func anUntaggedStatusCarriesUIDVALIDITY() throws {
-        #expect(try parse("* OK [UIDVALIDITY 3857529045] UIDs valid\r\n") == .status(.ok, code: "UIDVALIDITY 3857529045", text: "UIDs valid"))
+        #expect(try parse("* OK [UIDVALIDITY 3857529045] UIDs valid\r\n") == .status(.ok, code: "UIDVALIDITY 3857529045",
+                                                                                     text: "UIDs valid"))
     }
 
     @Test func aNumberedResponseHasItsNumber() throws {
@@ -22,7 +24,8 @@ import Testing
 
     @Test func aFetchWithALiteralSectionAndQuotedDateParses() throws {
         let header = "From: a@b\r\nSubject: hi\r\n\r\n"
-        let line = "* 3 FETCH (UID 42 INTERNALDATE \"17-Jul-1996 02:44:25 -0700\" RFC822.SIZE 4286 BODY[HEADER] {\(header.utf8.count)}\r\n\(header) BODY[TEXT]<0> {3}\r\nabc)\r\n"
+        let line = "* 3 FETCH (UID 42 INTERNALDATE \"17-Jul-1996 02:44:25 -0700\" RFC822.SIZE 4286 BODY[HEADER] " +
+                   "{\(header.utf8.count)}\r\n\(header) BODY[TEXT]<0> {3}\r\nabc)\r\n"
         guard case .data("FETCH", 3, let values) = try parse(line), let list = values.first?.elements else {
             Issue.record("not a FETCH")
             return
@@ -45,7 +48,8 @@ import Testing
 
     @Test func quotedStringsUnescapeAndNILIsNull() throws {
         #expect(try parse("* LIST (\\HasNoChildren) \"/\" \"a \\\"b\\\" \\\\c\"\r\n")
-            == .data(name: "LIST", number: nil, values: [.list([.atom("\\HasNoChildren")]), .string(Array("/".utf8)), .string(Array("a \"b\" \\c".utf8))]))
+            == .data(name: "LIST", number: nil,
+                     values: [.list([.atom("\\HasNoChildren")]), .string(Array("/".utf8)), .string(Array("a \"b\" \\c".utf8))]))
         #expect(try parse("* LIST () NIL INBOX\r\n") == .data(name: "LIST", number: nil, values: [.list([]), .null, .atom("INBOX")]))
     }
 

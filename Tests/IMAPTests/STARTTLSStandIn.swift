@@ -51,7 +51,8 @@ final class STARTTLSStandIn: Sendable {
         }
         let command = String(decoding: received.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
         let words = command.split(separator: " ")
-        guard words.count == 2, words[1].uppercased() == "STARTTLS" else { throw TestHarnessError("expected STARTTLS first, got \(command)") }
+        guard words.count == 2,
+              words[1].uppercased() == "STARTTLS" else { throw TestHarnessError("expected STARTTLS first, got \(command)") }
         try send(client, Array("\(words[0]) OK Begin TLS negotiation now\r\n".utf8) + injected)
         var after: [UInt8] = []
         while after.count < 65536 {

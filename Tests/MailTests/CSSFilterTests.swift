@@ -3,7 +3,8 @@ import Testing
 
 struct CSSFilterTests {
     @Test func layoutDeclarationsAreKeptNormalized() {
-        #expect(CSSFilter.declarations("Color: #333; PADDING : 4px 8px ;font-weight:bold") == "color:#333;padding:4px 8px;font-weight:bold")
+        #expect(CSSFilter.declarations("Color: #333; PADDING : 4px 8px ;font-weight:bold") == "color:#333;padding:4px " +
+                                                                                              "8px;font-weight:bold")
     }
 
     @Test func unknownPropertiesAndPositioningAreDropped() {
@@ -28,7 +29,8 @@ struct CSSFilterTests {
     }
 
     @Test func stylesheetsKeepRulesAndMediaOnly() {
-        let css = "@import url(x.css); @charset 'utf-8'; p{color:red;background:url(x)} @font-face{src:url(f)} @media (max-width:600px){.a{width:100%}} a\\62{color:red} .b{}"
+        let css = "@import url(x.css); @charset 'utf-8'; p{color:red;background:url(x)} @font-face{src:url(f)} @media " +
+                  "(max-width:600px){.a{width:100%}} a\\62{color:red} .b{}"
         #expect(CSSFilter.stylesheet(css) == "p{color:red}@media (max-width:600px){.a{width:100%}}")
     }
 

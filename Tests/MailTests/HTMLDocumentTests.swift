@@ -16,7 +16,8 @@ struct HTMLDocumentTests {
             return nil
         }
         #expect(names == ["head", "body"])
-        guard case .element(let body) = document.nodes[html.children.upperBound - 1], case .element(let p) = document.nodes[body.children.lowerBound] else {
+        guard case .element(let body) = document.nodes[html.children.upperBound - 1],
+              case .element(let p) = document.nodes[body.children.lowerBound] else {
             Issue.record("body holds the paragraph")
             return
         }

@@ -113,7 +113,8 @@ struct HTMLSanitizerTests {
     }
 
     @Test func theInertnessCheckCatchesWhatItShould() {
-        let tree = SanitizedTree("<img src=x onerror=alert(1)><a href='javascript:x'>y</a><svg></svg><div style='background:url(x)'></div><iframe></iframe>")
+        let tree = SanitizedTree("<img src=x onerror=alert(1)><a href='javascript:x'>y</a><svg></svg><div " +
+                                 "style='background:url(x)'></div><iframe></iframe>")
         #expect(tree.violations.contains("event handler onerror"))
         #expect(tree.violations.contains("src x"))
         #expect(tree.violations.contains("href javascript:x"))

@@ -4,7 +4,8 @@ import Testing
 @Suite("Mail: the visible text of an HTML part")
 struct HTMLVisibleTextTests {
     @Test func aHeaderElementIsTextNotTheDocumentHead() {
-        let text = HTMLVisibleText.of("<html><head><title>Sign in</title></head><body><header>Acme</header><p>Your code is 640017</p></body></html>")
+        let text = HTMLVisibleText.of("<html><head><title>Sign in</title></head><body><header>Acme</header><p>Your code is " +
+                                      "640017</p></body></html>")
         #expect(text.contains("Your code is 640017"))
         #expect(text.contains("Acme"))
         #expect(!text.contains("Sign in"), "the head's title is not visible text")

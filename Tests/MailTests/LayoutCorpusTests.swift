@@ -22,7 +22,8 @@ struct LayoutCorpusTests {
     func tablesRowsAndCellsAreAllKept(_ name: String) throws {
         let (original, kept, _) = try Self.sanitized(name)
         for element in ["table", "tr", "td", "th", "ul", "ol", "li", "h1", "h2", "p", "a", "img", "blockquote", "pre", "strong", "b"] {
-            #expect(kept.elements.filter { $0 == element }.count == original.elements.filter { $0 == element }.count, "\(element) in \(name)")
+            #expect(kept.elements.filter { $0 == element }.count == original.elements.filter { $0 == element }.count,
+                    "\(element) in \(name)")
         }
     }
 

@@ -18,7 +18,8 @@ struct MessageBodyTests {
         let body = try MessageBody(rfc822: Self.fixture("related.eml"))
         #expect(body.subject == "Your receipt — order NW-58120")
         #expect(body.from == [MessageAddress(name: "Northwind Bücher", address: "orders@northwind.example")])
-        #expect(body.to == [MessageAddress(name: "Mira Example", address: "mira@example.com"), MessageAddress(name: "Ops, Team", address: "ops@example.com")])
+        #expect(body.to == [MessageAddress(name: "Mira Example", address: "mira@example.com"),
+                            MessageAddress(name: "Ops, Team", address: "ops@example.com")])
         #expect(body.cc.isEmpty)
         #expect(body.replyTo.map(\.address) == ["help@northwind.example"])
         #expect(body.date == 1_795_857_300)
@@ -75,7 +76,8 @@ struct MessageBodyTests {
 
     static let malformed = ["truncated-multipart.eml", "wrong-boundary.eml", "missing-boundary-parameter.eml", "unknown-charset.eml",
                             "invalid-utf8.eml", "latin1-declared-utf8.eml", "broken-base64.eml", "broken-quoted-printable.eml",
-                            "headers-only.eml", "garbage.eml", "empty.eml", "malformed-headers.eml", "attachment-only.eml", "image-with-bad-cid.eml"]
+                            "headers-only.eml", "garbage.eml", "empty.eml", "malformed-headers.eml", "attachment-only.eml",
+                            "image-with-bad-cid.eml"]
 
     @Test(arguments: malformed)
     func malformedMessagesAnswerValidJSONOrAClearError(_ name: String) throws {
@@ -106,7 +108,8 @@ struct MessageBodyTests {
     }
 
     static func nested(_ levels: Int) -> [UInt8] {
-        var message = "From: a@example.com\r\nSubject: Nested \(levels)\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n"
+        var message = "From: a@example.com\r\nSubject: Nested \(levels)\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; " +
+                      "boundary=\"b0\"\r\n\r\n"
         for level in 1..<levels {
             message += "--b\(level - 1)\r\nContent-Type: multipart/mixed; boundary=\"b\(level)\"\r\n\r\n"
         }

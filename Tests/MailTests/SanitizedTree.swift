@@ -61,9 +61,11 @@ struct SanitizedTree {
                 if case .text(let t) = document.nodes[index] { css += String(decoding: t, as: UTF8.self) }
             }
             stylesheets.append(css)
-            for selector in Self.selectors(of: css) where !Self.isConfined(selector) { violations.append("selector \(selector) reaches outside the message") }
+            for selector in Self.selectors(of: css) where !Self.isConfined(selector) { violations.append("selector \(selector) reaches " +
+                "outside the message") }
             let lower = css.lowercased()
-            for word in ["url(", "expression", "@import", "@font-face", "javascript", "\\", "<", "behavior", "binding"] where lower.contains(word) {
+            for word in ["url(", "expression", "@import", "@font-face", "javascript", "\\", "<", "behavior",
+                         "binding"] where lower.contains(word) {
                 violations.append("stylesheet contains \(word)")
             }
         } else if !(HTMLPolicy.kept.contains(name) || ["html", "head", "body"].contains(name)) {
@@ -72,23 +74,27 @@ struct SanitizedTree {
         for (attribute, value) in element.attributes.map({ ($0.name, $0.value) }) {
             attributes.append((name, attribute, value))
             if attribute.hasPrefix("on") { violations.append("event handler \(attribute)") }
-            guard HTMLPolicy.allows(attribute, on: name) || Self.addedAttributes.contains(attribute) || (name == "div" && attribute == "style") else {
+            guard HTMLPolicy.allows(attribute,
+                                    on: name) || Self.addedAttributes.contains(attribute) || (name == "div" && attribute == "style") else {
                 violations.append("attribute \(attribute) on \(name)")
                 continue
             }
             switch attribute {
             case "href":
                 let scheme = URLPolicy.scheme(of: value)
-                if !["http", "https", "mailto", "tel"].contains(scheme ?? "") || value != URLPolicy.clean(value) { violations.append("href \(value)") }
+                if !["http", "https", "mailto",
+                     "tel"].contains(scheme ?? "") || value != URLPolicy.clean(value) { violations.append("href \(value)") }
             case "cite":
                 if !["http", "https"].contains(URLPolicy.scheme(of: value) ?? "") { violations.append("cite \(value)") }
             case "src":
                 let isPart = value.hasPrefix(Self.partPrefix)
-                let isDataImage = ["png", "jpeg", "jpg", "gif", "webp"].contains { value.lowercased().hasPrefix("data:image/\($0);base64,") }
+                let isDataImage = ["png", "jpeg", "jpg", "gif",
+                                   "webp"].contains { value.lowercased().hasPrefix("data:image/\($0);base64,") }
                 if !isPart && !isDataImage { violations.append("src \(value)") }
             case "style":
                 let lower = value.lowercased()
-                for word in ["url(", "expression", "javascript", "\\", "behavior", "binding", "position", "image"] where lower.contains(word) {
+                for word in ["url(", "expression", "javascript", "\\", "behavior", "binding", "position",
+                             "image"] where lower.contains(word) {
                     violations.append("style contains \(word)")
                 }
             case "target":

@@ -59,17 +59,20 @@ struct SenderAuthenticityTests {
 
     @Test func withoutDMARCAnAlignedDKIMPassIsAPass() {
         let auth = SenderAuthenticity(trusted: ["mx.example.net"])
-        #expect(auth.verdict(fields: ["mx.example.net; dkim=pass header.d=example.com; dmarc=none"], fromAddress: "a@mail.example.com") == .pass)
+        #expect(auth.verdict(fields: ["mx.example.net; dkim=pass header.d=example.com; dmarc=none"],
+                             fromAddress: "a@mail.example.com") == .pass)
         #expect(auth.verdict(fields: ["mx.example.net; dkim=pass header.d=esp.example"], fromAddress: "a@example.com") == nil)
         #expect(auth.verdict(fields: ["mx.example.net; dkim=fail header.d=example.com"], fromAddress: "a@example.com") == nil)
     }
 
     @Test func aTemporaryDMARCErrorIsUnknown() {
-        #expect(SenderAuthenticity(trusted: ["mx.example.net"]).verdict(fields: ["mx.example.net; dmarc=temperror"], fromAddress: "a@example.com") == nil)
+        #expect(SenderAuthenticity(trusted: ["mx.example.net"]).verdict(fields: ["mx.example.net; dmarc=temperror"],
+                                                                        fromAddress: "a@example.com") == nil)
     }
 
     @Test func commentsQuotedStringsAndVersionsAreParsed() throws {
-        let field = try #require(AuthenticationResults("mx.example.net 1 (the MX); dkim/1=pass (ok; really) header.b=\"a;b\" header.d=example.com; none"))
+        let field = try #require(AuthenticationResults("mx.example.net 1 (the MX); dkim/1=pass (ok; really) header.b=\"a;b\" " +
+                                                       "header.d=example.com; none"))
         #expect(field.authservID == "mx.example.net")
         #expect(field.results.count == 1)
         #expect(field.results[0].method == "dkim")

@@ -26,7 +26,8 @@ import Testing
     @Test func selectorsThatReachTheContainersSiblingsAreDropped() {
         #expect(CSSFilter.scoped("body ~ div, body+nav", in: "[s]") == nil)
         #expect(CSSFilter.scoped("body ~ div, p", in: "[s]") == "[s] p")
-        let html = sanitize("<style>body ~ .app { display:none } [data-mw-message] ~ .app { display:none } [data-mw-message]+nav{color:red}</style><p>x</p>")
+        let html = sanitize("<style>body ~ .app { display:none } [data-mw-message] ~ .app { display:none } " +
+                            "[data-mw-message]+nav{color:red}</style><p>x</p>")
         #expect(!html.contains("<style>") && !html.contains("~") && !html.contains("+"), "\(html)")
         #expect(SanitizedTree(html).violations.isEmpty, "\(SanitizedTree(html).violations) in \(html)")
     }
@@ -38,7 +39,8 @@ import Testing
 
     @Test func aSecondPassKeepsTheContainerAndTheSelectorsAsTheyAre() {
         let once = sanitize("<head><style>body{background-color:#fff} td.amount{text-align:right}</style></head><body><p>x</p></body>")
-        #expect(once.hasPrefix("<div data-mw-message=\"\"><style>[data-mw-message]{background-color:#fff}[data-mw-message] td.amount{"), "\(once)")
+        #expect(once.hasPrefix("<div data-mw-message=\"\"><style>[data-mw-message]{background-color:#fff}[data-mw-message] td.amount{"),
+                "\(once)")
         #expect(sanitize(once) == once)
     }
 

@@ -19,8 +19,11 @@ import TestSupport
         var out: [Vector] = []
         for file in files {
             let text = (try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)) ?? ""
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty && !line.hasPrefix("#") {
-                let html = line.replacingOccurrences(of: "⏎", with: "\n").replacingOccurrences(of: "⇥", with: "\t").replacingOccurrences(of: "␀", with: "\0")
+            for (index, line) in text.split(separator: "\n",
+                                            omittingEmptySubsequences: false).enumerated() where !line.isEmpty && !line.hasPrefix("#") {
+                let html = line.replacingOccurrences(of: "⏎", with: "\n").replacingOccurrences(of: "⇥",
+                                                                                               with: "\t").replacingOccurrences(of: "␀",
+                                                                                                   with: "\0")
                 out.append(Vector(file: file, line: index + 1, html: html))
             }
         }

@@ -19,13 +19,16 @@ struct AdminMetricsTests {
     }
 
     /// Scrapes `/metrics` until `series` reaches `expected`.
-    static func waitFor(_ series: String, _ expected: Double, admin: String, client: HTTPClient, timeout: Duration = .seconds(30)) async throws -> String {
+    static func waitFor(_ series: String, _ expected: Double, admin: String, client: HTTPClient,
+                        timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             let text = try await client.execute(.init(method: .get, url: admin + "/metrics")).text
             if value(series, in: text) == expected { return text }
             guard ContinuousClock.now < deadline else {
-                throw TestHarnessError("\(series) is \(String(describing: value(series, in: text))), not \(expected):\n\(text.split(separator: "\n").filter { $0.hasPrefix("mailwake_outpost_") && !$0.contains("_http_") }.joined(separator: "\n"))")
+                let outpostLines = text.split(separator: "\n").filter { $0.hasPrefix("mailwake_outpost_") && !$0.contains("_http_") }
+                throw TestHarnessError("\(series) is \(String(describing: value(series, in: text))), not \(expected):\n" +
+                                       outpostLines.joined(separator: "\n"))
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -89,7 +92,8 @@ struct AdminMetricsTests {
             .create(scopes: [.content], mailboxIDs: nil, origin: origin, pin: tls.pin, pairing: nil)
         let reader = try OutpostSession(origin: origin, pin: tls.pin, signing: watch.device.signing)
         defer { reader.shutdown() }
-        #expect(try await reader.redeem(try ManagementLink.parse(offer.link.link), agreement: watch.device.agreement.publicKey).status == .ok)
+        #expect(try await reader.redeem(try ManagementLink.parse(offer.link.link),
+                                        agreement: watch.device.agreement.publicKey).status == .ok)
         let body = try await reader.body(ref: try #require(note.ref))
         #expect(body.status == .ok)
         _ = try await Self.waitFor(#"mailwake_outpost_body_reads_total{kind="body"}"#, 1, admin: admin, client: client)
@@ -115,9 +119,11 @@ struct AdminMetricsTests {
     @Test func anAdminAddressOffLoopbackServesHTTPSWithTheAPICertificate() async throws {
         let fixture = try await OutpostFixture.start(relayURL: "https://127.0.0.1:1")
         let configuration = try OutpostConfiguration(OutpostSettings.spec.load(environment: [
-            "MAILWAKE_OUTPOST_LISTEN": "", "MAILWAKE_OUTPOST_ADMIN_LISTEN": "0.0.0.0:0", "MAILWAKE_OUTPOST_PUBLIC_URL": "https://127.0.0.1:8443",
+            "MAILWAKE_OUTPOST_LISTEN": "", "MAILWAKE_OUTPOST_ADMIN_LISTEN": "0.0.0.0:0",
+            "MAILWAKE_OUTPOST_PUBLIC_URL": "https://127.0.0.1:8443",
         ]))
-        let daemon = try OutpostApp(configuration: configuration, directory: fixture.directory, store: fixture.store, identity: fixture.identity,
+        let daemon = try OutpostApp(configuration: configuration, directory: fixture.directory, store: fixture.store,
+                                    identity: fixture.identity,
                                     client: fixture.client).daemon()
         #expect(daemon.api == nil)
         let admin = try #require(daemon.admin)

@@ -16,7 +16,8 @@ struct AdminOpenAPITests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let (store, _) = try await OutpostStore.initialize(DataDirectory(path: scratch.file("outpost")))
-        let admin = OutpostAdmin.server(listen: ListenAddress(host: "127.0.0.1", port: 0), tls: nil, metrics: OutpostMetrics(), store: store, api: nil,
+        let admin = OutpostAdmin.server(listen: ListenAddress(host: "127.0.0.1", port: 0), tls: nil, metrics: OutpostMetrics(),
+                                        store: store, api: nil,
                                         logger: Logger(service: "outpost-test", level: .warning))
         let served = Set(admin.router.routeList)
         let documented = try OpenAPIRoutes.routes(inFile: Self.document)
@@ -31,8 +32,10 @@ struct AdminOpenAPITests {
         let client = try HTTPClient(configuration: plain)
         for (route, operation) in try OpenAPIOperation.operations(inFile: Self.document).sorted(by: { $0.key < $1.key }) {
             let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
-            #expect(operation.security.isEmpty, "\(route): the admin listener has no authentication, the document says \(operation.security)")
-            let answer = try await client.execute(.init(method: HTTPMethod(rawValue: parts[0]), url: "http://127.0.0.1:\(admin.port)\(parts[1])"))
+            #expect(operation.security.isEmpty,
+                    "\(route): the admin listener has no authentication, the document says \(operation.security)")
+            let answer = try await client.execute(.init(method: HTTPMethod(rawValue: parts[0]),
+                                                        url: "http://127.0.0.1:\(admin.port)\(parts[1])"))
             #expect(answer.status.isSuccess, "\(route) answered \(answer.status)")
             #expect(operation.statuses.contains(answer.status.code), "\(route) answered \(answer.status), not documented")
         }

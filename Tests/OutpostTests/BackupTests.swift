@@ -20,7 +20,8 @@ struct BackupTests {
         let listing = try await runOffPool { try ChildProcess.run("/bin/tar", ["-tf", archive], directory: nil) }
         #expect(listing.split(separator: "\n").map(String.init) == ["MAILWAKE-OUTPOST-BACKUP", "outpost.db", "secret.key"])
 
-        let target = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-restored-\(UUID().uuidString)").path)
+        let target = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-restored" +
+            "-\(UUID().uuidString)").path)
         defer { try? FileManager.default.removeItem(atPath: target.path) }
         let identity = try await OutpostBackup.restore(from: archive, into: target)
         #expect(identity.id == outpost.identity.id)
@@ -35,13 +36,17 @@ struct BackupTests {
         let bogus = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-backup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: bogus) }
         #expect(FileManager.default.createFile(atPath: bogus, contents: Data(repeating: 0x41, count: 2000)))
-        let target = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-restored-\(UUID().uuidString)").path)
+        let target = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-restored" +
+            "-\(UUID().uuidString)").path)
         defer { try? FileManager.default.removeItem(atPath: target.path) }
-        await #expect { _ = try await OutpostBackup.restore(from: bogus, into: target) } throws: { ($0 as? OutpostError)?.message.contains("not an outpost backup") == true }
+        await #expect { _ = try await OutpostBackup.restore(from: bogus, into: target) } throws: {
+            ($0 as? OutpostError)?.message.contains("not an outpost backup") == true
+        }
     }
 
     @Test func theArchiveFormatRoundTrips() {
-        let entries = [TarArchive.Entry(name: "a", mode: 0o600, bytes: []), TarArchive.Entry(name: "b", mode: 0o644, bytes: Array(repeating: 7, count: 1025))]
+        let entries = [TarArchive.Entry(name: "a", mode: 0o600, bytes: []),
+                       TarArchive.Entry(name: "b", mode: 0o644, bytes: Array(repeating: 7, count: 1025))]
         #expect(TarArchive.read(TarArchive.write(entries, mtime: 1)) == entries)
         var damaged = TarArchive.write(entries, mtime: 1)
         damaged[10] ^= 1

@@ -23,19 +23,28 @@ struct BodyReadBenchmark {
         defer { scratch.remove() }
         let dir = scratch.file("outpost")
         _ = try await runOffPool { try ChildProcess.run(binary, ["init", "--data-dir", dir], directory: nil) }
-        _ = try await runOffPool { try ChildProcess.run(binary, ["relay", "set", "--data-dir", dir, "--url", "https://127.0.0.1:9", "--env", "sandbox"], directory: nil) }
-        let (added, addOutput) = try await MailboxCommandLineTests.run(["mailbox", "add", "--data-dir", dir, "--label", "Personal", "--host", "localhost",
-                                                                        "--port", String(dovecot.imapsPort), "--ca-file", dovecot.caFile, "--user", "alice",
+        _ = try await runOffPool { try ChildProcess.run(binary,
+                                                        ["relay", "set", "--data-dir", dir, "--url", "https://127.0.0.1:9", "--env",
+                                                         "sandbox"], directory: nil) }
+        let (added,
+             addOutput) = try await MailboxCommandLineTests.run(["mailbox", "add", "--data-dir", dir, "--label", "Personal", "--host",
+                                                                 "localhost",
+                                                                        "--port", String(dovecot.imapsPort), "--ca-file", dovecot.caFile,
+                                                                        "--user", "alice",
                                                                         "--password-stdin"], stdin: "pw\n", executable: binary)
         guard added == 0 else { throw TestHarnessError(addOutput) }
         let port = try PortAllocator.freePort()
-        let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=https://127.0.0.1:\(port)\nMAILWAKE_OUTPOST_LOG_LEVEL=warning\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n")
-        let serve = try TestServerProcess(executable: binary, arguments: ["serve", "--data-dir", dir, "--config", config], logName: "outpost-body-bench")
+        let config = try scratch.write("outpost.env",
+                                       "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=https://127.0.0.1" +
+                                       ":\(port)\nMAILWAKE_OUTPOST_LOG_LEVEL=warning\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n")
+        let serve = try TestServerProcess(executable: binary, arguments: ["serve", "--data-dir", dir, "--config", config],
+                                          logName: "outpost-body-bench")
         defer { serve.stop() }
         guard await Blocking.run({ serve.waitForListener(port: port) }) else { throw TestHarnessError(serve.logText()) }
 
         // The device redeems an invitation for content.
-        let invite = try TestServerProcess(executable: binary, arguments: ["invite", "--data-dir", dir, "--config", config, "--scope", "content", "--no-qr"],
+        let invite = try TestServerProcess(executable: binary,
+                                           arguments: ["invite", "--data-dir", dir, "--config", config, "--scope", "content", "--no-qr"],
                                            logName: "outpost-body-bench-invite", pipeStdout: true)
         defer { invite.stop() }
         var link: ManagementLink?
@@ -62,14 +71,16 @@ struct BodyReadBenchmark {
         let identity = try await store.identity()
         let mailboxID = try #require(try await store.mailboxes().first?.id)
         await store.close()
-        let ref = try MessageReference(outpostID: identity.id, deviceID: device.id, mailboxID: String(mailboxID), folder: "INBOX", uidValidity: uidValidity,
+        let ref = try MessageReference(outpostID: identity.id, deviceID: device.id, mailboxID: String(mailboxID), folder: "INBOX",
+                                       uidValidity: uidValidity,
                                        uid: uid, iat: UInt64(Date().timeIntervalSince1970)).sign(with: identity.signingKey)
         let first = try await session.body(ref: ref)
         #expect(first.status == .ok, "\(first.text)")
 
         var runs: [[String: Any]] = []
         for concurrency in [1, 4, 8] {
-            let sessions = try (0..<concurrency).map { _ in try OutpostSession(origin: scanned.url, pin: scanned.pin, signing: device.signing) }
+            let sessions = try (0..<concurrency).map { _ in try OutpostSession(origin: scanned.url, pin: scanned.pin,
+                                                                               signing: device.signing) }
             defer { sessions.forEach { $0.shutdown() } }
             let deadline = ContinuousClock.now + .seconds(seconds)
             let started = ContinuousClock.now
@@ -93,8 +104,11 @@ struct BodyReadBenchmark {
             }
             let elapsed = ContinuousClock.now - started
             let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : (latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 10).rounded() / 10 }
-            runs.append(["concurrency": concurrency, "requests": latencies.count, "requests_per_second": (Double(latencies.count) / elapsedSeconds * 10).rounded() / 10,
+            func pct(_ p: Double) -> Double { latencies.isEmpty ? 0 : (latencies[min(latencies.count - 1,
+                                                                                     Int(Double(latencies.count) * p))] * 10)
+                                                                                         .rounded() / 10 }
+            runs.append(["concurrency": concurrency, "requests": latencies.count,
+                         "requests_per_second": (Double(latencies.count) / elapsedSeconds * 10).rounded() / 10,
                          "p50_ms": pct(0.5), "p99_ms": pct(0.99)])
         }
         let result: [String: Any] = ["message_bytes": message.count, "response_bytes": first.body.count, "runs": runs,

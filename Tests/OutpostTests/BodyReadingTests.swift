@@ -13,7 +13,10 @@ import Testing
 /// mailbox, with a reference issued to it, gets it.
 @Suite("Outpost: body reading over HTTPS", .serialized, .awaitedCleanup)
 struct BodyReadingTests {
-    static let png: [UInt8] = Array(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!)
+    static let png: [UInt8] = Array(Data(base64Encoded: """
+                                                        iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awA\
+                                                        AAABJRU5ErkJggg==
+                                                        """)!)
 
     static func newsletter(subject: String = "Harbour news") -> [UInt8] {
         Array("""
@@ -27,7 +30,8 @@ struct BodyReadingTests {
         --rel\r
         Content-Type: text/html; charset=utf-8\r
         \r
-        <table width="600"><tr><td style="padding:8px;position:fixed">Ferries run <b>late</b>.<img src="cid:logo@harbour"><img src="https://t.harbour.example/o.gif"></td></tr></table><script>alert(1)</script>\r
+        <table width="600"><tr><td style="padding:8px;position:fixed">Ferries run <b>late</b>.<img src="cid:logo@harbour"><img \
+        src="https://t.harbour.example/o.gif"></td></tr></table><script>alert(1)</script>\r
         --rel\r
         Content-Type: image/png\r
         Content-ID: <logo@harbour>\r

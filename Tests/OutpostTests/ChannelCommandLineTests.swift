@@ -16,14 +16,16 @@ struct ChannelCommandLineTests {
         let dir = try await outpost()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         func run(_ a: [String], _ input: String) async throws -> (Int32, String) { try await MailboxCommandLineTests.run(a, stdin: input) }
-        let (hook, hookOut) = try await run(["channel", "add", "webhook", "--data-dir", dir, "--name", "hook", "--url", receiver.url + "/hook",
+        let (hook,
+             hookOut) = try await run(["channel", "add", "webhook", "--data-dir", dir, "--name", "hook", "--url", receiver.url + "/hook",
                                              "--allow-private"], "")
         #expect(hook == 0 && hookOut.contains("Signing secret (shown once"), "\(hookOut)")
         let key = "0123456789abcdef0123456789abcdef"
         let (bark, barkOut) = try await run(["channel", "add", "bark", "--data-dir", dir, "--name", "phone", "--server", receiver.url,
                                              "--device-key", "DK1", "--encryption", "gcm", "--allow-private"], key + "\n")
         #expect(bark == 0, "\(barkOut)")
-        let (po, poOut) = try await run(["channel", "add", "pushover", "--data-dir", dir, "--name", "po", "--user", "ukey", "--api", receiver.url,
+        let (po, poOut) = try await run(["channel", "add", "pushover", "--data-dir", dir, "--name", "po", "--user", "ukey", "--api",
+                                         receiver.url,
                                          "--allow-private", "--priority", "1"], "atoken\n")
         #expect(po == 0, "\(poOut)")
 
@@ -31,7 +33,8 @@ struct ChannelCommandLineTests {
         #expect(listed.contains("hook  webhook  \(receiver.url)/hook  (private addresses allowed)"))
         #expect(listed.contains("phone  bark") && listed.contains("(encrypted: AES-256-GCM)") && listed.contains("po  pushover"))
 
-        let database = try Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db")) + ((try? Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db-wal"))) ?? Data())
+        let database = try Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db"))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db-wal"))) ?? Data())
         for secret in [key, "atoken", "whsec_"] { #expect(database.range(of: Data(secret.utf8)) == nil, "\(secret) is sealed") }
 
         for name in ["hook", "phone", "po"] {
@@ -51,7 +54,8 @@ struct ChannelCommandLineTests {
         receiver.answer([400])
         let dir = try await outpost()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        _ = try await MailboxCommandLineTests.run(["channel", "add", "pushover", "--data-dir", dir, "--name", "po", "--user", "u", "--api", receiver.url,
+        _ = try await MailboxCommandLineTests.run(["channel", "add", "pushover", "--data-dir", dir, "--name", "po", "--user", "u", "--api",
+                                                   receiver.url,
                                                    "--allow-private"], stdin: "t\n")
         let (status, out) = try await MailboxCommandLineTests.run(["channel", "test", "--data-dir", dir, "po"])
         #expect(status != 0 && out.contains("not sent: Pushover refused the message (400)"), "\(out)")
@@ -69,7 +73,9 @@ struct ChannelCommandLineTests {
     func badChannelsAreRefusedWithAReason(_ extra: [String], _ stdin: String, _ message: String) async throws {
         let dir = try await outpost()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let (status, out) = try await MailboxCommandLineTests.run(["channel", "add"] + [extra[0], "--data-dir", dir] + Array(extra.dropFirst()), stdin: stdin)
+        let (status,
+             out) = try await MailboxCommandLineTests.run(["channel", "add"] + [extra[0], "--data-dir", dir] + Array(extra.dropFirst()),
+                                                          stdin: stdin)
         #expect(status != 0 && out.contains(message), "\(out)")
     }
 }

@@ -20,10 +20,12 @@ struct ChannelDeliveryTests {
         var poSecrets = ChannelSecrets()
         poSecrets.appToken = "apptoken"
         poSecrets.userKey = "userkey"
-        try await h.outpost.store.addChannel(ChannelRecord(name: "po", kind: .pushover, url: receiver.url, allowPrivate: true), secrets: poSecrets)
+        try await h.outpost.store.addChannel(ChannelRecord(name: "po", kind: .pushover, url: receiver.url, allowPrivate: true),
+                                             secrets: poSecrets)
         var hookSecrets = ChannelSecrets()
         hookSecrets.webhookSecret = try ChannelRequest.newWebhookSecret()
-        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook", allowPrivate: true), secrets: hookSecrets)
+        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook", allowPrivate: true),
+                                             secrets: hookSecrets)
 
         h.startWatching()
         _ = try await h.waitForWatchState(.idle)
@@ -34,7 +36,8 @@ struct ChannelDeliveryTests {
         let barkRequest = try #require(received.first { $0.path == "/push" })
         let barkBody = try ChannelRequestTests.json(barkRequest.body)
         #expect(barkBody["device_key"] as? String == "BARKDEVICE" && barkBody["title"] as? String == "Ada Lovelace")
-        #expect(barkBody["subtitle"] as? String == "Sign in" && barkBody["copy"] as? String == "604417" && barkBody["group"] as? String == "mail")
+        #expect(barkBody["subtitle"] as? String == "Sign in" && barkBody["copy"] as? String == "604417"
+            && barkBody["group"] as? String == "mail")
 
         let poRequest = try #require(received.first { $0.path == "/1/messages.json" })
         let form = ChannelRequestTests.form(poRequest.body)
@@ -43,7 +46,8 @@ struct ChannelDeliveryTests {
         let hook = try #require(received.first { $0.path == "/hook" })
         let id = try #require(hook.headers["webhook-id"]), timestamp = try #require(hook.headers["webhook-timestamp"])
         let signature = try #require(hook.headers["webhook-signature"])
-        #expect(try await ChannelRequestTests.pythonVerifies(secret: hookSecrets.webhookSecret!, id: id, timestamp: timestamp, body: hook.body,
+        #expect(try await ChannelRequestTests.pythonVerifies(secret: hookSecrets.webhookSecret!, id: id, timestamp: timestamp,
+                                                             body: hook.body,
                                                              signature: signature))
         #expect(abs((Int64(timestamp) ?? 0) - Int64(Date().timeIntervalSince1970)) < 60)
     }
@@ -106,14 +110,16 @@ struct ChannelDeliveryTests {
     static func addWebhook(_ h: MailWatchHarness, _ receiver: RecordingReceiver, allowPrivate: Bool = true) async throws {
         var secrets = ChannelSecrets()
         secrets.webhookSecret = try ChannelRequest.newWebhookSecret()
-        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook", allowPrivate: allowPrivate),
+        try await h.outpost.store.addChannel(ChannelRecord(name: "hook", kind: .webhook, url: receiver.url + "/hook",
+                                                           allowPrivate: allowPrivate),
                                              secrets: secrets)
     }
 
     private func waitForHistory(_ h: MailWatchHarness) async throws -> Int64 {
         let deadline = ContinuousClock.now + .seconds(10)
         while true {
-            if let id = try await h.outpost.store.database.queryValue("SELECT id FROM history ORDER BY id DESC LIMIT 1", as: Int64.self) { return id }
+            if let id = try await h.outpost.store.database.queryValue("SELECT id FROM history ORDER BY id DESC LIMIT 1",
+                                                                      as: Int64.self) { return id }
             guard ContinuousClock.now < deadline else { throw TestHarnessError("nothing recorded") }
             try await Task.sleep(for: .milliseconds(50))
         }

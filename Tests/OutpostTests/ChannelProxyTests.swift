@@ -18,12 +18,16 @@ struct ChannelProxyTests {
         #expect(added == 0, "\(addOut)")
 
         let url = "http://127.0.0.1:\(proxy.port)"
-        let exports = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].map { "export \($0)=\(url);" }.joined(separator: " ")
+        let exports = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                       "ALL_PROXY"].map { "export \($0)=\(url);" }.joined(separator: " ")
         let (status, out) = try await runOffPool {
             let output = NSTemporaryDirectory() + "/mailwake-cli-\(UUID().uuidString).log"
             defer { unlink(output) }
-            let child = try ChildProcess.spawn("/bin/sh", ["-c", "\(exports) unset no_proxy NO_PROXY; exec \"$0\" \"$@\"", OutpostCommandLineTests.executable,
-                                                           "channel", "test", "--data-dir", dir, "hook"], directory: nil, outputPath: output)
+            let child = try ChildProcess.spawn("/bin/sh",
+                                               ["-c", "\(exports) unset no_proxy NO_PROXY; exec \"$0\" \"$@\"",
+                                                OutpostCommandLineTests.executable,
+                                                           "channel", "test", "--data-dir", dir, "hook"], directory: nil,
+                                                           outputPath: output)
             let status = child.waitForExit()
             return (status, ChildProcess.readTextFile(output) ?? "")
         }

@@ -11,7 +11,8 @@ import Testing
 /// how its answers are read.
 @Suite("Outpost: channel requests")
 struct ChannelRequestTests {
-    static let content = NotificationContent(mailbox: "Personal", folder: "INBOX", from: .init(name: "Example Bank", address: "no-reply@bank.example"),
+    static let content = NotificationContent(mailbox: "Personal", folder: "INBOX",
+                                             from: .init(name: "Example Bank", address: "no-reply@bank.example"),
                                              subject: "Your sign-in code <today>", receivedAt: 1_764_400_000, code: "482913")
 
     static func json(_ bytes: [UInt8]) throws -> [String: Any] {
@@ -63,7 +64,8 @@ struct ChannelRequestTests {
         var flipped = ciphertext
         flipped[0] ^= 1
         if mode == "gcm" {
-            #expect(throws: CryptoError.self) { try AESGCM.open(flipped, using: SymmetricKey(bytes: key), nonce: Array(iv.utf8), authenticating: []) }
+            #expect(throws: CryptoError.self) { try AESGCM.open(flipped, using: SymmetricKey(bytes: key), nonce: Array(iv.utf8),
+                                                                authenticating: []) }
         }
         let again = try Self.json(try ChannelRequest.make(Self.content, eventID: "e1", channel: record, secrets: secrets, now: 0).body)
         #expect(again["iv"] as? String != iv, "a fresh IV each time")
@@ -72,10 +74,12 @@ struct ChannelRequestTests {
     @Test func barkEncryptionRefusesAKeyOfTheWrongLength() {
         var (record, secrets) = Self.bark(encryption: "gcm")
         secrets.encryptionKey = "short"
-        #expect(throws: ChannelError.self) { try ChannelRequest.make(Self.content, eventID: "e", channel: record, secrets: secrets, now: 0) }
+        #expect(throws: ChannelError.self) { try ChannelRequest.make(Self.content, eventID: "e", channel: record, secrets: secrets,
+                                                                     now: 0) }
         record.options.encryption = "ecb"
         secrets.encryptionKey = "0123456789abcdef0123456789abcdef"
-        #expect(throws: ChannelError.self) { try ChannelRequest.make(Self.content, eventID: "e", channel: record, secrets: secrets, now: 0) }
+        #expect(throws: ChannelError.self) { try ChannelRequest.make(Self.content, eventID: "e", channel: record, secrets: secrets,
+                                                                     now: 0) }
     }
 
     static func form(_ body: [UInt8]) -> [String: String] {
@@ -135,10 +139,12 @@ struct ChannelRequestTests {
         #expect(data["code"] as? String == "482913" && data["subject"] as? String == Self.content.subject)
         // An independent verifier (Python's hmac), as a receiver would run it.
         let signature = try #require(request.headers["webhook-signature"])
-        #expect(try await Self.pythonVerifies(secret: secret, id: "msg_0190-abc", timestamp: "1764400005", body: request.body, signature: signature))
+        #expect(try await Self.pythonVerifies(secret: secret, id: "msg_0190-abc", timestamp: "1764400005", body: request.body,
+                                              signature: signature))
         var tampered = request.body
         tampered[tampered.count / 2] ^= 1
-        #expect(try await !Self.pythonVerifies(secret: secret, id: "msg_0190-abc", timestamp: "1764400005", body: tampered, signature: signature))
+        #expect(try await !Self.pythonVerifies(secret: secret, id: "msg_0190-abc", timestamp: "1764400005", body: tampered,
+                                               signature: signature))
     }
 
     static func pythonVerifies(secret: String, id: String, timestamp: String, body: [UInt8], signature: String) async throws -> Bool {
@@ -178,7 +184,8 @@ struct ChannelRequestTests {
         #expect(ChannelOutcome.of(Self.response(200, "{\"code\":200}"), kind: .bark) == .sent)
         #expect(ChannelOutcome.of(Self.response(204), kind: .webhook) == .sent)
         guard case .disable = ChannelOutcome.of(Self.response(410), kind: .webhook) else { Issue.record("410 disables a webhook"); return }
-        guard case .failed = ChannelOutcome.of(Self.response(400, "{\"status\":0,\"errors\":[\"user key is invalid\"]}"), kind: .pushover) else {
+        guard case .failed = ChannelOutcome.of(Self.response(400, "{\"status\":0,\"errors\":[\"user key is invalid\"]}"),
+                                               kind: .pushover) else {
             Issue.record("Pushover 4xx is final"); return
         }
         let quotaHeaders: HTTPHeaders = ["x-limit-app-limit": "10000", "x-limit-app-remaining": "0", "x-limit-app-reset": "1767225600"]
@@ -188,7 +195,8 @@ struct ChannelRequestTests {
         #expect(PushoverQuota(["x-limit-app-limit": "10000", "x-limit-app-remaining": "7500"])?.isLow == false)
         #expect(PushoverQuota([:]) == nil)
         #expect(ChannelOutcome.of(Self.response(503), kind: .pushover) == .retry(after: 5, reason: "pushover answered 503"))
-        #expect(ChannelOutcome.of(Self.response(429, headers: ["retry-after": "120"]), kind: .webhook) == .retry(after: 120, reason: "webhook answered 429"))
+        #expect(ChannelOutcome.of(Self.response(429, headers: ["retry-after": "120"]), kind: .webhook) == .retry(after: 120,
+            reason: "webhook answered 429"))
         guard case .failed = ChannelOutcome.of(Self.response(404), kind: .bark) else { Issue.record("Bark 4xx is final"); return }
         guard case .retry = ChannelOutcome.of(Self.response(500), kind: .webhook) else { Issue.record("webhook 5xx is retried"); return }
     }

@@ -13,12 +13,14 @@ struct CodeCorpusTests {
     }
 
     @Test func precisionAndRecallOverTheMessageCorpus() throws {
-        let manifest = try JSONDecoder().decode([Expected].self, from: Data(contentsOf: RepositoryPaths.file("Tests/Fixtures/codes/expected.json")))
+        let manifest = try JSONDecoder().decode([Expected].self,
+                                                from: Data(contentsOf: RepositoryPaths.file("Tests/Fixtures/codes/expected.json")))
         #expect(manifest.count >= 150)
         var tally = PrecisionRecall()
         for m in manifest {
             let summary = try MessageSummary(rfc822: try RepositoryPaths.bytes("Tests/Fixtures/codes/messages/\(m.file)"))
-            tally.record(found: CodeDetector.detect(subject: summary.subject, body: summary.visibleText)?.value, expected: m.expected, label: m.file)
+            tally.record(found: CodeDetector.detect(subject: summary.subject, body: summary.visibleText)?.value, expected: m.expected,
+                         label: m.file)
         }
         let (precision, recall) = (tally.precision, tally.recall)
         print("code corpus: \(manifest.count) messages, precision \(precision), recall \(recall)")
@@ -28,7 +30,8 @@ struct CodeCorpusTests {
     }
 
     @Test func precisionAndRecallOverTheCorpusWrittenBlindToTheDetector() throws {
-        let manifest = try JSONDecoder().decode([Expected].self, from: Data(contentsOf: RepositoryPaths.file("Tests/Fixtures/codes/unseen/expected.json")))
+        let manifest = try JSONDecoder().decode([Expected].self,
+                                                from: Data(contentsOf: RepositoryPaths.file("Tests/Fixtures/codes/unseen/expected.json")))
         #expect(manifest.count >= 250)
         var tally = PrecisionRecall()
         var byLanguage: [String: PrecisionRecall] = [:]
@@ -39,7 +42,8 @@ struct CodeCorpusTests {
             byLanguage[m.lang, default: PrecisionRecall()].record(found: found, expected: m.expected, label: m.file)
         }
         print("unseen code corpus: \(manifest.count) messages, precision \(tally.precision), recall \(tally.recall)")
-        print(byLanguage.sorted { $0.key < $1.key }.map { "\($0.key) p=\($0.value.precision) r=\($0.value.recall)" }.joined(separator: ", "))
+        print(byLanguage.sorted { $0.key < $1.key }.map { "\($0.key) p=\($0.value.precision) r=\($0.value.recall)" }
+            .joined(separator: ", "))
         #expect(tally.precision >= 0.99, "\(tally.report)")
         #expect(tally.recall >= 0.97, "\(tally.report)")
         #expect(Set(manifest.map(\.lang)).count >= 20)

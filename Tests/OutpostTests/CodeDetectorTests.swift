@@ -20,7 +20,8 @@ struct CodeDetectorTests {
         let cases = try Self.corpus()
         var tally = PrecisionRecall()
         for c in cases {
-            tally.record(found: CodeDetector.detect(subject: c.subject, body: c.body)?.value, expected: c.expected, label: "[\(c.lang)] \(c.subject)")
+            tally.record(found: CodeDetector.detect(subject: c.subject, body: c.body)?.value, expected: c.expected,
+                         label: "[\(c.lang)] \(c.subject)")
         }
         let (precision, recall) = (tally.precision, tally.recall)
         print("codes: \(cases.count) cases, precision \(precision), recall \(recall)")

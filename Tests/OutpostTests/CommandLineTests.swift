@@ -12,7 +12,8 @@ import Testing
 @Suite("Outpost: the mailwake-outpost command line", .serialized, .awaitedCleanup)
 struct OutpostCommandLineTests {
     static var executable: String {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("mailwake-outpost").path
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("mailwake-outpost").path
     }
 
     static func run(_ arguments: [String]) async throws -> String {
@@ -23,7 +24,8 @@ struct OutpostCommandLineTests {
     @discardableResult
     static func initOutpost(at dir: String, relayOf stack: RelayStack) async throws -> String {
         let initialized = try await run(["init", "--data-dir", dir])
-        _ = try await run(["relay", "set", "--data-dir", dir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env", "sandbox"])
+        _ = try await run(["relay", "set", "--data-dir", dir, "--url", stack.relay.url, "--origin", RelayInstance.origin, "--env",
+                           "sandbox"])
         return initialized
     }
 
@@ -36,7 +38,8 @@ struct OutpostCommandLineTests {
         #expect(initialized.contains("fingerprint:"))
 
         let png = dir + "/pair.png"
-        let pairing = try TestServerProcess(executable: Self.executable, arguments: ["pair", "--data-dir", dir, "--png", png], logName: "outpost-pair",
+        let pairing = try TestServerProcess(executable: Self.executable, arguments: ["pair", "--data-dir", dir, "--png", png],
+                                            logName: "outpost-pair",
                                             pipeStdout: true)
         var transcript: [String] = []
         var link: PairingLink?
@@ -49,7 +52,8 @@ struct OutpostCommandLineTests {
         #expect(transcript.contains { $0.contains("outpost fingerprint:") })
         #expect(transcript.contains { $0.contains("▄") || $0.contains("▀") }, "a QR code was drawn")
         #expect(FileManager.default.fileExists(atPath: png))
-        #expect(try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent", body: try device.consent(to: scanned).jsonBytes).status == .accepted)
+        #expect(try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent",
+                                     body: try device.consent(to: scanned).jsonBytes).status == .accepted)
         while true {
             guard let line = await Blocking.run({ pairing.readStdoutLine() }) else { break }
             transcript.append(line)
@@ -68,7 +72,8 @@ struct OutpostCommandLineTests {
         #expect(notified.contains("sent"), "\(notified)")
         let delivery = try #require(try await stack.simulator.waitForDeliveries(count: 1, timeout: 10).first)
         let elapsed = ContinuousClock.now - started
-        let opened = try device.open(payload: delivery.payload, outpostKey: try P256PublicKeyOf(link: scanned), pairingID: scanned.pairingID)
+        let opened = try device.open(payload: delivery.payload, outpostKey: try P256PublicKeyOf(link: scanned),
+                                     pairingID: scanned.pairingID)
         #expect(opened.subject == "Test notification from your outpost")
         print("notify --test to the device opening it: \(elapsed)")
 
@@ -89,7 +94,8 @@ struct OutpostCommandLineTests {
         // No listeners: their default ports may be taken by an outpost already running on this machine.
         let config = outpost.directory.path + "/test.env"
         try "MAILWAKE_OUTPOST_LISTEN=\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let serving = try TestServerProcess(executable: Self.executable, arguments: ["serve", "--data-dir", outpost.directory.path, "--config", config],
+        let serving = try TestServerProcess(executable: Self.executable,
+                                            arguments: ["serve", "--data-dir", outpost.directory.path, "--config", config],
                                             logName: "outpost-serve")
         let delivery = try #require(try await stack.simulator.waitForDeliveries(count: 1, timeout: 15).first)
         #expect(try device.open(payload: delivery.payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID)

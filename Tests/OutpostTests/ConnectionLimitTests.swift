@@ -10,7 +10,8 @@ struct ConnectionLimitTests {
     @Test func theHTTPSAPITakesItsPerIPLimitFromTheSetting() async throws {
         let fixture = try await OutpostFixture.start(relayURL: "https://127.0.0.1:1")
         for (value, expected) in [(nil, 32), ("5", 5), ("0", 0)] as [(String?, Int)] {
-            var env = ["MAILWAKE_OUTPOST_LISTEN": "127.0.0.1:0", "MAILWAKE_OUTPOST_ADMIN_LISTEN": "", "MAILWAKE_OUTPOST_PUBLIC_URL": "https://127.0.0.1:8443"]
+            var env = ["MAILWAKE_OUTPOST_LISTEN": "127.0.0.1:0", "MAILWAKE_OUTPOST_ADMIN_LISTEN": "",
+                       "MAILWAKE_OUTPOST_PUBLIC_URL": "https://127.0.0.1:8443"]
             env["MAILWAKE_OUTPOST_PER_IP_CONNECTION_LIMIT"] = value
             let configuration = try OutpostConfiguration(OutpostSettings.spec.load(environment: env))
             let daemon = try OutpostApp(configuration: configuration, directory: fixture.directory, store: fixture.store,

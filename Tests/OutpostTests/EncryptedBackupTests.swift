@@ -34,7 +34,8 @@ struct EncryptedBackupTests {
         #expect(bytes.starts(with: Data("MAILWAKE-OUTPOST-BACKUP-ENCRYPTED\n".utf8)))
         let key = try Data(contentsOf: URL(fileURLWithPath: dir + "/secret.key"))
         #expect(bytes.range(of: key) == nil, "secret.key is not in the file in clear")
-        for clear in ["MAILWAKE-OUTPOST-BACKUP\0", "SQLite format 3", "outpost.db"] { #expect(bytes.range(of: Data(clear.utf8)) == nil, "\(clear)") }
+        for clear in ["MAILWAKE-OUTPOST-BACKUP\0", "SQLite format 3",
+                      "outpost.db"] { #expect(bytes.range(of: Data(clear.utf8)) == nil, "\(clear)") }
 
         let restored = scratch.file("restored")
         let (status, out) = try await Self.run(["restore", "--data-dir", restored, "--from", archive], stdin: Self.passphrase + "\n")

@@ -24,14 +24,18 @@ struct InviteCommandLineTests {
         try await OutpostCommandLineTests.initOutpost(at: dir, relayOf: stack)
         let port = try PortAllocator.freePort()
         let origin = "https://127.0.0.1:\(port)"
-        let config = try scratch.write("outpost.env", "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=\(origin)\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\n")
-        let serve = try TestServerProcess(executable: OutpostCommandLineTests.executable, arguments: ["serve", "--data-dir", dir, "--config", config],
+        let config = try scratch.write("outpost.env",
+                                       "MAILWAKE_OUTPOST_LISTEN=127.0.0.1:\(port)\nMAILWAKE_OUTPOST_PUBLIC_URL=\(origin)\nMAILWAKE_OUTPO" +
+                                       "ST_ADMIN_LISTEN=\n")
+        let serve = try TestServerProcess(executable: OutpostCommandLineTests.executable,
+                                          arguments: ["serve", "--data-dir", dir, "--config", config],
                                           logName: "outpost-serve")
         defer { serve.stop() }
         #expect(await Blocking.run { serve.waitForListener(port: port) }, "\(serve.logText())")
 
         let invite = try TestServerProcess(executable: OutpostCommandLineTests.executable,
-                                           arguments: ["invite", "--data-dir", dir, "--config", config, "--scope", "manage,content,push", "--no-qr"],
+                                           arguments: ["invite", "--data-dir", dir, "--config", config, "--scope", "manage,content,push",
+                                                       "--no-qr"],
                                            logName: "outpost-invite", pipeStdout: true)
         defer { invite.stop() }
         var transcript: [String] = []
@@ -51,7 +55,8 @@ struct InviteCommandLineTests {
         let redeemed = try await session.redeem(scanned, agreement: device.agreement.publicKey)
         #expect(redeemed.status == .ok, "\(redeemed.text)")
         let pairing = try #require(scanned.pairingLink)
-        let consent = try await stack.send(.post, "/v1/pairings/\(pairing.pairingID)/consent", body: try device.consent(to: pairing).jsonBytes)
+        let consent = try await stack.send(.post, "/v1/pairings/\(pairing.pairingID)/consent",
+                                           body: try device.consent(to: pairing).jsonBytes)
         #expect(consent.status == .accepted)
         while invite.isRunning || !transcript.contains(where: { $0.hasPrefix("Paired for push") }) {
             guard let line = await Blocking.run({ invite.readStdoutLine() }) else { break }
@@ -70,7 +75,8 @@ struct InviteCommandLineTests {
         #expect(grantStatus == 0)
         #expect(try await session.send(.get, "/v1/status").status == .ok)
         let (_, changes) = try await Self.run(["changes", "--data-dir", dir])
-        #expect(changes.contains("cli  revoke  manage from \(device.id)") && changes.contains("\(device.id)  redeem  granted content,manage"), "\(changes)")
+        #expect(changes.contains("cli  revoke  manage from \(device.id)")
+            && changes.contains("\(device.id)  redeem  granted content,manage"), "\(changes)")
         let (badScope, refused) = try await Self.run(["devices", "grant", device.id, "push", "--data-dir", dir])
         #expect(badScope != 0 && refused.contains("push is granted by pairing"), "\(refused)")
     }

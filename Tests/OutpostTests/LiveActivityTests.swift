@@ -10,12 +10,14 @@ import Testing
 @Suite("Outpost: verification codes as Live Activities", .serialized, .awaitedCleanup)
 struct LiveActivityTests {
     /// Waits for Live Activity pushes with `event`.
-    static func activityPushes(_ h: MailWatchHarness, event: String, count: Int = 1, timeout: Double = 20) async throws -> [APNsSimulatorProcess.Delivery] {
+    static func activityPushes(_ h: MailWatchHarness, event: String, count: Int = 1,
+                               timeout: Double = 20) async throws -> [APNsSimulatorProcess.Delivery] {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             let found = try await h.stack.simulator.deliveries().filter { $0.pushType == "liveactivity" && Self.event(of: $0) == event }
             if found.count >= count { return found }
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(found.count) of \(count) Live Activity \(event) pushes") }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(found.count) of \(count) Live Activity " +
+                                                                               "\(event) pushes") }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -39,19 +41,22 @@ struct LiveActivityTests {
         #expect(start.deviceToken == h.device.pushToStartToken)
         #expect(start.topic == RelayInstance.bundleID + ".push-type.liveactivity")
         #expect(start.priority == 10, "a start is immediate")
-        let shown = try h.device.open(payload: start.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID)
+        let shown = try h.device.open(payload: start.payload, outpostKey: h.outpost.identity.signingKey.publicKey,
+                                      pairingID: h.paired.pairingID)
         #expect(shown.code == "274910" && shown.subject == "Sign in")
         let activity = try SimulatedDevice.envelope(inPayload: start.payload).context.activity
         #expect(activity?.event == .start && activity.map { $0.staleDate == $0.timestamp + 2 } == true)
         // The App registers the started activity's update token; the end goes there.
         let activityToken = String(repeating: "ab", count: 32)
-        try await h.device.registerActivityToken(at: h.stack.accounts, client: h.stack.client, activityID: try Self.activityID(start), token: activityToken)
+        try await h.device.registerActivityToken(at: h.stack.accounts, client: h.stack.client, activityID: try Self.activityID(start),
+                                                 token: activityToken)
         let end = try #require(try await Self.activityPushes(h, event: "end").first)
         #expect(end.deviceToken == activityToken)
         #expect(end.priority == 5, "an end goes within Apple's budget")
         let ended = try SimulatedDevice.envelope(inPayload: end.payload).context.activity
         #expect(ended?.id == activity?.id && ended?.event == .end && ended?.dismissalDate == ended?.timestamp)
-        #expect(try h.device.open(payload: end.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID).code == "274910")
+        #expect(try h.device.open(payload: end.payload, outpostKey: h.outpost.identity.signingKey.publicKey,
+                                  pairingID: h.paired.pairingID).code == "274910")
         #expect(try await h.outpost.store.openActivities().isEmpty)
     }
 
@@ -65,15 +70,18 @@ struct LiveActivityTests {
         var alert: APNsSimulatorProcess.Delivery?
         while alert == nil, ContinuousClock.now < deadline {
             alert = try await h.stack.simulator.deliveries().first { d in
-                d.status == 200 && d.deviceToken == h.device.apnsToken && (try? SimulatedDevice.envelope(inPayload: d.payload).context.kind) == .liveActivity
+                d.status == 200 && d.deviceToken == h.device.apnsToken
+                    && (try? SimulatedDevice.envelope(inPayload: d.payload).context.kind) == .liveActivity
             }
             if alert == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         let sent = try #require(alert, "no time-sensitive alert after the refused start")
         #expect(sent.pushType == "alert" && sent.topic == RelayInstance.bundleID && sent.priority == 10)
-        let aps = try #require((try JSONSerialization.jsonObject(with: Data(sent.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any])
+        let aps =
+            try #require((try JSONSerialization.jsonObject(with: Data(sent.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any])
         #expect(aps["interruption-level"] as? String == "time-sensitive")
-        #expect(try h.device.open(payload: sent.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID).code == "662014")
+        #expect(try h.device.open(payload: sent.payload, outpostKey: h.outpost.identity.signingKey.publicKey,
+                                  pairingID: h.paired.pairingID).code == "662014")
         let refused = try await h.stack.simulator.deliveries().filter { $0.deviceToken == h.device.pushToStartToken }
         #expect(refused.count == 1 && refused.first?.status == 429, "the start is not retried against a spent budget")
     }

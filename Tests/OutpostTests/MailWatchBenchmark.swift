@@ -16,7 +16,8 @@ struct MailWatchBenchmark {
 
     static func serve(_ dir: String) throws -> TestServerProcess {
         try TestServerProcess(executable: "/usr/bin/env",
-                              arguments: ["MAILWAKE_OUTPOST_LOG_LEVEL=warning", "MAILWAKE_OUTPOST_RECONNECT_BACKOFF=1", binary, "serve", "--data-dir", dir],
+                              arguments: ["MAILWAKE_OUTPOST_LOG_LEVEL=warning", "MAILWAKE_OUTPOST_RECONNECT_BACKOFF=1", binary, "serve",
+                                          "--data-dir", dir],
                               logName: "outpost-bench")
     }
 
@@ -79,7 +80,8 @@ struct MailWatchBenchmark {
         for n in 1...mailboxes {
             try h.dovecot.addUser("user\(n)", password: "pw\(n)")
             let ep = IMAPEndpoint(host: "localhost", port: h.dovecot.imapsPort, security: .implicitTLS, caFile: h.dovecot.caFile)
-            try await h.outpost.store.addMailbox(MailboxRecord(label: "mb\(n)", endpoint: ep, username: "user\(n)", authentication: .password), secret: "pw\(n)")
+            try await h.outpost.store.addMailbox(MailboxRecord(label: "mb\(n)", endpoint: ep, username: "user\(n)",
+                                                               authentication: .password), secret: "pw\(n)")
         }
         let many = try Self.serve(h.outpost.directory.path)
         defer { many.stop() }
@@ -94,12 +96,14 @@ struct MailWatchBenchmark {
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] }
         let json = """
             {"benchmark":"mail-watch","binary":"\(Self.binary)","messages":\(messages),\
-            "append_to_apns_ms":{"p50":\(percentile(0.5)),"p90":\(percentile(0.9)),"p99":\(percentile(0.99)),"max":\(sorted.last ?? 0),"min":\(sorted.first ?? 0)},\
+            "append_to_apns_ms":{"p50":\(percentile(0.5)),"p90":\(percentile(0.9)),"p99":\(percentile(0.99)),\
+            "max":\(sorted.last ?? 0),"min":\(sorted.first ?? 0)},\
             "mailboxes":\(mailboxes + 1),"rss_kib_one_mailbox":\(rssOne),"rss_kib_all_mailboxes":\(rssMany),\
             "rss_kib_per_mailbox":\(Double(rssMany - rssOne) / Double(mailboxes)),"seconds_to_watch_all":\(connectSeconds)}
             """
         print(json)
-        if let out = ProcessInfo.processInfo.environment["MAILWAKE_BENCH_OUT"] { try json.write(toFile: out, atomically: true, encoding: .utf8) }
+        if let out = ProcessInfo.processInfo.environment["MAILWAKE_BENCH_OUT"] { try json.write(toFile: out, atomically: true,
+                                                                                                encoding: .utf8) }
         #expect(latencies.count == messages)
     }
 }

@@ -36,7 +36,8 @@ final class MailWatchHarness: Sendable {
 
     /// - Parameter tokenCommand: log in with XOAUTH2, the token printed by this command (else with `password`).
     /// - Parameter oauth2IntrospectionURL: Dovecot checks XOAUTH2 tokens at this introspection endpoint (`DovecotServer.start`).
-    static func start(server kind: IMAPServerKind = .dovecot, advertisesIdle: Bool = true, password: String = MailWatchHarness.password, tokenCommand: String? = nil,
+    static func start(server kind: IMAPServerKind = .dovecot, advertisesIdle: Bool = true, password: String = MailWatchHarness.password,
+                      tokenCommand: String? = nil,
                       timing: WatchTiming? = nil, folders: [String] = ["INBOX"], trustedAuthservIDs: [String] = [],
                       oauth2IntrospectionURL: String? = nil) async throws -> MailWatchHarness {
         let stack = try await RelayStack.start()
@@ -51,7 +52,8 @@ final class MailWatchHarness: Sendable {
         let paired = try await outpost.pair(device, through: stack)
         let endpoint = IMAPEndpoint(host: "localhost", port: server.imapsPort, security: .implicitTLS, caFile: server.caFile)
         let mailbox = try await outpost.store.addMailbox(
-            MailboxRecord(label: "personal", endpoint: endpoint, username: user, authentication: tokenCommand == nil ? .password : .oauth2, folders: folders,
+            MailboxRecord(label: "personal", endpoint: endpoint, username: user, authentication: tokenCommand == nil ? .password : .oauth2,
+                          folders: folders,
                           trustedAuthservIDs: trustedAuthservIDs),
             secret: tokenCommand ?? password)
         var fast = WatchTiming()
@@ -126,7 +128,8 @@ final class MailWatchHarness: Sendable {
     }
 
     static func message(subject: String, body: String, from: String = "Ada Lovelace <ada@example.org>") -> [UInt8] {
-        Array("From: \(from)\r\nTo: alice@example.org\r\nSubject: \(subject)\r\nDate: Sun, 29 Nov 2026 10:00:00 +0000\r\nMessage-ID: <\(UUID().uuidString)@example.org>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\(body)\r\n".utf8)
+        Array(("From: \(from)\r\nTo: alice@example.org\r\nSubject: \(subject)\r\nDate: Sun, 29 Nov 2026 10:00:00 +0000\r\n" +
+               "Message-ID: <\(UUID().uuidString)@example.org>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\(body)\r\n").utf8)
     }
 
     /// Waits for `count` notifications (alert pushes) at APNs and opens them as the device.
@@ -138,7 +141,8 @@ final class MailWatchHarness: Sendable {
             try await Task.sleep(for: .milliseconds(50))
             deliveries = try await stack.simulator.deliveries().filter { $0.pushType == "alert" }
         }
-        return try deliveries.map { try device.open(payload: $0.payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID) }
+        return try deliveries.map { try device.open(payload: $0.payload, outpostKey: outpost.identity.signingKey.publicKey,
+                                                    pairingID: paired.pairingID) }
     }
 
     /// Every notification (alert push) that reached APNs so far.
@@ -149,7 +153,8 @@ final class MailWatchHarness: Sendable {
     }
 
     /// Waits until the folder's watcher reports `state`.
-    func waitForWatchState(_ state: FolderState.WatchState, folder: String = "INBOX", mailboxID: Int64? = nil, timeout: Double = 20) async throws -> FolderState {
+    func waitForWatchState(_ state: FolderState.WatchState, folder: String = "INBOX", mailboxID: Int64? = nil,
+                           timeout: Double = 20) async throws -> FolderState {
         let deadline = ContinuousClock.now + .seconds(timeout)
         let mailboxID = mailboxID ?? mailbox.id
         while true {

@@ -12,7 +12,8 @@ enum MailWatchLatency {
         let deliveries = try await h.stack.simulator.deliveries().filter { $0.pushType == "alert" }
         var subjects: [String] = []
         for delivery in deliveries {
-            let content = try h.device.open(payload: delivery.payload, outpostKey: h.outpost.identity.signingKey.publicKey, pairingID: h.paired.pairingID)
+            let content = try h.device.open(payload: delivery.payload, outpostKey: h.outpost.identity.signingKey.publicKey,
+                                            pairingID: h.paired.pairingID)
             subjects.append(content.subject)
             guard content.subject == subject else { continue }
             print("MAILWATCH-LATENCY case=\"\(name)\" server=\(server) ms=\(delivery.receivedAtMS - since)")

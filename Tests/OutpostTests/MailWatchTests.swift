@@ -297,7 +297,8 @@ struct MailWatchTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await h.allNotifications().count == 1)
         #expect(received[0].from.address == "ada@example.org" && received[0].subject.isEmpty && received[0].code == "553311")
-        #expect(try await h.outpost.store.folderState(mailboxID: h.mailbox.id, folder: "INBOX")?.lastUID == 2, "the held-back message is passed too")
+        #expect(try await h.outpost.store.folderState(mailboxID: h.mailbox.id, folder: "INBOX")?.lastUID == 2,
+                "the held-back message is passed too")
     }
 
     // MARK: Courier only
@@ -310,7 +311,8 @@ struct MailWatchTests {
     @Test func aNeverWrittenCourierFolderNotifiesMailThatArrivedWhileDisconnectedOnce() async throws {
         let h = try await MailWatchHarness.start(server: .courier)
         let courier = try #require(h.server as? CourierServer)
-        try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "old", body: "x"), receivedAt: Date().addingTimeInterval(-7200))
+        try courier.deliverToMaildir(MailWatchHarness.user, MailWatchHarness.message(subject: "old", body: "x"),
+                                     receivedAt: Date().addingTimeInterval(-7200))
         // The server's side of the issue: read-only sessions disagree on the never-written folder's UIDVALIDITY.
         let endpoint = IMAPEndpoint(host: "localhost", port: courier.imapsPort, security: .implicitTLS, caFile: courier.caFile)
         let validities = try await runOffPool {

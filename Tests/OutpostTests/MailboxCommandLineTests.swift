@@ -8,14 +8,16 @@ struct MailboxCommandLineTests {
     static let password = "s3cret pässword with spaces"
 
     /// Runs the outpost with `password` on standard input; returns (exit status, output).
-    static func run(_ arguments: [String], stdin: String = "", executable: String = OutpostCommandLineTests.executable) async throws -> (Int32, String) {
+    static func run(_ arguments: [String], stdin: String = "",
+                    executable: String = OutpostCommandLineTests.executable) async throws -> (Int32, String) {
         return try await runOffPool {
             let output = NSTemporaryDirectory() + "/mailwake-cli-\(UUID().uuidString).log"
             defer { unlink(output) }
             let input = NSTemporaryDirectory() + "/mailwake-cli-\(UUID().uuidString).in"
             defer { unlink(input) }
             try stdin.write(toFile: input, atomically: true, encoding: .utf8)
-            let child = try ChildProcess.spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"\(input)\"", executable] + arguments, directory: nil,
+            let child = try ChildProcess.spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"\(input)\"", executable] + arguments,
+                                               directory: nil,
                                                outputPath: output)
             let status = child.waitForExit()
             return (status, ChildProcess.readTextFile(output) ?? "")
@@ -31,7 +33,9 @@ struct MailboxCommandLineTests {
     @Test func aProviderPresetFillsInTheServerAndTrustAndMailboxTrustChangesIt() async throws {
         let dir = try await outpost()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let (status, added) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "Fast", "--provider", "fastmail", "--user", "alice@example.com",
+        let (status,
+             added) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "Fast", "--provider", "fastmail", "--user",
+                                          "alice@example.com",
                                                   "--password-stdin", "--no-test"], stdin: Self.password + "\n")
         #expect(status == 0, "\(added)")
         let (_, listed) = try await Self.run(["mailbox", "list", "--data-dir", dir])
@@ -44,11 +48,13 @@ struct MailboxCommandLineTests {
 
         let (badStatus, bad) = try await Self.run(["mailbox", "trust", "--data-dir", dir, "Fast", "mx example; dmarc=pass"])
         #expect(badStatus != 0 && bad.contains("is not a host name"), "\(bad)")
-        let (unknownStatus, unknown) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "X", "--provider", "hotmail.example",
+        let (unknownStatus,
+             unknown) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "X", "--provider", "hotmail.example",
                                                           "--user", "a", "--password-stdin", "--no-test"], stdin: "pw\n")
         #expect(unknownStatus != 0 && unknown.contains("--provider must be one of"), "\(unknown)")
         let (_, providers) = try await Self.run(["mailbox", "providers"])
-        #expect(providers.contains("gmail: Gmail, imap.gmail.com:993 implicit, OAuth 2") && providers.contains("trusts mx.google.com"), "\(providers)")
+        #expect(providers.contains("gmail: Gmail, imap.gmail.com:993 implicit, OAuth 2") && providers.contains("trusts mx.google.com"),
+                "\(providers)")
     }
 
     @Test func addTestsTheMailboxStoresItSealedAndListTestAndRemoveWork() async throws {
@@ -69,7 +75,8 @@ struct MailboxCommandLineTests {
         let (testStatus, tested) = try await Self.run(["mailbox", "test", "--data-dir", dir, "Personal"])
         #expect(testStatus == 0 && tested.contains("logged in:     yes") && tested.contains("    Work"))
 
-        let database = try Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db")) + ((try? Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db-wal"))) ?? Data())
+        let database = try Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db"))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: dir + "/outpost.db-wal"))) ?? Data())
         #expect(database.range(of: Data(Self.password.utf8)) == nil, "the password is stored sealed")
         #expect(database.range(of: Data("pässword".utf8)) == nil)
 
@@ -128,7 +135,8 @@ struct MailboxCommandLineTests {
         #expect(added == 0)
         let (s1, _) = try await Self.run(["rules", "set", "--data-dir", dir, "--quiet", "22:00-07:00", "--show", "sender,code"])
         let (s2, _) = try await Self.run(["rules", "set", "--data-dir", dir, "--mailbox", "Work", "--folder", "Spam", "--off"])
-        let (s3, _) = try await Self.run(["rules", "set", "--data-dir", dir, "--mailbox", "Work", "--deny", "*@ads.example, news@*", "--show", "nothing"])
+        let (s3, _) = try await Self.run(["rules", "set", "--data-dir", dir, "--mailbox", "Work", "--deny", "*@ads.example, news@*",
+                                          "--show", "nothing"])
         #expect(s1 == 0 && s2 == 0 && s3 == 0)
         let (_, listed) = try await Self.run(["rules", "list", "--data-dir", dir])
         #expect(listed.contains("every mailbox, on, quiet 22:00-07:00, show sender,code"), "\(listed)")
@@ -154,7 +162,8 @@ struct MailboxCommandLineTests {
     func badOptionsAreRefusedWithAReason(_ extra: [String], _ message: String) async throws {
         let dir = try await outpost()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let (status, output) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "X", "--user", "u"] + extra, stdin: "pw\n")
+        let (status, output) = try await Self.run(["mailbox", "add", "--data-dir", dir, "--label", "X", "--user", "u"] + extra,
+                                                  stdin: "pw\n")
         #expect(status != 0 && output.contains(message), "\(output)")
     }
 }

@@ -16,7 +16,10 @@ struct MailboxFailingAlertTests {
         defer { beating.cancel() }
         let database = h.stack.relay.app.database
         func heartbeatCounts() async throws -> (Int32, Int32)? {
-            try await database.query("SELECT mailboxes, failing FROM outpost_heartbeats WHERE outpost_id = \(h.outpost.identity.id)").first?
+            try await database.query("""
+                                     SELECT mailboxes, failing FROM outpost_heartbeats WHERE outpost_id = \
+                                     \(h.outpost.identity.id)
+                                     """).first?
                 .decode((Int32, Int32).self)
         }
         // Watched, nothing failing: the relay holds 1 mailbox, 0 failing, and no alert.
@@ -25,7 +28,10 @@ struct MailboxFailingAlertTests {
             let idle = try await h.outpost.store.folderStates().first?.watchState == .idle
             let counts = try await heartbeatCounts()
             if idle, let counts, counts == (1, 0) { break }
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("not watched: \(try await h.outpost.store.folderStates())") }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("""
+                                                                               not watched: \
+                                                                               \(try await h.outpost.store.folderStates())
+                                                                               """) }
             try await Task.sleep(for: .milliseconds(100))
         }
         // The owner changes the password at the server; the session is dropped and the login refused.
@@ -41,14 +47,19 @@ struct MailboxFailingAlertTests {
         do {
             alerts = try await HeartbeatAlertWait.alerts(h.stack, "mailbox-failing", count: 1, timeout: 60)
         } catch {
-            let deliveries = try await database.query("SELECT kind, status, apns_reason FROM deliveries").map { try $0.decode((String, String, String?).self) }
-            throw TestHarnessError("\(error); folders \(try await h.outpost.store.folderStates()); relay holds \(String(describing: try await heartbeatCounts())); deliveries \(deliveries)")
+            let deliveries = try await database.query("SELECT kind, status, apns_reason FROM deliveries").map { try $0.decode((String,
+                String, String?).self) }
+            throw TestHarnessError("""
+                                   \(error); folders \(try await h.outpost.store.folderStates()); relay holds \
+                                   \(String(describing: try await heartbeatCounts())); deliveries \(deliveries)
+                                   """)
         }
         #expect(alerts.count == 1)
         #expect(alerts.first?.deviceToken == h.device.apnsToken)
         let payload = try #require(alerts.first?.payload)
         #expect(payload.contains(#""failing":1"#))
-        #expect(!payload.contains("personal") && !payload.contains(MailWatchHarness.user) && !payload.contains("INBOX"), "a count, never a name")
+        #expect(!payload.contains("personal") && !payload.contains(MailWatchHarness.user) && !payload.contains("INBOX"),
+                "a count, never a name")
         // Still failing through many more heartbeats: still one alert.
         deadline = ContinuousClock.now + .seconds(30)
         let rowsBefore = try await database.query("SELECT count(*) FROM outpost_heartbeats").single().decode(Int64.self, at: 0)

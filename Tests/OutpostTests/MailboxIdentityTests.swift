@@ -27,7 +27,10 @@ struct MailboxIdentityTests {
     }
 
     static func addDevice(_ store: OutpostStore, _ id: String) async throws {
-        _ = try await store.database.execute("INSERT INTO devices (device_id, signing_key, agreement_key, added_at) VALUES (?, X'01', X'02', 0)", id)
+        _ = try await store.database.execute("""
+                                             INSERT INTO devices (device_id, signing_key, agreement_key, added_at) VALUES (?, X'01', \
+                                             X'02', 0)
+                                             """, id)
     }
 
     @Test func aPermissionNeverMovesToAMailboxAddedLater() async throws {
@@ -89,21 +92,38 @@ struct MailboxIdentityTests {
         // Personal (2, added at t=200); mailbox 3 was removed and never reused.
         _ = try await database.execute(insert, Int64(1), "Work", Int64(10), Int64(10))
         _ = try await database.execute(insert, Int64(2), "Personal", Int64(200), Int64(200))
-        _ = try await database.execute("INSERT INTO folder_state (mailbox_id, folder, uid_validity, last_uid, state_since, updated_at) VALUES (1, 'INBOX', 7, 42, 0, 0)")
+        _ = try await database.execute("""
+                                       INSERT INTO folder_state (mailbox_id, folder, uid_validity, last_uid, state_since, updated_at) \
+                                       VALUES (1, 'INBOX', 7, 42, 0, 0)
+                                       """)
         _ = try await database.execute("INSERT INTO rules (mailbox_id, folder, updated_at) VALUES (1, 'INBOX', 0)")
-        _ = try await database.execute("INSERT INTO devices (device_id, signing_key, agreement_key, added_at) VALUES ('phone', X'01', X'02', 0)")
-        _ = try await database.execute("INSERT INTO permissions (device_id, scope, mailbox_ids, granted_at, granted_by) VALUES ('phone', 'content', '1,2,3', 100, 't')")
-        _ = try await database.execute("INSERT INTO invitations (token_hash, scopes, mailbox_ids, created_at, expires_at) VALUES (X'AA', 'content', '2', 100, 999)")
+        _ = try await database.execute("""
+                                       INSERT INTO devices (device_id, signing_key, agreement_key, added_at) VALUES ('phone', X'01', \
+                                       X'02', 0)
+                                       """)
+        _ = try await database.execute("""
+                                       INSERT INTO permissions (device_id, scope, mailbox_ids, granted_at, granted_by) VALUES \
+                                       ('phone', 'content', '1,2,3', 100, 't')
+                                       """)
+        _ = try await database.execute("""
+                                       INSERT INTO invitations (token_hash, scopes, mailbox_ids, created_at, expires_at) VALUES \
+                                       (X'AA', 'content', '2', 100, 999)
+                                       """)
 
         #expect(try await SQLiteMigrator(Array(OutpostMigrations.all.prefix(7))).migrate(database) == [7])
         #expect(try await database.queryValue("SELECT mailbox_ids FROM permissions", as: String.self) == "1")
         #expect(try await database.queryValue("SELECT mailbox_ids FROM invitations", as: String.self) == "")
-        #expect(try await database.queryValue("SELECT last_uid FROM folder_state WHERE mailbox_id = 1", as: Int64.self) == 42, "folder state survived the rebuild")
-        #expect(try await database.queryValue("SELECT COUNT(*) FROM rules WHERE mailbox_id = 1", as: Int64.self) == 1, "rules survived the rebuild")
+        #expect(try await database.queryValue("SELECT last_uid FROM folder_state WHERE mailbox_id = 1", as: Int64.self) == 42,
+                "folder state survived the rebuild")
+        #expect(try await database.queryValue("SELECT COUNT(*) FROM rules WHERE mailbox_id = 1", as: Int64.self) == 1,
+                "rules survived the rebuild")
         _ = try await database.execute("DELETE FROM mailboxes WHERE id = 2")
-        _ = try await database.execute(insert.replacingOccurrences(of: "(id, label", with: "(label").replacingOccurrences(of: "VALUES (?, ?", with: "VALUES (?"),
+        _ = try await database.execute(insert.replacingOccurrences(of: "(id, label",
+                                                                   with: "(label").replacingOccurrences(of: "VALUES (?, ?",
+                                                                       with: "VALUES (?"),
                                        "Next", Int64(300), Int64(300))
-        #expect(try await database.queryValue("SELECT id FROM mailboxes WHERE label = 'Next'", as: Int64.self) == 4, "above every id ever named")
+        #expect(try await database.queryValue("SELECT id FROM mailboxes WHERE label = 'Next'", as: Int64.self) == 4,
+                "above every id ever named")
         _ = try await database.execute("DELETE FROM mailboxes WHERE id = 1")
         #expect(try await database.queryValue("SELECT COUNT(*) FROM folder_state", as: Int64.self) == 0, "the foreign key still cascades")
         try await database.close()

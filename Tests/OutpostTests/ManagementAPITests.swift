@@ -21,7 +21,8 @@ struct ManagementAPITests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let (store, identity) = try await OutpostStore.initialize(DataDirectory(path: scratch.file("outpost")))
-        let api = OutpostAPI(store: store, identity: identity, fetcher: MessageFetcher(store: store), origin: "https://outpost.example:8443")
+        let api = OutpostAPI(store: store, identity: identity, fetcher: MessageFetcher(store: store),
+                             origin: "https://outpost.example:8443")
         let served = Set(api.router().routeList)
         await store.close()
         let documented = try OpenAPIRoutes.routes(inFile: RepositoryPaths.file("Services/Outpost/openapi.yaml").path)
@@ -37,7 +38,8 @@ struct ManagementAPITests {
         _ = try await h.watch.waitForWatchState(.idle)
         try h.watch.dovecot.addUser("bob", password: "bobs password")
         let created = try await admin.send(.post, "/v1/mailboxes", body: try Self.body([
-            "label": "work", "host": "localhost", "port": Int(h.watch.dovecot.imapPort), "tls": "starttls", "user": "bob", "password": "bobs password",
+            "label": "work", "host": "localhost", "port": Int(h.watch.dovecot.imapPort), "tls": "starttls", "user": "bob",
+            "password": "bobs password",
         ]))
         // The test Dovecot's CA is not the system's: STARTTLS against it fails verification, which the API reports.
         #expect(created.status == .unprocessableContent, "\(created.text)")
@@ -53,7 +55,8 @@ struct ManagementAPITests {
         let listed = try OutpostAPIHarness.jsonArray(try await admin.send(.get, "/v1/mailboxes"))
         #expect(listed.compactMap { $0["label"] as? String } == ["personal", "work"])
         #expect(!String(decoding: try JSONSerialization.data(withJSONObject: listed), as: UTF8.self).contains("bobs password"))
-        let patched = try await admin.send(.patch, "/v1/mailboxes/\(stored.id)", body: try Self.body(["folders": ["INBOX"], "max_connections": 2]))
+        let patched = try await admin.send(.patch, "/v1/mailboxes/\(stored.id)",
+                                           body: try Self.body(["folders": ["INBOX"], "max_connections": 2]))
         #expect(patched.status == .ok, "\(patched.text)")
         _ = try await h.watch.waitForWatchState(.idle, mailboxID: stored.id)
         try await h.watch.appendAs("bob", "bobs password", MailWatchHarness.message(subject: "For Bob", body: "Hello Bob."))
@@ -69,7 +72,8 @@ struct ManagementAPITests {
         let h = try await OutpostAPIHarness.start()
         let admin = try await h.grant([.manage], to: h.watch.device)
         let created = try await admin.send(.post, "/v1/mailboxes", body: try Self.body([
-            "label": "work", "host": "localhost", "port": Int(h.watch.dovecot.imapPort), "tls": "starttls", "user": MailWatchHarness.user, "password": "wrong",
+            "label": "work", "host": "localhost", "port": Int(h.watch.dovecot.imapPort), "tls": "starttls", "user": MailWatchHarness.user,
+            "password": "wrong",
         ]))
         #expect(created.status == .unprocessableContent)
         #expect(try await h.store.mailboxes().count == 1)
@@ -95,13 +99,15 @@ struct ManagementAPITests {
     @Test func channelsAreAddedWithoutShowingTheirSecrets() async throws {
         let h = try await OutpostAPIHarness.start()
         let admin = try await h.grant([.manage], to: h.watch.device)
-        let created = try await admin.send(.post, "/v1/channels", body: try Self.body(["name": "hook", "kind": "webhook", "url": "https://hooks.example/mail"]))
+        let created = try await admin.send(.post, "/v1/channels",
+                                           body: try Self.body(["name": "hook", "kind": "webhook", "url": "https://hooks.example/mail"]))
         #expect(created.status == .created, "\(created.text)")
         let secret = try #require(try OutpostAPIHarness.json(created)["webhook_secret"] as? String)
         #expect(secret.hasPrefix("whsec_"))
         let listed = try await admin.send(.get, "/v1/channels")
         #expect(listed.text.contains("\"name\":\"hook\"") && !listed.text.contains(secret))
-        let privateTarget = try await admin.send(.post, "/v1/channels", body: try Self.body(["name": "lan", "kind": "webhook", "url": "http://192.168.1.5/hook"]))
+        let privateTarget = try await admin.send(.post, "/v1/channels",
+                                                 body: try Self.body(["name": "lan", "kind": "webhook", "url": "http://192.168.1.5/hook"]))
         #expect(privateTarget.status == .unprocessableContent, "plain http and LAN targets need the owner's CLI")
         #expect(try await admin.send(.delete, "/v1/channels/hook").status == .noContent)
         #expect(try await h.store.channels().isEmpty)
@@ -113,15 +119,19 @@ struct ManagementAPITests {
         let other = try SimulatedDevice()
         let reader = try await h.grant([.content], to: other)
         let note = try await h.deliver(BodyReadingTests.newsletter())
-        let ownRef = try MessageReference(outpostID: h.identity.id, deviceID: other.id, mailboxID: String(h.watch.mailbox.id), folder: "INBOX",
-                                          uidValidity: try #require(try await h.store.folderState(mailboxID: h.watch.mailbox.id, folder: "INBOX")?.uidValidity),
-                                          uid: try #require(try await h.store.folderState(mailboxID: h.watch.mailbox.id, folder: "INBOX")?.lastUID),
+        let ownRef = try MessageReference(outpostID: h.identity.id, deviceID: other.id, mailboxID: String(h.watch.mailbox.id),
+                                          folder: "INBOX",
+                                          uidValidity: try #require(try await h.store.folderState(mailboxID: h.watch.mailbox.id,
+                                              folder: "INBOX")?.uidValidity),
+                                          uid: try #require(try await h.store.folderState(mailboxID: h.watch.mailbox.id,
+                                                                                          folder: "INBOX")?.lastUID),
                                           iat: UInt64(Date().timeIntervalSince1970)).sign(with: h.identity.signingKey)
         #expect(note.subject == "Harbour news")
         #expect(try await reader.body(ref: ownRef).status == .ok)
         #expect(try await admin.send(.delete, "/v1/devices/\(other.id)/permissions/content").status == .noContent)
         #expect(try await reader.body(ref: ownRef).status == .forbidden)
-        let granted = try await admin.send(.post, "/v1/devices/\(other.id)/permissions", body: try Self.body(["scope": "content", "mailbox_ids": [h.watch.mailbox.id]]))
+        let granted = try await admin.send(.post, "/v1/devices/\(other.id)/permissions",
+                                           body: try Self.body(["scope": "content", "mailbox_ids": [h.watch.mailbox.id]]))
         #expect(granted.status == .ok, "\(granted.text)")
         #expect(try await reader.body(ref: ownRef).status == .ok)
         let push = try await admin.send(.delete, "/v1/devices/\(h.watch.device.id)/permissions/push")
@@ -153,7 +163,8 @@ struct ManagementAPITests {
             (.patch, "/v1/mailboxes/1", Array("{}".utf8)), (.delete, "/v1/mailboxes/1", nil), (.post, "/v1/mailboxes/1/test", nil),
             (.get, "/v1/rules", nil), (.put, "/v1/rules", Array("{}".utf8)), (.delete, "/v1/rules", nil), (.get, "/v1/channels", nil),
             (.post, "/v1/channels", Array("{}".utf8)), (.delete, "/v1/channels/x", nil), (.post, "/v1/channels/x/test", nil),
-            (.get, "/v1/devices", nil), (.post, "/v1/devices/x/permissions", Array("{}".utf8)), (.delete, "/v1/devices/x/permissions/content", nil),
+            (.get, "/v1/devices", nil), (.post, "/v1/devices/x/permissions", Array("{}".utf8)),
+            (.delete, "/v1/devices/x/permissions/content", nil),
             (.get, "/v1/history", nil), (.get, "/v1/changes", nil),
         ]
         for (method, path, body) in routes {
@@ -165,9 +176,11 @@ struct ManagementAPITests {
     }
 
     @Test(arguments: [
-        ("/v1/mailboxes", "{\"label\":\"x\"}"), ("/v1/mailboxes", "{\"label\":\"x\",\"host\":\"h\",\"user\":\"u\",\"password\":\"p\",\"extra\":1}"),
+        ("/v1/mailboxes", "{\"label\":\"x\"}"),
+        ("/v1/mailboxes", "{\"label\":\"x\",\"host\":\"h\",\"user\":\"u\",\"password\":\"p\",\"extra\":1}"),
         ("/v1/mailboxes", "[1]"), ("/v1/channels", "{\"name\":\"n\",\"kind\":\"fax\",\"url\":\"https://x.example\"}"),
-        ("/v1/devices/x/permissions", "{\"scope\":\"push\"}"), ("/v1/mailboxes", "{\"label\":\"x\",\"host\":\"h\",\"user\":\"u\",\"password\":\"p\",\"tls\":\"none\"}"),
+        ("/v1/devices/x/permissions", "{\"scope\":\"push\"}"),
+        ("/v1/mailboxes", "{\"label\":\"x\",\"host\":\"h\",\"user\":\"u\",\"password\":\"p\",\"tls\":\"none\"}"),
     ])
     func malformedBodiesAreRefusedClearly(_ path: String, _ body: String) async throws {
         let h = try await OutpostAPIHarness.start()

@@ -34,14 +34,17 @@ struct MessageSummaryTests {
     }
 
     @Test func aCodeAfterAHeaderElementInHTMLOnlyMailIsFound() throws {
-        let html = "<html><head><title>Acme</title></head><body><header><img alt=\"Acme\"></header><p>Your verification code is 640017</p></body></html>"
+        let html = "<html><head><title>Acme</title></head><body><header><img alt=\"Acme\"></header><p>Your verification code is " +
+                   "640017</p></body></html>"
         let s = try MessageSummary(rfc822: Array("Subject: Sign in\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\(html)".utf8))
         #expect(CodeDetector.detect(subject: s.subject, body: s.visibleText)?.value == "640017")
     }
 
     @Test(arguments: [
-        ("=?utf-8?b?MjM0ODI37J2AKOuKlCkg7ZqM7JuQ64uY7J2YIOuhnOq3uOyduCDsvZQ=?=\r\n =?utf-8?b?65Oc7J6F64uI64uk?=", "234827은(는) 회원님의 로그인 코드입니다"),
-        ("=?iso-2022-jp?b?MzcxNzM4IBskQiRPJCIkSiQ/JE4lbSUwJSQlcyUzITwbKEI=?=\r\n =?iso-2022-jp?b?GyRCJUkkRyQ5GyhC?=", "371738 はあなたのログインコードです"),
+        ("=?utf-8?b?MjM0ODI37J2AKOuKlCkg7ZqM7JuQ64uY7J2YIOuhnOq3uOyduCDsvZQ=?=\r\n =?utf-8?b?65Oc7J6F64uI64uk?=",
+         "234827은(는) 회원님의 로그인 코드입니다"),
+        ("=?iso-2022-jp?b?MzcxNzM4IBskQiRPJCIkSiQ/JE4lbSUwJSQlcyUzITwbKEI=?=\r\n =?iso-2022-jp?b?GyRCJUkkRyQ5GyhC?=",
+         "371738 はあなたのログインコードです"),
         ("=?utf-8?b?w6k=?= =?utf-8?b?w6k=?= plain =?utf-8?q?caf=C3=A9?=", "éé plain café"),
     ])
     func aSubjectOfPaddedBase64WordsDecodesWhole(_ header: String, _ subject: String) throws {

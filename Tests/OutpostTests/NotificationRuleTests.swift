@@ -72,7 +72,8 @@ struct NotificationRuleTests {
     }
 
     @Test func theMostSpecificStoredRuleApplies() async throws {
-        let dir = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-rules-\(UUID().uuidString)").path)
+        let dir = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-rules" +
+            "-\(UUID().uuidString)").path)
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let (store, _) = try await OutpostStore.initialize(dir)
         defer { Task { await store.close() } }

@@ -19,7 +19,8 @@ struct OAuthFlowTests {
         let client = OAuthClient(endpoints: Self.endpoints(oauth))
         let receiver = try LoopbackRedirectReceiver()
         let pkce = try PKCE()
-        let url = try client.authorizationURL(redirectURI: receiver.redirectURI, state: "the-state-of-this-request", pkce: pkce, loginHint: "alice")
+        let url = try client.authorizationURL(redirectURI: receiver.redirectURI, state: "the-state-of-this-request", pkce: pkce,
+                                              loginHint: "alice")
         let waiting = Task { try await receiver.code(expectedState: "the-state-of-this-request", timeout: .seconds(20)) }
         let location = try #require(try await oauth.browse(url).1)
         #expect(location.contains("state=the-state-of-this-request"))
@@ -38,7 +39,8 @@ struct OAuthFlowTests {
         let client = OAuthClient(endpoints: Self.endpoints(oauth))
         let redirect = "http://127.0.0.1:9/"
         let pkce = try PKCE()
-        let location = try #require(try await oauth.browse(try client.authorizationURL(redirectURI: redirect, state: "s1", pkce: pkce, loginHint: nil)).1)
+        let location = try #require(try await oauth.browse(try client.authorizationURL(redirectURI: redirect, state: "s1", pkce: pkce,
+                                                                                       loginHint: nil)).1)
         let code = try AuthorizationRedirect.code(from: location, expectedState: "s1")
         let wrong = try PKCE().verifier
         do {
@@ -49,14 +51,18 @@ struct OAuthFlowTests {
         }
         #expect(oauth.events("token authorization_code invalid_grant pkce").count == 1)
         let second = try PKCE()
-        let again = try #require(try await oauth.browse(try client.authorizationURL(redirectURI: redirect, state: "s2", pkce: second, loginHint: nil)).1)
-        let tokens = try await client.exchange(code: try AuthorizationRedirect.code(from: again, expectedState: "s2"), verifier: second.verifier, redirectURI: redirect)
+        let again = try #require(try await oauth.browse(try client.authorizationURL(redirectURI: redirect, state: "s2", pkce: second,
+                                                                                    loginHint: nil)).1)
+        let tokens = try await client.exchange(code: try AuthorizationRedirect.code(from: again, expectedState: "s2"),
+                                               verifier: second.verifier, redirectURI: redirect)
         #expect(tokens.refreshToken != nil && tokens.tokenType == "Bearer")
-        #expect(PKCE.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "RFC 7636 Appendix B")
+        #expect(PKCE.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                "RFC 7636 Appendix B")
     }
 
     @Test func slowDownRaisesThePollingIntervalForGood() async throws {
-        let oauth = try await OAuthTestServer.start(clients: [(Self.client, nil)], deviceExpires: 60, slowDownOnce: true)   // a client deaf to slow_down ends at expired_token
+        let oauth = try await OAuthTestServer.start(clients: [(Self.client, nil)], deviceExpires: 60,
+                                                    slowDownOnce: true)   // a client deaf to slow_down ends at expired_token
         let client = OAuthClient(endpoints: Self.endpoints(oauth))
         let device = try await client.deviceAuthorization()
         #expect(device.interval == 1)
@@ -69,7 +75,8 @@ struct OAuthFlowTests {
         let tokens = try await polling.value
         #expect(tokens.refreshToken != nil)
         let intervals = waits.withLock { $0 }
-        #expect(intervals.prefix(1) == [.seconds(1)] && intervals.last == .seconds(6), "after slow_down every wait is 5 s longer: \(intervals)")
+        #expect(intervals.prefix(1) == [.seconds(1)] && intervals.last == .seconds(6),
+                "after slow_down every wait is 5 s longer: \(intervals)")
         #expect(oauth.events("device_poll slow_down too-fast").isEmpty, "\(oauth.logText())")
         #expect(oauth.events("device_poll").contains { $0.hasPrefix("device_poll slow_down interval=6") })
     }

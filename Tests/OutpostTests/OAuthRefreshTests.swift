@@ -27,7 +27,8 @@ struct OAuthRefreshTests {
     }
 
     @Test func accessTokensAreRefreshedBeforeExpiryAndAfterARefusalAndARevokedGrantFailsClearly() async throws {
-        let oauth = try await OAuthTestServer.start(clients: [(Self.client, nil)], accessExpires: 8, rotate: true)   // above Dovecot's auth penalty (a refused login delays the next by 2-4 s)
+        // The token lives above Dovecot's auth penalty (a refused login delays the next by 2-4 s).
+        let oauth = try await OAuthTestServer.start(clients: [(Self.client, nil)], accessExpires: 8, rotate: true)
         var timing = WatchTiming()
         timing.backoff = .milliseconds(200)
         timing.maxBackoff = .seconds(1)
@@ -53,7 +54,8 @@ struct OAuthRefreshTests {
         try await h.dovecot.kick(MailWatchHarness.user)
         try await oauth.waitForEvent("token refresh_token granted", count: 1)
         _ = try await h.waitForWatchState(.idle, mailboxID: work.id)
-        #expect(oauth.events("introspect inactive").count == refusedBefore, "the expired token was not sent to Dovecot: \(oauth.logText())")
+        #expect(oauth.events("introspect inactive").count == refusedBefore,
+                "the expired token was not sent to Dovecot: \(oauth.logText())")
 
         // The rotated refresh token was sealed again: the stored grant is the new one.
         let stored = try #require(OAuthGrant.decode(try await h.outpost.store.mailboxSecret(work.id)))
@@ -73,14 +75,17 @@ struct OAuthRefreshTests {
         try await oauth.post("/test/revoke-user", ["user": MailWatchHarness.user])
         try await h.dovecot.kick(MailWatchHarness.user)
         let failed = try await h.waitForWatchState(.authenticationFailed, mailboxID: work.id)
-        #expect(failed.lastError?.contains("the OAuth 2 authorization of 'Work' was revoked or has expired (invalid_grant at http://127.0.0.1:\(oauth.port))") == true,
+        #expect(failed.lastError?.contains("the OAuth 2 authorization of 'Work' was revoked or has expired (invalid_grant at " +
+                                           "http://127.0.0.1:\(oauth.port))") == true,
                 "\(String(describing: failed.lastError))")
         #expect(!oauth.events("token refresh_token invalid_grant").isEmpty)
-        let heartbeat = HeartbeatService(store: h.outpost.store, client: h.outpost.client, outpostID: h.outpost.identity.id, interval: .seconds(60),
+        let heartbeat = HeartbeatService(store: h.outpost.store, client: h.outpost.client, outpostID: h.outpost.identity.id,
+                                         interval: .seconds(60),
                                          logger: Logger(service: "outpost-test", level: .warning))
         #expect(try await heartbeat.counts().failing == 1, "the heartbeat counts the mailbox as failing")
         let (_, listed) = try await MailboxCommandLineTests.run(["mailbox", "list", "--data-dir", h.outpost.directory.path])
-        #expect(listed.contains("INBOX: authentication-failed since") && listed.contains("was revoked or has expired (invalid_grant"), "\(listed)")
+        #expect(listed.contains("INBOX: authentication-failed since") && listed.contains("was revoked or has expired (invalid_grant"),
+                "\(listed)")
         let (_, status) = try await MailboxCommandLineTests.run(["status", "--data-dir", h.outpost.directory.path])
         #expect(status.contains("revoked or has expired"), "\(status)")
         for token in oauth.issuedTokens() { #expect(!listed.contains(token.value) && !status.contains(token.value)) }

@@ -15,13 +15,15 @@ struct OAuthTerminalTests {
 
     /// The microsoft-like environment: client id, device and token endpoints at `server`.
     static func microsoft(_ server: OAuthTestServer) -> [String: String] {
-        ["MAILWAKE_OUTPOST_OAUTH_MICROSOFT_CLIENT_ID": microsoftClient, "MAILWAKE_OUTPOST_OAUTH_MICROSOFT_DEVICE_URL": server.deviceAuthorizationURL,
+        ["MAILWAKE_OUTPOST_OAUTH_MICROSOFT_CLIENT_ID": microsoftClient,
+         "MAILWAKE_OUTPOST_OAUTH_MICROSOFT_DEVICE_URL": server.deviceAuthorizationURL,
          "MAILWAKE_OUTPOST_OAUTH_MICROSOFT_TOKEN_URL": server.tokenURL]
     }
 
     static func google(_ server: OAuthTestServer) -> [String: String] {
         ["MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_ID": googleClient, "MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_SECRET": googleSecret,
-         "MAILWAKE_OUTPOST_OAUTH_GOOGLE_AUTHORIZATION_URL": server.authorizationURL, "MAILWAKE_OUTPOST_OAUTH_GOOGLE_TOKEN_URL": server.tokenURL]
+         "MAILWAKE_OUTPOST_OAUTH_GOOGLE_AUTHORIZATION_URL": server.authorizationURL,
+         "MAILWAKE_OUTPOST_OAUTH_GOOGLE_TOKEN_URL": server.tokenURL]
     }
 
     static func addArguments(_ h: MailWatchHarness, label: String, provider: String) -> [String] {
@@ -30,13 +32,15 @@ struct OAuthTerminalTests {
     }
 
     @Test func aNewUserAddsMicrosoftAndGmailMailboxesWithOAuthInTheTerminalAndTheirMailIsNotified() async throws {
-        let oauth = try await OAuthTestServer.start(clients: [(Self.microsoftClient, nil), (Self.googleClient, Self.googleSecret)], slowDownOnce: true, rotate: true)
+        let oauth = try await OAuthTestServer.start(clients: [(Self.microsoftClient, nil), (Self.googleClient, Self.googleSecret)],
+                                                    slowDownOnce: true, rotate: true)
         let h = try await MailWatchHarness.start(oauth2IntrospectionURL: oauth.introspectionURL)
 
         // Microsoft-like: the device authorization grant. The user reads the code and URL, approves at the server.
         let device = try TerminalSession(Self.addArguments(h, label: "Work", provider: "microsoft"), environment: Self.microsoft(oauth))
         let uri = try await device.line { $0.hasPrefix("    http://127.0.0.1:\(oauth.port)/device") }
-        let codeLine = try await device.line { $0.hasPrefix("    ") && $0.range(of: #"^    [0-9A-F]{4}-[0-9A-F]{4}$"#, options: .regularExpression) != nil }
+        let codeLine = try await device.line { $0.hasPrefix("    ") && $0.range(of: #"^    [0-9A-F]{4}-[0-9A-F]{4}$"#,
+                                                                                options: .regularExpression) != nil }
         let userCode = codeLine.trimmingCharacters(in: .whitespaces)
         #expect(uri.trimmingCharacters(in: .whitespaces) == oauth.baseURL + "/device")
         try await oauth.waitForEvent("device_poll authorization_pending")
@@ -45,7 +49,8 @@ struct OAuthTerminalTests {
         print("--- terminal transcript (device code flow) ---\n\(transcript)--- end ---")
         #expect(status == 0, "\(transcript)")
         #expect(transcript.contains("and enter the code") && transcript.contains("checking every 1 s"), "\(transcript)")
-        #expect(transcript.contains("The server asked to be polled more slowly: checking every 6 s."), "slow_down raises the interval: \(transcript)")
+        #expect(transcript.contains("The server asked to be polled more slowly: checking every 6 s."),
+                "slow_down raises the interval: \(transcript)")
         #expect(transcript.contains("logged in:     yes") && transcript.contains("Mailbox 'Work' added"), "\(transcript)")
         #expect(oauth.events("device_poll slow_down too-fast").isEmpty, "the outpost waited the longer interval: \(oauth.logText())")
         #expect(oauth.events("device_poll").map { $0.split(separator: " ")[1] }.last == "granted")
@@ -55,7 +60,8 @@ struct OAuthTerminalTests {
         let loopback = try TerminalSession(Self.addArguments(h, label: "Gmail", provider: "gmail"), environment: Self.google(oauth))
         let urlLine = try await loopback.line { $0.hasPrefix("    \(oauth.authorizationURL)?") }
         let url = urlLine.trimmingCharacters(in: .whitespaces)
-        #expect(url.contains("code_challenge_method=S256") && url.contains("scope=https%3A%2F%2Fmail.google.com%2F") && url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
+        #expect(url.contains("code_challenge_method=S256") && url.contains("scope=https%3A%2F%2Fmail.google.com%2F")
+            && url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
         let (found, location) = try await oauth.browse(url)
         #expect(found == 302)
         let redirect = try #require(location)
@@ -72,7 +78,8 @@ struct OAuthTerminalTests {
         #expect(listed.contains("Work  alice @ localhost:\(h.dovecot.imapsPort) (implicit TLS), OAuth 2 (built-in)"), "\(listed)")
         #expect(listed.contains("Gmail  alice @ localhost:\(h.dovecot.imapsPort) (implicit TLS), OAuth 2 (built-in)"), "\(listed)")
         let path = h.outpost.directory.path + "/outpost.db"
-        let database = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        let database = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")))
+            ?? Data())
         let issued = oauth.issuedTokens()
         #expect(issued.filter { $0.kind == "refresh" }.count == 2)
         for token in issued {
@@ -97,7 +104,8 @@ struct OAuthTerminalTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await OutpostCommandLineTests.run(["init", "--data-dir", dir])
         func add(_ label: String) throws -> TerminalSession {
-            try TerminalSession(["mailbox", "add", "--data-dir", dir, "--label", label, "--provider", "gmail", "--user", "alice", "--oauth-paste", "--no-test"],
+            try TerminalSession(["mailbox", "add", "--data-dir", dir, "--label", label, "--provider", "gmail", "--user", "alice",
+                                 "--oauth-paste", "--no-test"],
                                 environment: Self.google(oauth))
         }
         // A forged state is refused.
@@ -117,7 +125,8 @@ struct OAuthTerminalTests {
         let (status, output) = await session.finish()
         #expect(status == 0 && output.contains("Mailbox 'Gmail' added"), "\(output)")
         let (_, listed) = try await MailboxCommandLineTests.run(["mailbox", "list", "--data-dir", dir])
-        #expect(listed.contains("Gmail  alice @ imap.gmail.com:993 (implicit TLS), OAuth 2 (built-in)") && !listed.contains("Forged"), "\(listed)")
+        #expect(listed.contains("Gmail  alice @ imap.gmail.com:993 (implicit TLS), OAuth 2 (built-in)") && !listed.contains("Forged"),
+                "\(listed)")
     }
 
     @Test func oauthWithoutAClientIdOrForAnotherProviderIsAClearError() async throws {
@@ -129,7 +138,9 @@ struct OAuthTerminalTests {
         #expect(noID != 0 && noIDText.contains("set MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_ID or pass --oauth-client-id"), "\(noIDText)")
         let (other, otherText) = await (try TerminalSession(base + ["--provider", "fastmail", "--oauth"], environment: [:])).finish()
         #expect(other != 0 && otherText.contains("--oauth needs --provider gmail or --provider outlook"), "\(otherText)")
-        let (both, bothText) = await (try TerminalSession(base + ["--provider", "gmail", "--oauth", "--oauth2-token-command", "true"], environment: [:])).finish()
+        let (both,
+             bothText) = await (try TerminalSession(base + ["--provider", "gmail", "--oauth", "--oauth2-token-command", "true"],
+                                                    environment: [:])).finish()
         #expect(both != 0 && bothText.contains("exactly one of --password-stdin, --oauth and --oauth2-token-command"), "\(bothText)")
     }
 }

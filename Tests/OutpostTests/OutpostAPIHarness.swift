@@ -31,7 +31,8 @@ struct OutpostAPIHarness: Sendable {
         for _ in 0..<5 {
             let port = try PortAllocator.freePort()
             let origin = "https://127.0.0.1:\(port)"
-            let api = OutpostAPI(store: watch.outpost.store, identity: watch.outpost.identity, fetcher: fetcher, origin: origin, reconfigured: watch.reconfigured)
+            let api = OutpostAPI(store: watch.outpost.store, identity: watch.outpost.identity, fetcher: fetcher, origin: origin,
+                                 reconfigured: watch.reconfigured)
             let tls = OutpostTLS(certificatePath: cert, keyPath: key, pin: try created.certificate.spkiSHA256(), selfSigned: true)
             var configuration = OutpostAPI.listenerConfiguration(listen: ListenAddress(host: "127.0.0.1", port: port), tls: tls)
             configuration.drainTimeoutSeconds = 1

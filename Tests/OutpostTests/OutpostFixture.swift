@@ -13,7 +13,8 @@ struct OutpostFixture: Sendable {
     let client: OutpostRelayClient
 
     static func start(relayURL: String) async throws -> OutpostFixture {
-        let directory = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-outpost-\(UUID().uuidString)").path)
+        let directory = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-outpost" +
+            "-\(UUID().uuidString)").path)
         let (store, identity) = try await OutpostStore.initialize(directory)
         let relay = RelaySettingsRecord(url: relayURL, origin: RelayInstance.origin, environment: .sandbox)
         try await store.setRelay(relay)
@@ -36,7 +37,8 @@ struct OutpostFixture: Sendable {
         let offer = try await pairing.offer()
         let scanned = try PairingLink.parse(offer.link.link)
         let completing = Task { try await pairing.complete(offer, approval: Self.confirmingOwner) }
-        let consent = try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent", body: try device.consent(to: scanned).jsonBytes)
+        let consent = try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent",
+                                           body: try device.consent(to: scanned).jsonBytes)
         guard consent.status == .accepted else { throw TestHarnessError("consent answered \(consent.status.code): \(consent.text)") }
         return try await completing.value
     }
@@ -48,7 +50,8 @@ struct OutpostFixture: Sendable {
             try await (pass ?? self.pass).run()
             let records = try await store.deliveries(historyID: historyID)
             if records.allSatisfy({ [.sent, .failed, .expired].contains($0.status) }) { return records }
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("deliveries still \(records.map(\.status)) after \(timeout) s") }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("deliveries still \(records.map(\.status)) after " +
+                                                                               "\(timeout) s") }
             try await Task.sleep(for: .milliseconds(200))
         }
     }

@@ -10,7 +10,8 @@ import Testing
 @Suite("Outpost: every plaintext it seals is padded to 512, 1024 or 2048 bytes", .serialized, .awaitedCleanup)
 struct PaddedEnvelopeTests {
     /// Every envelope the outpost stored (notifications and Live Activity starts), opened as the device would.
-    func openedEnvelopes(_ outpost: OutpostFixture, _ device: SimulatedDevice, _ paired: PairedDevice) async throws -> [(kind: String, ct: Int, plaintext: [UInt8])] {
+    func openedEnvelopes(_ outpost: OutpostFixture, _ device: SimulatedDevice,
+                         _ paired: PairedDevice) async throws -> [(kind: String, ct: Int, plaintext: [UInt8])] {
         let rows = try await outpost.store.database.query("SELECT envelope, kind FROM deliveries ORDER BY created_at, kind")
         let opener = EnvelopeOpener(agreementKey: device.agreement, outpostKey: outpost.identity.signingKey.publicKey,
                                     audience: RelayInstance.origin, pairingID: paired.pairingID)
@@ -27,7 +28,8 @@ struct PaddedEnvelopeTests {
         let paired = try await outpost.pair(device, through: stack)
         let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, liveActivityLifetime: 600)
         var contents: [NotificationContent] = []
-        for subject in ["x", String(repeating: "Quarterly report ", count: 12).prefix(200).description, String(repeating: "long ", count: 1000)] {
+        for subject in ["x", String(repeating: "Quarterly report ", count: 12).prefix(200).description,
+                        String(repeating: "long ", count: 1000)] {
             var content = PairingAndDeliveryTests.content
             content.subject = subject
             contents.append(content)
@@ -56,6 +58,7 @@ struct PaddedEnvelopeTests {
         let pushes = try await stack.simulator.waitForDeliveries(count: 1, timeout: 10)
         #expect(pushes.count == 1)
         let payload = try #require(pushes.first?.payload)
-        #expect(try device.open(payload: payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID) == contents[0])
+        #expect(try device.open(payload: payload, outpostKey: outpost.identity.signingKey.publicKey,
+                                pairingID: paired.pairingID) == contents[0])
     }
 }

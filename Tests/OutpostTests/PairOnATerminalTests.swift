@@ -18,16 +18,19 @@ struct PairOnATerminalTests {
         try await OutpostCommandLineTests.initOutpost(at: dir, relayOf: stack)
         let answerFile = try scratch.write("answer", answer)
         let command = "\(OutpostCommandLineTests.executable) pair --data-dir \(dir) --no-qr"
-        let pairing = try TestServerProcess(executable: "/bin/sh", arguments: ["-c", "exec script -qefc \"$0\" /dev/null < \"$1\"", command, answerFile],
+        let pairing = try TestServerProcess(executable: "/bin/sh",
+                                            arguments: ["-c", "exec script -qefc \"$0\" /dev/null < \"$1\"", command, answerFile],
                                             logName: "outpost-pair-tty", pipeStdout: true)
         defer { pairing.stop() }
         var transcript: [String] = []
         while true {
             guard let line = await Blocking.run({ pairing.readStdoutLine() }) else { break }
             transcript.append(line)
-            if let link = line.firstRange(of: "mailwake://pair?").map({ String(line[$0.lowerBound...]).trimmingCharacters(in: .whitespacesAndNewlines) }) {
+            if let link = line.firstRange(of: "mailwake://pair?")
+                .map({ String(line[$0.lowerBound...]).trimmingCharacters(in: .whitespacesAndNewlines) }) {
                 let scanned = try PairingLink.parse(link)
-                #expect(try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent", body: try device.consent(to: scanned).jsonBytes).status == .accepted)
+                #expect(try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent",
+                                             body: try device.consent(to: scanned).jsonBytes).status == .accepted)
             }
             if line.contains("Paired with device") || line.contains("was not confirmed") { break }
         }
@@ -38,7 +41,8 @@ struct PairOnATerminalTests {
 
     @Test func yesConfirmsTheDeviceItShowed() async throws {
         let (transcript, paired, device) = try await Self.pairOnATerminal(answering: "y\n")
-        #expect(transcript.contains("device fingerprint: \(KeyIdentity.fingerprint(of: device.signing.publicKey.x963Representation))"), "\(transcript)")
+        #expect(transcript.contains("device fingerprint: \(KeyIdentity.fingerprint(of: device.signing.publicKey.x963Representation))"),
+                "\(transcript)")
         #expect(transcript.contains("Confirm this device? [y/N]"), "\(transcript)")
         #expect(transcript.contains("Paired with device \(device.id)"), "\(transcript)")
         #expect(paired)

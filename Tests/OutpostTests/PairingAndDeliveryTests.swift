@@ -9,7 +9,8 @@ import Testing
 
 @Suite("Outpost: pairing through the relay and encrypted delivery", .serialized, .awaitedCleanup)
 struct PairingAndDeliveryTests {
-    static let content = NotificationContent(mailbox: "personal", folder: "INBOX", from: .init(name: "Example Bank", address: "no-reply@bank.example"),
+    static let content = NotificationContent(mailbox: "personal", folder: "INBOX",
+                                             from: .init(name: "Example Bank", address: "no-reply@bank.example"),
                                              subject: "Your sign-in code", receivedAt: 1_764_400_000, code: "482913")
 
     @Test func initPairNotifyAndTheDeviceOpensIt() async throws {
@@ -26,7 +27,8 @@ struct PairingAndDeliveryTests {
         #expect(records.map(\.status) == [.sent])
         let delivery = try #require(try await stack.simulator.waitForDeliveries(count: 1, timeout: 10).first)
         #expect(delivery.deviceToken == device.apnsToken)
-        let opened = try device.open(payload: delivery.payload, outpostKey: outpost.identity.signingKey.publicKey, pairingID: paired.pairingID)
+        let opened = try device.open(payload: delivery.payload, outpostKey: outpost.identity.signingKey.publicKey,
+                                     pairingID: paired.pairingID)
         #expect(opened == Self.content)
     }
 
@@ -34,7 +36,9 @@ struct PairingAndDeliveryTests {
         let stack = try await RelayStack.start()
         let outpost = try await OutpostFixture.start(relayURL: stack.relay.url)
         let offer = try await outpost.pairing.offer(lifetime: 2)
-        await #expect { _ = try await outpost.pairing.complete(offer, approval: OutpostFixture.confirmingOwner) } throws: { ($0 as? OutpostError)?.code == .pairing }
+        await #expect { _ = try await outpost.pairing.complete(offer, approval: OutpostFixture.confirmingOwner) } throws: {
+            ($0 as? OutpostError)?.code == .pairing
+        }
         #expect(try await outpost.store.pairings().isEmpty)
     }
 
@@ -78,7 +82,8 @@ struct PairingAndDeliveryTests {
         let reopened = try await OutpostStore.open(directory)
         let identity = try await reopened.identity()
         let client = try OutpostRelayClient(relay: try await reopened.relay(), identity: identity)
-        outpost = OutpostFixture(directory: directory, store: reopened, identity: identity, relay: try await reopened.relay(), client: client)
+        outpost = OutpostFixture(directory: directory, store: reopened, identity: identity, relay: try await reopened.relay(),
+                                 client: client)
         AwaitedCleanup.register { client.shutdown(); await reopened.close() }
         var again = RelayInstance.configuration(databaseURL: stack.relayDatabaseURL, accounts: stack.accounts, simulator: stack.simulator)
         again.listen = .init(host: "127.0.0.1", port: port)
@@ -91,7 +96,8 @@ struct PairingAndDeliveryTests {
         try await Task.sleep(for: .milliseconds(300))
         let pushes = try await stack.simulator.deliveries(since: 0).filter { $0.status == 200 }
         #expect(pushes.count == 1)
-        #expect(try device.open(payload: pushes[0].payload, outpostKey: identity.signingKey.publicKey, pairingID: paired.pairingID) == Self.content)
+        #expect(try device.open(payload: pushes[0].payload, outpostKey: identity.signingKey.publicKey,
+                                pairingID: paired.pairingID) == Self.content)
     }
 
     @Test func unpairingStopsDeliveryAndKeepsTheRecord() async throws {
@@ -106,7 +112,8 @@ struct PairingAndDeliveryTests {
         // The relay refuses the pairing too: an old envelope replayed by anyone is not delivered.
         let stale = try EnvelopeSealer(identity: outpost.identity.signingKey).seal(
             Self.content.jsonBytes, to: device.agreement.publicKey,
-            context: EncryptionContext(aud: RelayInstance.origin, pairingID: paired.pairingID, eventID: try EventID.generate(), kind: .notification,
+            context: EncryptionContext(aud: RelayInstance.origin, pairingID: paired.pairingID, eventID: try EventID.generate(),
+                                       kind: .notification,
                                        iat: UInt64(Date().timeIntervalSince1970)))
         #expect(try await stack.submit(stale).status == .gone)
     }
@@ -120,7 +127,8 @@ struct PairingAndDeliveryTests {
         let stored = try #require(try await outpost.store.deliveries(historyID: historyID).first)
         var envelope = try Envelope.decode(stored.envelope)
         envelope.ciphertext[3] ^= 0x10
-        _ = try await outpost.store.database.execute("UPDATE deliveries SET envelope = ? WHERE event_id = ?", envelope.jsonBytes, stored.eventID)
+        _ = try await outpost.store.database.execute("UPDATE deliveries SET envelope = ? WHERE event_id = ?", envelope.jsonBytes,
+                                                     stored.eventID)
         let records = try await outpost.deliverAll(historyID)
         #expect(records.first?.status == .failed)
         #expect(records.first?.lastError == "401 bad_signature")
@@ -128,10 +136,14 @@ struct PairingAndDeliveryTests {
     }
 
     @Test func aTamperedIdentityRowStopsTheOutpostWithOneError() async throws {
-        let directory = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-outpost-\(UUID().uuidString)").path)
+        let directory = DataDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("""
+            mailwake-outpost\
+            -\(UUID().uuidString)
+            """).path)
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         let (store, _) = try await OutpostStore.initialize(directory)
-        _ = try await store.database.execute("UPDATE identity SET public_key = ?", try P256.Signing.PrivateKey().publicKey.x963Representation)
+        _ = try await store.database.execute("UPDATE identity SET public_key = ?",
+                                             try P256.Signing.PrivateKey().publicKey.x963Representation)
         await store.close()
         await #expect { _ = try await OutpostStore.open(directory) } throws: { ($0 as? OutpostError)?.code == .sealedData }
     }

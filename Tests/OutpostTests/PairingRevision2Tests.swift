@@ -34,13 +34,18 @@ struct PairingRevision2Tests {
         // its best MAC keyed with what it knows (the relay token), and answers the outpost with it.
         let attacker = try SimulatedDevice()
         let attackerKey = attacker.signing.publicKey.x963Representation
-        var forged = try PairingConsent.create(for: PairingLink(outpostKey: scanned.outpostKey, relay: scanned.relay, environment: scanned.environment,
-                                                                pairingID: scanned.pairingID, credential: try SecureRandom.bytes(32), expiresAt: scanned.expiresAt),
+        var forged = try PairingConsent.create(for: PairingLink(outpostKey: scanned.outpostKey, relay: scanned.relay,
+                                                                environment: scanned.environment,
+                                                                pairingID: scanned.pairingID, credential: try SecureRandom.bytes(32),
+                                                                expiresAt: scanned.expiresAt),
                                                signingKey: attacker.signing, agreementKey: attacker.agreement.publicKey)
-        forged.mac = HMACSHA256.authenticationCode(for: forged.consentInput(outpostKey: scanned.outpostKey, audience: scanned.relay), key: submission.relayToken)
-        try forged.verifySignature(outpostKey: scanned.outpostKey, audience: RelayInstance.origin, pairingID: scanned.pairingID, now: Int64(Date().timeIntervalSince1970))
+        forged.mac = HMACSHA256.authenticationCode(for: forged.consentInput(outpostKey: scanned.outpostKey, audience: scanned.relay),
+                                                   key: submission.relayToken)
+        try forged.verifySignature(outpostKey: scanned.outpostKey, audience: RelayInstance.origin, pairingID: scanned.pairingID,
+                                   now: Int64(Date().timeIntervalSince1970))
         _ = try await stack.relay.app.database.execute("""
-            UPDATE pairings SET consent = \(forged.jsonBytes), device_id = \(KeyIdentity.id(of: attackerKey)) WHERE pairing_id = \(scanned.pairingID)
+            UPDATE pairings SET consent = \(forged.jsonBytes), device_id = \(KeyIdentity.id(of: attackerKey))
+                WHERE pairing_id = \(scanned.pairingID)
             """)
 
         do {
@@ -66,13 +71,15 @@ struct PairingRevision2Tests {
         let shown = Flag()
         let completing = Task {
             try await outpost.pairing.complete(offer, approval: .owner { consent in
-                #expect(KeyIdentity.fingerprint(of: consent.deviceSigningKey) == KeyIdentity.fingerprint(of: device.signing.publicKey.x963Representation))
+                #expect(KeyIdentity.fingerprint(of: consent.deviceSigningKey)
+                            == KeyIdentity.fingerprint(of: device.signing.publicKey.x963Representation))
                 shown.set()
                 return false
             })
         }
         let scanned = try PairingLink.parse(offer.link.link)
-        #expect(try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent", body: try device.consent(to: scanned).jsonBytes).status == .accepted)
+        #expect(try await stack.send(.post, "/v1/pairings/\(scanned.pairingID)/consent",
+                                     body: try device.consent(to: scanned).jsonBytes).status == .accepted)
         await #expect { _ = try await completing.value } throws: { ($0 as? OutpostError)?.message.contains("was not confirmed") == true }
         #expect(shown.isSet)
         #expect(try await Self.relayRow(stack, scanned.pairingID).state == "ended")
@@ -91,9 +98,11 @@ struct PairingRevision2Tests {
         let pairingLink = try #require(link.pairingLink)
         let offer = try #require(invitation.pairing)
         // The invited device redeems at the outpost; someone else who saw the code consents to the push pairing first.
-        let consent = try ManagementConsent.create(for: link, scopes: [.manage, .push], signingKey: redeemer.signing, agreementKey: redeemer.agreement.publicKey)
+        let consent = try ManagementConsent.create(for: link, scopes: [.manage, .push], signingKey: redeemer.signing,
+                                                   agreementKey: redeemer.agreement.publicKey)
         _ = try await outpost.store.redeemInvitation(tokenHash: invitation.tokenHash, consent: consent)
-        #expect(try await stack.send(.post, "/v1/pairings/\(pairingLink.pairingID)/consent", body: try other.consent(to: pairingLink).jsonBytes).status == .accepted)
+        #expect(try await stack.send(.post, "/v1/pairings/\(pairingLink.pairingID)/consent",
+                                     body: try other.consent(to: pairingLink).jsonBytes).status == .accepted)
 
         do {
             _ = try await outpost.pairing.complete(offer, approval: .redeemer(invitationTokenHash: invitation.tokenHash))
@@ -105,7 +114,8 @@ struct PairingRevision2Tests {
         #expect(try await Self.relayRow(stack, pairingLink.pairingID).state == "ended")
         #expect(try await outpost.store.pairings().isEmpty)
         // The relay refuses the redeemer's consent now (the pairing ended), and says so clearly.
-        let late = try await stack.send(.post, "/v1/pairings/\(pairingLink.pairingID)/consent", body: try redeemer.consent(to: pairingLink).jsonBytes)
+        let late = try await stack.send(.post, "/v1/pairings/\(pairingLink.pairingID)/consent",
+                                        body: try redeemer.consent(to: pairingLink).jsonBytes)
         #expect(late.status == .conflict)
     }
 
@@ -118,10 +128,13 @@ struct PairingRevision2Tests {
                                                       pin: [UInt8](repeating: 1, count: 32), pairing: outpost.pairing)
         let link = try ManagementLink.parse(invitation.link.link)
         let pairingLink = try #require(link.pairingLink)
-        let completing = Task { try await outpost.pairing.complete(try #require(invitation.pairing), approval: .redeemer(invitationTokenHash: invitation.tokenHash)) }
+        let completing = Task { try await outpost.pairing.complete(try #require(invitation.pairing),
+                                                                   approval: .redeemer(invitationTokenHash: invitation.tokenHash)) }
         // The consent may reach the relay before the redemption reaches the outpost: the outpost waits for the redemption.
-        #expect(try await stack.send(.post, "/v1/pairings/\(pairingLink.pairingID)/consent", body: try redeemer.consent(to: pairingLink).jsonBytes).status == .accepted)
-        let consent = try ManagementConsent.create(for: link, scopes: [.content, .push], signingKey: redeemer.signing, agreementKey: redeemer.agreement.publicKey)
+        #expect(try await stack.send(.post, "/v1/pairings/\(pairingLink.pairingID)/consent",
+                                     body: try redeemer.consent(to: pairingLink).jsonBytes).status == .accepted)
+        let consent = try ManagementConsent.create(for: link, scopes: [.content, .push], signingKey: redeemer.signing,
+                                                   agreementKey: redeemer.agreement.publicKey)
         _ = try await outpost.store.redeemInvitation(tokenHash: invitation.tokenHash, consent: consent)
         let paired = try await completing.value
         #expect(paired.deviceID == redeemer.id)

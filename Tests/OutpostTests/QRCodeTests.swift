@@ -7,8 +7,10 @@ import Testing
 
 @Suite("Outpost: QR codes of pairing links")
 struct QRCodeTests {
-    static let link = PairingLink(outpostKey: [4] + [UInt8](repeating: 7, count: 64), relay: "https://push.example.net", environment: .production,
-                                  pairingID: "AAAAAAAAAAAAAAAAAAAAAA", credential: [UInt8](repeating: 9, count: 32), expiresAt: 1_764_400_300).link
+    static let link = PairingLink(outpostKey: [4] + [UInt8](repeating: 7, count: 64), relay: "https://push.example.net",
+                                  environment: .production,
+                                  pairingID: "AAAAAAAAAAAAAAAAAAAAAA", credential: [UInt8](repeating: 9, count: 32),
+                                  expiresAt: 1_764_400_300).link
 
     @Test func thePNGDecodesBackToTheLink() async throws {
         let zbar = "/usr/bin/zbarimg"

@@ -12,7 +12,8 @@ import Testing
 @Suite("Outpost: displayed deliveries and their per-hop chain", .serialized, .awaitedCleanup)
 struct ReceiptChainTests {
     static func receipt(_ stack: RelayStack, _ device: SimulatedDevice, pairingID: String, eventID: String) async throws {
-        let body = Array(#"{"receipts":[{"pairing_id":"\#(pairingID)","event_id":"\#(eventID)","shown_at":\#(Int64(Date().timeIntervalSince1970 * 1000))}]}"#.utf8)
+        let shownAt = Int64(Date().timeIntervalSince1970 * 1000)
+        let body = Array(#"{"receipts":[{"pairing_id":"\#(pairingID)","event_id":"\#(eventID)","shown_at":\#(shownAt)}]}"#.utf8)
         let r = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: body, signer: device.signing)
         guard r.status == .ok else { throw TestHarnessError("the receipt answered \(r.status.code): \(r.text)") }
     }
@@ -23,7 +24,8 @@ struct ReceiptChainTests {
         let outpost = try await OutpostFixture.start(relayURL: stack.relay.url)
         let paired = try await outpost.pair(device, through: stack)
         let metrics = OutpostMetrics()
-        let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, liveActivityLifetime: 0, metrics: metrics)
+        let notifier = OutpostNotifier(store: outpost.store, identity: outpost.identity, relay: outpost.relay, liveActivityLifetime: 0,
+                                       metrics: metrics)
         let pass = DeliveryPass(store: outpost.store, client: outpost.client, metrics: metrics)
         var content = PairingAndDeliveryTests.content
         let received = Int64(Date().timeIntervalSince1970) - 7
@@ -46,7 +48,8 @@ struct ReceiptChainTests {
         #expect(displayedAt >= (shown.sentAt ?? .max) && displayedAt <= Int64(Date().timeIntervalSince1970))
         #expect(entry.mailReceivedAt == received, "INTERNALDATE (here the content's received time) is kept")
         let line = HistoryChain.describe(entry, shown, time: { String($0) })
-        #expect(line.hasPrefix("mail received \(received) → noticed +") && line.contains("→ relay accepted +") && line.contains("→ APNs sent +")
+        #expect(line.hasPrefix("mail received \(received) → noticed +") && line.contains("→ relay accepted +")
+            && line.contains("→ APNs sent +")
                 && line.contains("→ displayed +"), "\(line)")
         let summary = try await outpost.store.receiptSummary(since: 0)
         #expect(summary.sent == 1 && summary.displayed == 1 && summary.awaiting == 0 && summary.medianSentToDisplayed != nil, "\(summary)")
@@ -56,7 +59,8 @@ struct ReceiptChainTests {
         }
         #expect(text.contains(#"mailwake_outpost_deliveries_total{outcome="displayed"} 1"#))
         // Nothing more to ask.
-        #expect(try await outpost.store.database.queryValue("SELECT count(*) FROM deliveries WHERE awaiting_receipt = 1", as: Int.self) == 0)
+        #expect(try await outpost.store.database.queryValue("SELECT count(*) FROM deliveries WHERE awaiting_receipt = 1",
+                                                            as: Int.self) == 0)
     }
 
     @Test func aSentDeliveryWithoutAReceiptIsAskedAtWideningGapsAndLetGoAtItsDeadline() async throws {
@@ -67,7 +71,8 @@ struct ReceiptChainTests {
         let historyID = try #require(try await outpost.notifier.notify(PairingAndDeliveryTests.content))
         let sent = try #require(try await outpost.deliverAll(historyID).first)
         #expect(sent.awaitingReceipt)
-        let next = { try await outpost.store.database.queryValue("SELECT next_attempt_at - updated_at FROM deliveries", as: Int64.self) ?? -1 }
+        let next = { try await outpost.store.database.queryValue("SELECT next_attempt_at - updated_at FROM deliveries",
+                                                                 as: Int64.self) ?? -1 }
         #expect((9...10).contains(try await next()), "the first receipt check 10 s after sent")
         #expect(DeliveryPass.receiptCheckGap(sinceSent: 5) == 10 && DeliveryPass.receiptCheckGap(sinceSent: 30) == 60
                 && DeliveryPass.receiptCheckGap(sinceSent: 100) == 300 && DeliveryPass.receiptCheckGap(sinceSent: 1000) == 1800

@@ -32,7 +32,8 @@ final class RecordingReceiver: Sendable {
         var router = Router()
         for path in ["/push", "/1/messages.json", "/hook"] {
             router.post(path) { request, _ in
-                box.receiver?.record(Received(path: String(request.rawPath), headers: request.headers, body: request.body)) ?? HTTPResponse(status: .ok)
+                box.receiver?.record(Received(path: String(request.rawPath), headers: request.headers,
+                                              body: request.body)) ?? HTTPResponse(status: .ok)
             }
         }
         var c = HTTPServer.Configuration()

@@ -16,7 +16,8 @@ struct RedeemTests {
         let h = try await OutpostAPIHarness.start()
         let device = try SimulatedDevice()
         let session = try h.session(device)
-        let response = try await session.redeem(try await h.invite([.content, .manage]), scopes: [.content], agreement: device.agreement.publicKey)
+        let response = try await session.redeem(try await h.invite([.content, .manage]), scopes: [.content],
+                                                agreement: device.agreement.publicKey)
         #expect(response.status == .ok, "\(response.text)")
         let json = try OutpostAPIHarness.json(response)
         #expect(json["granted"] as? [String] == ["content"])
@@ -42,9 +43,11 @@ struct RedeemTests {
         let h = try await OutpostAPIHarness.start()
         let token = try SecureRandom.bytes(32)
         let past = Int64(Date().timeIntervalSince1970) - 10
-        try await h.store.createInvitation(Invitation(tokenHash: SHA256.hash(token).bytes, scopes: [.content], mailboxIDs: nil, pairingID: nil,
+        try await h.store.createInvitation(Invitation(tokenHash: SHA256.hash(token).bytes, scopes: [.content], mailboxIDs: nil,
+                                                      pairingID: nil,
                                                       createdAt: past - 300, expiresAt: past), actor: "test")
-        let link = ManagementLink(outpostKey: h.identity.publicKey, url: h.origin, pin: h.pin, token: token, scopes: [.content], expiresAt: past)
+        let link = ManagementLink(outpostKey: h.identity.publicKey, url: h.origin, pin: h.pin, token: token, scopes: [.content],
+                                  expiresAt: past)
         let device = try SimulatedDevice()
         let response = try await h.session(device).redeem(link, agreement: device.agreement.publicKey)
         #expect(response.status == .gone)
@@ -54,7 +57,8 @@ struct RedeemTests {
     @Test func aScopeThatWasNotOfferedIsRefused() async throws {
         let h = try await OutpostAPIHarness.start()
         let device = try SimulatedDevice()
-        let response = try await h.session(device).redeem(try await h.invite([.content]), scopes: [.manage], agreement: device.agreement.publicKey)
+        let response = try await h.session(device).redeem(try await h.invite([.content]), scopes: [.manage],
+                                                          agreement: device.agreement.publicKey)
         #expect(response.status == .forbidden)
         #expect(OutpostAPIHarness.problem(response) == "scope_not_offered")
         #expect(try await h.store.knownDevice(device.id) == nil)
@@ -84,8 +88,10 @@ struct RedeemTests {
     @Test func theRequestMustBeSignedByTheKeyInTheConsent() async throws {
         let h = try await OutpostAPIHarness.start()
         let device = try SimulatedDevice()
-        let consent = try ManagementConsent.create(for: try await h.invite([.content]), signingKey: device.signing, agreementKey: device.agreement.publicKey)
-        let response = try await h.session(device).send(.post, "/v1/management/redeem", body: consent.jsonBytes, signer: P256.Signing.PrivateKey())
+        let consent = try ManagementConsent.create(for: try await h.invite([.content]), signingKey: device.signing,
+                                                   agreementKey: device.agreement.publicKey)
+        let response = try await h.session(device).send(.post, "/v1/management/redeem", body: consent.jsonBytes,
+                                                        signer: P256.Signing.PrivateKey())
         #expect(response.status == .unauthorized)
         #expect(OutpostAPIHarness.problem(response) == "wrong_key")
     }

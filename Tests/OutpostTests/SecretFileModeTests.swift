@@ -24,7 +24,8 @@ struct SecretFileModeTests {
         #include <fcntl.h>
         int chmod(const char *path, mode_t mode) { (void)path; (void)mode; errno = EPERM; return -1; }
         int fchmod(int fd, mode_t mode) { (void)fd; (void)mode; errno = EPERM; return -1; }
-        int fchmodat(int dirfd, const char *path, mode_t mode, int flags) { (void)dirfd; (void)path; (void)mode; (void)flags; errno = EPERM; return -1; }
+        int fchmodat(int dirfd, const char *path, mode_t mode, int flags) { (void)dirfd; (void)path; (void)mode; (void)flags; errno = \
+        EPERM; return -1; }
         int lchmod(const char *path, mode_t mode) { (void)path; (void)mode; errno = EPERM; return -1; }
         """
 
@@ -32,13 +33,15 @@ struct SecretFileModeTests {
     static func buildPreload(_ scratch: ScratchDirectory) async throws -> String {
         let source = try scratch.write("nochmod.c", preloadSource)
         let library = scratch.file("libnochmod.so")
-        _ = try await runOffPool { try ChildProcess.run("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", library, source], directory: nil) }
+        _ = try await runOffPool { try ChildProcess.run("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", library, source],
+                                                        directory: nil) }
         return library
     }
 
     /// `sh -c 'umask 022; LD_PRELOAD=…; exec …'` with `arguments` and `stdin`; (status, output).
     static func run(_ preload: String, _ executable: String, _ arguments: [String], stdin: String = "") async throws -> (Int32, String) {
-        try await MailboxCommandLineTests.run(["-c", "umask 022; export LD_PRELOAD=\"\(preload)\"; exec \"$0\" \"$@\"", executable] + arguments, stdin: stdin,
+        try await MailboxCommandLineTests.run(["-c", "umask 022; export LD_PRELOAD=\"\(preload)\"; exec \"$0\" \"$@\"",
+                                               executable] + arguments, stdin: stdin,
                                               executable: "/bin/sh")
     }
 
@@ -64,7 +67,8 @@ struct SecretFileModeTests {
         defer { scratch.remove() }
         let preload = try await Self.buildPreload(scratch)
         let outpost = OutpostCommandLineTests.executable
-        let dir = scratch.file("outpost"), archive = scratch.file("backup.tar"), restored = scratch.file("restored"), png = scratch.file("invite.png")
+        let dir = scratch.file("outpost"), archive = scratch.file("backup.tar"), restored = scratch.file("restored"), png =
+            scratch.file("invite.png")
 
         let (initStatus, initOut) = try await Self.run(preload, outpost, ["init", "--data-dir", dir])
         #expect(initStatus == 0, "\(initOut)")

@@ -4,7 +4,8 @@ import StackSupport
 import TestSupport
 import Testing
 
-@Suite("Outpost heartbeats: a killed outpost alerts its device once, and once when it is back (PROTOCOL §14)", .serialized, .awaitedCleanup)
+@Suite("Outpost heartbeats: a killed outpost alerts its device once, and once when it is back (PROTOCOL §14)", .serialized,
+       .awaitedCleanup)
 struct SilenceAlertTests {
     static let silence: Int64 = 3
 
@@ -24,7 +25,8 @@ struct SilenceAlertTests {
     /// Counts the simulator's deliveries whose `mw_sys.type` is `type`.
     static func alerts(_ stack: RelayStack, _ type: String) async throws -> Int {
         try await stack.simulator.deliveries().filter {
-            (((try? JSONSerialization.jsonObject(with: Data($0.payload.utf8))) as? [String: Any])?["mw_sys"] as? [String: Any])?["type"] as? String == type
+            let payload = (try? JSONSerialization.jsonObject(with: Data($0.payload.utf8))) as? [String: Any]
+            return (payload?["mw_sys"] as? [String: Any])?["type"] as? String == type
         }.count
     }
 
@@ -34,9 +36,12 @@ struct SilenceAlertTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let (deviceDir, outpostDir) = (root + "/device", root + "/outpost")
         _ = try await DeviceSimulatorTests.run("mailwake-device", ["init", "--dir", deviceDir])
-        _ = try await DeviceSimulatorTests.run("mailwake-device", ["register", "--dir", deviceDir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
+        _ = try await DeviceSimulatorTests.run("mailwake-device",
+                                               ["register", "--dir", deviceDir, "--accounts", stack.accounts.url, "--origin",
+                                                AccountsInstance.origin])
         try await OutpostCommandLineTests.initOutpost(at: outpostDir, relayOf: stack)
-        let pairing = try TestServerProcess(executable: DeviceSimulatorTests.binary("mailwake-outpost"), arguments: ["pair", "--data-dir", outpostDir, "--no-qr"],
+        let pairing = try TestServerProcess(executable: DeviceSimulatorTests.binary("mailwake-outpost"),
+                                            arguments: ["pair", "--data-dir", outpostDir, "--no-qr"],
                                             logName: "outpost-pair", pipeStdout: true)
         var link = ""
         while link.isEmpty {
@@ -52,9 +57,11 @@ struct SilenceAlertTests {
         pairing.stop()
 
         let config = root + "/serve.env"
-        try "MAILWAKE_OUTPOST_LISTEN=\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\nMAILWAKE_OUTPOST_HEARTBEAT_INTERVAL=1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "MAILWAKE_OUTPOST_LISTEN=\nMAILWAKE_OUTPOST_ADMIN_LISTEN=\nMAILWAKE_OUTPOST_HEARTBEAT_INTERVAL=1\n".write(toFile: config,
+            atomically: true, encoding: .utf8)
         func serve() throws -> TestServerProcess {
-            try TestServerProcess(executable: DeviceSimulatorTests.binary("mailwake-outpost"), arguments: ["serve", "--data-dir", outpostDir, "--config", config],
+            try TestServerProcess(executable: DeviceSimulatorTests.binary("mailwake-outpost"),
+                                  arguments: ["serve", "--data-dir", outpostDir, "--config", config],
                                   logName: "outpost-serve")
         }
         var serving = try serve()
@@ -66,7 +73,8 @@ struct SilenceAlertTests {
         }
         kill(serving.pid, SIGKILL)
         let killed = ContinuousClock.now
-        let silentLines = try await Self.waitForInboxLine("notice: outpost-silent", deviceDir: deviceDir, stack: stack, timeout: Int(Self.silence) + 60)
+        let silentLines = try await Self.waitForInboxLine("notice: outpost-silent", deviceDir: deviceDir, stack: stack,
+                                                          timeout: Int(Self.silence) + 60)
         #expect(ContinuousClock.now - killed < .seconds(Self.silence + 60))
         #expect(!silentLines.contains { $0.hasPrefix("{") }, "a service notice is never shown as mail")
         serving.stop()

@@ -11,7 +11,10 @@ import Testing
 @Suite("Outpost watch: a failing local store keeps the IMAP connection and loses no mail", .serialized, .awaitedCleanup)
 struct StoreFailureWatchTests {
     /// Fails every new `history` row on the store's own connection, as a full disk would fail the write.
-    static let fullDisk = "CREATE TEMP TRIGGER mailwake_test_full_disk BEFORE INSERT ON history BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+    static let fullDisk = """
+                          CREATE TEMP TRIGGER mailwake_test_full_disk BEFORE INSERT ON history BEGIN SELECT RAISE(ABORT, 'database or \
+                          disk is full'); END
+                          """
 
     @Test func mailThatArrivesWhileTheStoreFailsIsNotifiedOnceItWorksOnTheSameConnection() async throws {
         let harness = try await MailWatchHarness.start()

@@ -83,7 +83,8 @@ struct StoreTests {
         await #expect { _ = try await OutpostStore.open(dir) } throws: { ($0 as? OutpostError)?.message.contains("chmod 600") == true }
         try FileManager.default.removeItem(atPath: dir.secretKeyPath)
         await #expect { _ = try await OutpostStore.open(dir) } throws: { ($0 as? OutpostError)?.message.contains("is missing") == true }
-        #expect(FileManager.default.createFile(atPath: dir.secretKeyPath, contents: original.prefix(16), attributes: [.posixPermissions: 0o600]))
+        #expect(FileManager.default.createFile(atPath: dir.secretKeyPath, contents: original.prefix(16),
+                                               attributes: [.posixPermissions: 0o600]))
         await #expect { _ = try await OutpostStore.open(dir) } throws: { ($0 as? OutpostError)?.message.contains("16 bytes") == true }
     }
 
@@ -112,9 +113,15 @@ struct StoreTests {
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let (store, _) = try await OutpostStore.initialize(dir)
         try await store.setSecret("a", "secret-a")
-        _ = try await store.database.execute("INSERT INTO settings (name, value_sealed, updated_at) SELECT 'b', value_sealed, updated_at FROM settings WHERE name = 'a'")
+        _ = try await store.database.execute("""
+                                             INSERT INTO settings (name, value_sealed, updated_at) SELECT 'b', value_sealed, \
+                                             updated_at FROM settings WHERE name = 'a'
+                                             """)
         await #expect(throws: OutpostError.self) { _ = try await store.setting("b") }
-        var sealed: [UInt8] = try #require(try await store.database.queryRow("SELECT value_sealed FROM settings WHERE name = 'a'")).get("value_sealed")
+        var sealed: [UInt8] = try #require(try await store.database.queryRow("""
+                                                                             SELECT value_sealed FROM settings WHERE \
+                                                                             name = 'a'
+                                                                             """)).get("value_sealed")
         sealed[20] ^= 0x01
         _ = try await store.database.execute("UPDATE settings SET value_sealed = ? WHERE name = 'a'", sealed)
         await #expect(throws: OutpostError.self) { _ = try await store.setting("a") }
@@ -123,7 +130,8 @@ struct StoreTests {
 
     @Test func theDefaultDataDirectoryFollowsRootAndXDG() {
         #expect(DataDirectory.defaultPath(environment: [:], isRoot: true) == "/var/lib/mailwake-outpost")
-        #expect(DataDirectory.defaultPath(environment: ["XDG_DATA_HOME": "/home/a/.data", "HOME": "/home/a"], isRoot: false) == "/home/a/.data/mailwake-outpost")
+        #expect(DataDirectory.defaultPath(environment: ["XDG_DATA_HOME": "/home/a/.data", "HOME": "/home/a"],
+                                          isRoot: false) == "/home/a/.data/mailwake-outpost")
         #expect(DataDirectory.defaultPath(environment: ["HOME": "/home/a"], isRoot: false) == "/home/a/.local/share/mailwake-outpost")
     }
 

@@ -62,7 +62,8 @@ final class TerminalSession: Sendable {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             if let line = output.split(separator: "\n").map(String.init).first(where: match) { return line }
-            guard ContinuousClock.now < deadline, child.isRunning || output.split(separator: "\n").contains(where: { match(String($0)) }) else {
+            guard ContinuousClock.now < deadline,
+                  child.isRunning || output.split(separator: "\n").contains(where: { match(String($0)) }) else {
                 throw TestHarnessError("the outpost never printed the line looked for: \(output.suffix(3000))")
             }
             try await Task.sleep(for: .milliseconds(50))

@@ -63,7 +63,8 @@ struct WatchCoverageTests {
         // `status` (another process, the same data directory) shows the gap with its start and end.
         let status = try await OutpostCommandLineTests.run(["status", "--data-dir", harness.outpost.directory.path])
         #expect(status.contains("confirmed watched: "))
-        #expect(status.contains("not watched \(time(gap.startedAt)) to \(time(gap.endedAt!)) (\(gap.seconds(now: 0)) s, timed-out)"), "\(status)")
+        #expect(status.contains("not watched \(time(gap.startedAt)) to \(time(gap.endedAt!)) (\(gap.seconds(now: 0)) s, timed-out)"),
+                "\(status)")
         await harness.stopWatching()
     }
 
@@ -91,13 +92,15 @@ struct WatchCoverageTests {
 
     private func counter(_ metrics: OutpostMetrics, _ kind: String) -> Int {
         let prefix = "mailwake_outpost_folder_catchups_total{kind=\"\(kind)\"} "
-        return metrics.registry.render().split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+        return metrics.registry.render().split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
+            ?? 0
     }
 
     /// Drops the outpost's connection until `count` gaps have closed.
     private func kickUntilGapCloses(_ harness: MailWatchHarness, count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
-        while try await harness.outpost.store.watchGaps(mailboxID: harness.mailbox.id, folder: "INBOX").filter({ $0.endedAt != nil }).count < count {
+        while try await harness.outpost.store.watchGaps(mailboxID: harness.mailbox.id,
+                                                        folder: "INBOX").filter({ $0.endedAt != nil }).count < count {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("no \(count) closed gaps") }
             try await harness.dovecot.kick(MailWatchHarness.user)
             try await Task.sleep(for: .milliseconds(200))

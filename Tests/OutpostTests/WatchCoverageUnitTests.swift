@@ -48,7 +48,8 @@ struct WatchCoverageUnitTests {
     }
 
     @Test func statusShowsTheLastConfirmationAnOpenGapAndRecentGaps() {
-        var state = FolderState(mailboxID: 1, folder: "INBOX", uidValidity: 1, lastUID: 3, watchState: .retrying, lastError: nil, stateSince: 0)
+        var state = FolderState(mailboxID: 1, folder: "INBOX", uidValidity: 1, lastUID: 3, watchState: .retrying, lastError: nil,
+                                stateSince: 0)
         state.lastConfirmedAt = 1000
         let gaps = [
             FolderWatchGap(mailboxID: 1, folder: "INBOX", startedAt: 1000, endedAt: nil, reason: "timed-out"),

@@ -5,7 +5,10 @@ import Testing
 struct ConfigurationTests {
     @Test("a full URL sets every field, percent-decoding user, password and database")
     func fullURL() throws {
-        let c = try PostgresClient.Configuration(url: "postgres://app%40x:p%3Ass%2Fw@db.example.net:6543/mail%20wake?sslmode=verify-full&application_name=relay&connect_timeout=3&statement_timeout=2500&pool_size=12")
+        let c = try PostgresClient.Configuration(url: """
+                                                      postgres://app%40x:p%3Ass%2Fw@db.example.net:6543/mail%20wake?sslmode=verify-full\
+                                                      &application_name=relay&connect_timeout=3&statement_timeout=2500&pool_size=12
+                                                      """)
         #expect(c.user == "app@x")
         #expect(c.password == "p:ss/w")
         #expect(c.host == "db.example.net")
@@ -77,8 +80,12 @@ struct ConfigurationTests {
 
     @Test("a host list in the authority gives every server in order, each with its port")
     func multiHost() throws {
-        let c = try PostgresClient.Configuration(url: "postgres://relay:pw@db-a.example.net:5433,db-b.example.net:5434,[fd00::7]:5435/mailwake?target_session_attrs=read-write&sslmode=verify-full")
-        #expect(c.endpoints == [.init(host: "db-a.example.net", port: 5433), .init(host: "db-b.example.net", port: 5434), .init(host: "fd00::7", port: 5435)])
+        let c = try PostgresClient.Configuration(url: """
+                                                      postgres://relay:pw@db-a.example.net:5433,db-b.example.net:5434,\
+                                                      [fd00::7]:5435/mailwake?target_session_attrs=read-write&sslmode=verify-full
+                                                      """)
+        #expect(c.endpoints == [.init(host: "db-a.example.net", port: 5433), .init(host: "db-b.example.net", port: 5434),
+                                .init(host: "fd00::7", port: 5435)])
         #expect(c.host == "db-a.example.net")
         #expect(c.port == 5433)
         #expect(c.targetSessionAttributes == .readWrite)
@@ -137,7 +144,10 @@ struct ConfigurationTests {
 
     @Test("the description of a host list shows every server and the session attributes, never the password")
     func multiHostRedacted() throws {
-        let c = try PostgresClient.Configuration(url: "postgres://relay:hunter2secret@db-a:5432,db-b:5433/mailwake?target_session_attrs=read-write")
+        let c = try PostgresClient.Configuration(url: """
+                                                      postgres://relay:hunter2secret@db-a:5432,\
+                                                      db-b:5433/mailwake?target_session_attrs=read-write
+                                                      """)
         #expect(!c.description.contains("hunter2secret"))
         #expect(!String(reflecting: c).contains("hunter2secret"))
         #expect(c.description.contains("postgres://relay:***@db-a:5432,db-b:5433/mailwake"))

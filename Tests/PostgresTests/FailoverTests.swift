@@ -16,7 +16,10 @@ struct FailoverTests {
         await client.close()
     }
 
-    @Test("target_session_attrs=read-write skips the standby, and after the primary dies and the standby is promoted the pool and the listener move to it")
+    @Test("""
+        target_session_attrs=read-write skips the standby, and after the primary dies and the standby is promoted \
+        the pool and the listener move to it
+        """)
     func followsPromotion() async throws {
         let pair = try await PostgresTestReplication.start()
         defer { pair.stop() }

@@ -2,7 +2,8 @@ import MailwakePostgres
 import Testing
 
 /// The next notification on `stream` within `timeout` (skipping `.reconnected` unless asked).
-func nextEvent(_ iterator: inout AsyncStream<PostgresListener.Event>.Iterator, timeout: Duration = .seconds(10)) async -> PostgresListener.Event? {
+func nextEvent(_ iterator: inout AsyncStream<PostgresListener.Event>.Iterator,
+               timeout: Duration = .seconds(10)) async -> PostgresListener.Event? {
     let box = IteratorBox(iterator)
     let result = await withTaskGroup(of: PostgresListener.Event?.self) { group in
         group.addTask { await box.next() }
@@ -70,7 +71,8 @@ struct ListenerTests {
 
     @Test("subscribing when the server is unreachable throws a connection error")
     func unreachable() async throws {
-        let listener = PostgresListener(configuration: try PG.configuration("postgres://u:p@127.0.0.1:1/db?sslmode=disable"), logger: .disabled)
+        let listener = PostgresListener(configuration: try PG.configuration("postgres://u:p@127.0.0.1:1/db?sslmode=disable"),
+                                        logger: .disabled)
         let e = await PG.error { try await listener.subscribe(to: "c") }
         #expect(e?.code == .connection)
         await listener.close()

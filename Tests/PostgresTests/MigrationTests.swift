@@ -10,8 +10,13 @@ struct MigrationTests {
             CREATE TABLE migration_runs (n int NOT NULL);
             INSERT INTO migration_runs VALUES (1);
             """),
-        PostgresMigration(version: 2, name: "add created_at", sql: "ALTER TABLE accounts ADD COLUMN created_at timestamptz NOT NULL DEFAULT now(); INSERT INTO migration_runs VALUES (2);"),
-        PostgresMigration(version: 5, name: "index", sql: "CREATE INDEX accounts_created_at ON accounts (created_at); INSERT INTO migration_runs VALUES (5);"),
+        PostgresMigration(version: 2, name: "add created_at",
+                          sql: """
+                               ALTER TABLE accounts ADD COLUMN created_at timestamptz NOT NULL DEFAULT now(); INSERT INTO \
+                               migration_runs VALUES (2);
+                               """),
+        PostgresMigration(version: 5, name: "index",
+                          sql: "CREATE INDEX accounts_created_at ON accounts (created_at); INSERT INTO migration_runs VALUES (5);"),
     ]
 
     @Test("migrations apply in order, are recorded, and a second run applies nothing")
@@ -64,7 +69,8 @@ struct MigrationTests {
     func failingMigration() async throws {
         let url = try await PG.freshDatabase()
         try await PG.withClient(poolSize: 1, url: url) { client async throws in
-            let bad = Self.migrations + [PostgresMigration(version: 6, name: "broken", sql: "CREATE TABLE half (v int); SELECT no_such_function();")]
+            let bad = Self.migrations + [PostgresMigration(version: 6, name: "broken",
+                                                           sql: "CREATE TABLE half (v int); SELECT no_such_function();")]
             let e = await PG.error { try await PostgresMigrator(bad, logger: .disabled).migrate(client) }
             #expect(e?.code == .migration)
             #expect(e?.message.contains("6") == true)
@@ -77,7 +83,8 @@ struct MigrationTests {
     func unorderedVersions() async throws {
         let client = try await PG.client(poolSize: 1, url: "postgres://u:p@127.0.0.1:1/db")
         let e = await PG.error {
-            try await PostgresMigrator([.init(version: 2, name: "b", sql: "SELECT 1"), .init(version: 1, name: "a", sql: "SELECT 1")], logger: .disabled).migrate(client)
+            try await PostgresMigrator([.init(version: 2, name: "b", sql: "SELECT 1"), .init(version: 1, name: "a", sql: "SELECT 1")],
+                                       logger: .disabled).migrate(client)
         }
         #expect(e?.code == .migration)
         await client.close()
@@ -85,9 +92,12 @@ struct MigrationTests {
 
     @Test("the checksum is the SHA-256 of the SQL text")
     func checksum() {
-        #expect(PostgresMigration(version: 1, name: "x", sql: "abc").checksum == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(PostgresMigration(version: 1, name: "x", sql: "").checksum == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(PostgresMigration(version: 1, name: "x",
+                                  sql: "abc").checksum == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(PostgresMigration(version: 1, name: "x",
+                                  sql: "").checksum == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let long = String(repeating: "a", count: 1000)
-        #expect(PostgresMigration(version: 1, name: "x", sql: long).checksum == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        #expect(PostgresMigration(version: 1, name: "x",
+                                  sql: long).checksum == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 }

@@ -17,7 +17,10 @@ struct PoolTests {
             for i in 0..<50 {
                 group.addTask {
                     let v = try await client.query("SELECT \(Int64(i)) + 0 * length(pg_sleep(0.02)::text)").scalar(Int.self)
-                    let sessions = try await observer.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = \(appName)").scalar(Int.self) ?? 0
+                    let sessions = try await observer.query("""
+                                                            SELECT count(*) FROM pg_stat_activity WHERE application_name = \
+                                                            \(appName)
+                                                            """).scalar(Int.self) ?? 0
                     maxSeen.observe(sessions)
                     return v ?? -1
                 }
@@ -46,7 +49,8 @@ struct PoolTests {
         #expect(registry.render().contains("mailwake_test_postgres_connections 0"))
 
         let port = try PortAllocator.freePort()
-        let broken = PostgresClient(configuration: try PG.configuration("postgres://u:p@127.0.0.1:\(port)/db?sslmode=disable", poolSize: 1),
+        let broken = PostgresClient(configuration: try PG.configuration("postgres://u:p@127.0.0.1:\(port)/db?sslmode=disable",
+                                                                        poolSize: 1),
                                     logger: .disabled, metrics: registry, metricsPrefix: "mailwake_test_postgres")
         _ = await PG.error { try await broken.query("SELECT 1") }
         #expect(registry.render().contains("mailwake_test_postgres_connect_failures_total 1"))
@@ -110,7 +114,11 @@ struct PoolTests {
     @Test("a connection to a closed port fails quickly with a connection error")
     func closedPort() async throws {
         let port = try PortAllocator.freePort()
-        let client = try await PG.client(poolSize: 1, url: "postgres://nobody:pw@127.0.0.1:\(port)/db?sslmode=disable") { $0.connectTimeout = .seconds(10) }
+        let client = try await PG.client(poolSize: 1,
+                                         url: """
+                                              postgres://nobody:pw@127.0.0.1:\(port)/db?sslmode=\
+                                              disable
+                                              """) { $0.connectTimeout = .seconds(10) }
         let e = await PG.error { try await client.query("SELECT 1") }
         #expect(e?.code == .connection)
         await client.close()

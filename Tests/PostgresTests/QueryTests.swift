@@ -98,7 +98,10 @@ struct QueryTests {
                     let v = try await conn.query("SELECT \(Int64(i)) AS \(identifier: marker)").scalar(Int.self)
                     #expect(v == i)
                 }
-                let prepared = try await conn.query("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE \("%" + marker + "%") AND name LIKE 'mw_%'").scalar(Int.self)
+                let prepared = try await conn.query("""
+                                                    SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE \
+                                                    \("%" + marker + "%") AND name LIKE 'mw_%'
+                                                    """).scalar(Int.self)
                 #expect(prepared == 1)
             }
         }
@@ -109,7 +112,9 @@ struct QueryTests {
         try await PG.withClient(poolSize: 1, configure: { $0.statementCacheCapacity = 4 }) { client async throws in
             try await client.withConnection { conn async throws in
                 for i in 0..<20 {
-                    let v = try await conn.query(PostgresQuery(unsafeSQL: "SELECT \(i)::int8 + $1", bindings: { var b = PostgresBindings(); b.append(Int64(1)); return b }())).scalar(Int.self)
+                    let v = try await conn.query(PostgresQuery(unsafeSQL: "SELECT \(i)::int8 + $1",
+                                                               bindings: { var b = PostgresBindings(); b.append(Int64(1)); return b }()))
+                                                                   .scalar(Int.self)
                     #expect(v == i + 1)
                 }
                 let prepared = try await conn.query("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'mw_%'").scalar(Int.self)
@@ -162,7 +167,10 @@ struct QueryTests {
             let table = PG.uniqueName("scr")
             let q = PostgresQuery.quoteIdentifier(table)
             let rows = try await client.withConnection { conn async throws in
-                try await conn.runScript("CREATE TABLE \(q) (v int); INSERT INTO \(q) VALUES (1), (2); SELECT sum(v)::int8 FROM \(q); DROP TABLE \(q)")
+                try await conn.runScript("""
+                                         CREATE TABLE \(q) (v int); INSERT INTO \(q) VALUES (1), (2); SELECT sum(v)::int8 FROM \(q); \
+                                         DROP TABLE \(q)
+                                         """)
             }
             #expect(rows.commandTag == "DROP TABLE")
         }

@@ -63,7 +63,8 @@ struct RestartTests {
         var it = try await listener.subscribe(to: channel).makeAsyncIterator()
         try await PG.withClient(poolSize: 1, url: server.url) { client async throws in
             try await client.notify(channel: channel, payload: "before")
-            #expect(await nextEvent(&it) == .notification(PostgresNotification(channel: channel, payload: "before", backendPID: try await client.withConnection { try await $0.backendPID() })))
+            let pid = try await client.withConnection { try await $0.backendPID() }
+            #expect(await nextEvent(&it) == .notification(PostgresNotification(channel: channel, payload: "before", backendPID: pid)))
         }
         await server.kill()
         try await server.restart()

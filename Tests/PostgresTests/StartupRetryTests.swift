@@ -25,14 +25,16 @@ struct StartupRetryTests {
         let logger = Logger(service: "test", level: .debug, sink: logs)
         let client = try await PG.client(poolSize: 2, url: server.url, logger: logger)
         let waiting = Task {
-            try await client.waitUntilReachable(.init(initialDelay: .milliseconds(100), maxDelay: .milliseconds(400), total: .seconds(120)))
+            try await client.waitUntilReachable(.init(initialDelay: .milliseconds(100), maxDelay: .milliseconds(400),
+                                                      total: .seconds(120)))
         }
         try await Self.waitForLines("database not reachable yet; retrying", count: 3, in: logs)
         try await server.restart()
         try await waiting.value
         #expect(try await client.query("SELECT 7::int8").scalar(Int.self) == 7)
         // Migrations run after the first successful connection.
-        let applied = try await PostgresMigrator([PostgresMigration(version: 1, name: "t", sql: "CREATE TABLE t (v int)")], logger: logger).migrate(client)
+        let applied = try await PostgresMigrator([PostgresMigration(version: 1, name: "t", sql: "CREATE TABLE t (v int)")],
+                                                 logger: logger).migrate(client)
         #expect(applied == [1])
         await client.close()
 
@@ -55,10 +57,12 @@ struct StartupRetryTests {
     func givesUpAfterTheTotal() async throws {
         let port = try PortAllocator.freePort()
         let logs = MemoryLogSink()
-        let client = try await PG.client(poolSize: 1, url: "postgres://mailwake:not-the-password-0123@127.0.0.1:\(port)/postgres?sslmode=disable",
+        let client = try await PG.client(poolSize: 1,
+                                         url: "postgres://mailwake:not-the-password-0123@127.0.0.1:\(port)/postgres?sslmode=disable",
                                          logger: Logger(service: "test", level: .debug, sink: logs))
         let start = ContinuousClock.now
-        let error = await PG.error { try await client.waitUntilReachable(.init(initialDelay: .milliseconds(100), maxDelay: .milliseconds(200), total: .seconds(1))) }
+        let error = await PG.error { try await client.waitUntilReachable(.init(initialDelay: .milliseconds(100),
+                                                                               maxDelay: .milliseconds(200), total: .seconds(1))) }
         #expect(error?.code == .connection)
         #expect(error?.message.contains("not reachable within") == true, "\(String(describing: error))")
         #expect(ContinuousClock.now - start >= .seconds(1))

@@ -10,7 +10,8 @@ enum PG {
 
     /// A configuration for `url` with a unique application name (to find this
     /// test's sessions in `pg_stat_activity`).
-    static func configuration(_ url: String, poolSize: Int = 4, applicationName: String = PG.uniqueName("mwtest")) throws -> PostgresClient.Configuration {
+    static func configuration(_ url: String, poolSize: Int = 4,
+                              applicationName: String = PG.uniqueName("mwtest")) throws -> PostgresClient.Configuration {
         var c = try PostgresClient.Configuration(url: url)
         c.poolSize = poolSize
         c.applicationName = applicationName
@@ -19,7 +20,8 @@ enum PG {
         return c
     }
 
-    static func client(poolSize: Int = 4, url: String? = nil, logger: Logger = .disabled, configure: (inout PostgresClient.Configuration) -> Void = { _ in }) async throws -> PostgresClient {
+    static func client(poolSize: Int = 4, url: String? = nil, logger: Logger = .disabled,
+                       configure: (inout PostgresClient.Configuration) -> Void = { _ in }) async throws -> PostgresClient {
         let target: String
         if let url { target = url } else { target = try await server().url }
         var c = try configuration(target, poolSize: poolSize)
@@ -63,7 +65,10 @@ enum PG {
     /// connection is busy" without guessing how long that takes on a loaded machine.
     static func waitUntilRunning(_ text: String, observer: PostgresClient, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
-        while try await observer.query("SELECT count(*)::int8 FROM pg_stat_activity WHERE state = 'active' AND strpos(query, \(text)) > 0 AND pid <> pg_backend_pid()")
+        while try await observer.query("""
+                                       SELECT count(*)::int8 FROM pg_stat_activity WHERE state = 'active' AND strpos(query, \(text)) > \
+                                       0 AND pid <> pg_backend_pid()
+                                       """)
             .scalar(Int.self) == 0 {
             guard ContinuousClock.now < deadline else { throw PostgresError(.timeout, "\(text) never ran") }
             try await Task.sleep(for: .milliseconds(20))

@@ -5,7 +5,8 @@ import Testing
 @Suite("Types")
 struct TypeTests {
     /// Sends `value` as a parameter, casts it on the server to `sqlType`, reads it back.
-    func roundTrip<T: PostgresEncodable & PostgresDecodable & Equatable>(_ value: T, _ sqlType: String, on client: PostgresClient) async throws -> T {
+    func roundTrip<T: PostgresEncodable & PostgresDecodable & Equatable>(_ value: T, _ sqlType: String,
+                                                                         on client: PostgresClient) async throws -> T {
         let rows = try await client.query("SELECT \(value)::\(identifierless: sqlType)")
         return try rows.single().decode(T.self, at: 0)
     }
@@ -79,7 +80,10 @@ struct TypeTests {
     @Test("numeric and uuid decode as text; integers widen")
     func conversions() async throws {
         try await PG.withClient(poolSize: 1) { client async throws in
-            let row = try await client.query("SELECT 12345.0600::numeric(12,4), -0.5::numeric, 1e20::numeric, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, 7::int2, 'NaN'::numeric").single()
+            let row = try await client.query("""
+                                             SELECT 12345.0600::numeric(12,4), -0.5::numeric, 1e20::numeric, \
+                                             'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, 7::int2, 'NaN'::numeric
+                                             """).single()
             #expect(try row.decode(String.self, at: 0) == "12345.0600")
             #expect(try row.decode(String.self, at: 1) == "-0.5")
             #expect(try row.decode(String.self, at: 2) == "100000000000000000000")

@@ -27,7 +27,8 @@ struct APNsPayloadTests {
 
     @Test func aLiveActivityStartCarriesAttributesAndContentState() throws {
         let activity = ActivityInfo(id: "act-9", event: .start, timestamp: 100, staleDate: 700, dismissalDate: 0)
-        let envelope = try f.sealer.seal([1], to: f.deviceAgreement.publicKey, context: try f.context(kind: .liveActivity, activity: activity))
+        let envelope = try f.sealer.seal([1], to: f.deviceAgreement.publicKey,
+                                         context: try f.context(kind: .liveActivity, activity: activity))
         let aps = try payload(envelope)["aps"] as! [String: Any]
         #expect(aps["event"] as? String == "start")
         #expect(aps["timestamp"] as? Int == 100)
@@ -42,7 +43,8 @@ struct APNsPayloadTests {
 
     @Test func aLiveActivityUpdateHasNoAttributesOrAlert() throws {
         let activity = ActivityInfo(id: "act-9", event: .end, timestamp: 100, staleDate: 0, dismissalDate: 900)
-        let envelope = try f.sealer.seal([1], to: f.deviceAgreement.publicKey, context: try f.context(kind: .liveActivity, activity: activity))
+        let envelope = try f.sealer.seal([1], to: f.deviceAgreement.publicKey,
+                                         context: try f.context(kind: .liveActivity, activity: activity))
         let aps = try payload(envelope)["aps"] as! [String: Any]
         #expect(aps["attributes"] == nil)
         #expect(aps["alert"] == nil)

@@ -4,7 +4,8 @@ import Testing
 
 @Suite("Base64url")
 struct Base64URLTests {
-    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")])
+    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+                      ("foobar", "Zm9vYmFy")])
     func encodesTheRFC4648Vectors(plain: String, encoded: String) {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))

@@ -109,9 +109,14 @@ struct EnvelopeDecodingTests {
 
     @Test func anActivityObjectDecodesOnItsOwn() throws {
         let activity = try #require(liveActivity.context.activity)
-        let json = #"{"id":"\#(activity.id)","event":"\#(activity.event.rawValue)","timestamp":\#(activity.timestamp),"stale_date":\#(activity.staleDate),"dismissal_date":\#(activity.dismissalDate)}"#
+        let json = #"{"id":"\#(activity.id)","event":"\#(activity.event.rawValue)","timestamp":\#(activity.timestamp),"# +
+                   #""stale_date":\#(activity.staleDate),"dismissal_date":\#(activity.dismissalDate)}"#
         #expect(try ActivityInfo.decode(Array(json.utf8)) == activity)
-        #expect(protocolErrorCode { _ = try ActivityInfo.decode(Array(#"{"id":"a b","event":"start","timestamp":1,"stale_date":0,"dismissal_date":0}"#.utf8)) } == "malformed")
-        #expect(protocolErrorCode { _ = try ActivityInfo.decode(Array(#"{"id":"a","event":"pause","timestamp":1,"stale_date":0,"dismissal_date":0}"#.utf8)) } == "malformed")
+        #expect(protocolErrorCode {
+            _ = try ActivityInfo.decode(Array(#"{"id":"a b","event":"start","timestamp":1,"stale_date":0,"dismissal_date":0}"#.utf8))
+        } == "malformed")
+        #expect(protocolErrorCode {
+            _ = try ActivityInfo.decode(Array(#"{"id":"a","event":"pause","timestamp":1,"stale_date":0,"dismissal_date":0}"#.utf8))
+        } == "malformed")
     }
 }

@@ -18,7 +18,8 @@ struct EnvelopeTests {
 
     @Test func aSealedLiveActivityOpensAndKeepsItsActivityFields() throws {
         let activity = ActivityInfo(id: "act-42", event: .update, timestamp: 1_764_400_100, staleDate: 1_764_400_700, dismissalDate: 0)
-        let envelope = try f.sealer.seal([1, 2, 3], to: f.deviceAgreement.publicKey, context: try f.context(kind: .liveActivity, activity: activity))
+        let envelope = try f.sealer.seal([1, 2, 3], to: f.deviceAgreement.publicKey,
+                                         context: try f.context(kind: .liveActivity, activity: activity))
         let decoded = try Envelope.decode(envelope.jsonBytes)
         #expect(decoded.context.activity == activity)
         #expect(try f.opener.open(decoded) == [1, 2, 3])
@@ -36,7 +37,8 @@ struct EnvelopeTests {
 
     @Test func anotherDeviceCannotOpen() throws {
         let envelope = try f.sealer.seal([1], to: f.deviceAgreement.publicKey, context: try f.context())
-        let stranger = EnvelopeOpener(agreementKey: try P256.KeyAgreement.PrivateKey(), outpostKey: f.outpost.publicKey, audience: f.aud, pairingID: f.pairingID)
+        let stranger = EnvelopeOpener(agreementKey: try P256.KeyAgreement.PrivateKey(), outpostKey: f.outpost.publicKey, audience: f.aud,
+                                      pairingID: f.pairingID)
         #expect(protocolErrorCode { _ = try stranger.open(envelope) } == "decryption_failed")
     }
 
@@ -57,7 +59,8 @@ struct EnvelopeTests {
     @Test func theRelayVerifierAcceptsTheOutpostSignatureOnly() throws {
         let envelope = try f.sealer.seal([1], to: f.deviceAgreement.publicKey, context: try f.context())
         #expect(protocolErrorCode { try EnvelopeVerifier.verify(envelope, outpostKey: f.outpost.publicKey) } == nil)
-        #expect(protocolErrorCode { try EnvelopeVerifier.verify(envelope, outpostKey: try P256.Signing.PrivateKey().publicKey) } == "bad_signature")
+        #expect(protocolErrorCode { try EnvelopeVerifier.verify(envelope,
+                                                                outpostKey: try P256.Signing.PrivateKey().publicKey) } == "bad_signature")
     }
 
     @Test func aReplayedEventIsRefusedAfterDecryption() throws {
@@ -78,9 +81,11 @@ struct EnvelopeTests {
         var big = envelope
         big.ciphertext = [UInt8](repeating: 7, count: Envelope.maxCiphertextBytes + 1)
         #expect(protocolErrorCode { _ = try Envelope.decode(big.jsonBytes) } == "too_large")
-        let padded = Array(String(decoding: envelope.jsonBytes, as: UTF8.self).replacingOccurrences(of: "{", with: "{" + String(repeating: " ", count: 9000)).utf8)
+        let padded = Array(String(decoding: envelope.jsonBytes, as: UTF8.self).replacingOccurrences(of: "{",
+            with: "{" + String(repeating: " ", count: 9000)).utf8)
         #expect(protocolErrorCode { _ = try Envelope.decode(padded) } == "too_large")
-        #expect(protocolErrorCode { _ = try f.sealer.seal([UInt8](repeating: 0, count: 4000), to: f.deviceAgreement.publicKey, context: try f.context()) } == "too_large")
+        #expect(protocolErrorCode { _ = try f.sealer.seal([UInt8](repeating: 0, count: 4000), to: f.deviceAgreement.publicKey,
+                                                          context: try f.context()) } == "too_large")
     }
 
     @Test func sealingRefusesAnInconsistentContext() throws {

@@ -16,7 +16,8 @@ struct Fixtures {
         pairingID = try PairingID.generate()
     }
 
-    func context(kind: EnvelopeKind = .notification, iat: UInt64 = 1_764_400_000, activity: ActivityInfo? = nil) throws -> EncryptionContext {
+    func context(kind: EnvelopeKind = .notification, iat: UInt64 = 1_764_400_000,
+                 activity: ActivityInfo? = nil) throws -> EncryptionContext {
         EncryptionContext(aud: aud, pairingID: pairingID, eventID: try EventID.generate(), kind: kind, iat: iat,
                           activity: kind == .liveActivity ? (activity ?? ActivityInfo(id: "act-1", event: .start, timestamp: iat)) : nil)
     }

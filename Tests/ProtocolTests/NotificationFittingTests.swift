@@ -68,9 +68,18 @@ struct NotificationFittingTests {
     }
 
     @Test func plaintextDecodingIsStrict() {
-        #expect(protocolErrorCode { _ = try NotificationContent.decode(Array(#"{"mailbox":"a","folder":"b","from":{"name":"","address":""},"subject":"","received_at":1,"x":1}"#.utf8)) } == "malformed")
-        #expect(protocolErrorCode { _ = try NotificationContent.decode(Array(#"{"mailbox":"a","folder":"b","from":{"name":"","address":"","y":2},"subject":"","received_at":1}"#.utf8)) } == "malformed")
-        #expect(protocolErrorCode { _ = try NotificationContent.decode(Array(#"{"mailbox":"a","folder":"b","from":{"name":"","address":""},"subject":"","received_at":1}"#.utf8)) } == nil)
+        #expect(protocolErrorCode {
+            _ = try NotificationContent.decode(Array(
+                #"{"mailbox":"a","folder":"b","from":{"name":"","address":""},"subject":"","received_at":1,"x":1}"#.utf8))
+        } == "malformed")
+        #expect(protocolErrorCode {
+            _ = try NotificationContent.decode(Array(
+                #"{"mailbox":"a","folder":"b","from":{"name":"","address":"","y":2},"subject":"","received_at":1}"#.utf8))
+        } == "malformed")
+        #expect(protocolErrorCode {
+            _ = try NotificationContent.decode(Array(
+                #"{"mailbox":"a","folder":"b","from":{"name":"","address":""},"subject":"","received_at":1}"#.utf8))
+        } == nil)
     }
 }
 

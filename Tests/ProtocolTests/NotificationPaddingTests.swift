@@ -72,7 +72,9 @@ struct NotificationPaddingTests {
 
     @Test func padRefusesWhatIsNotAnObjectOrTooLarge() {
         #expect(protocolErrorCode { _ = try NotificationContent.pad(Array("[1]".utf8)) } == "malformed")
-        #expect(protocolErrorCode { _ = try NotificationContent.pad(Array(("{\"a\":\"" + String(repeating: "x", count: 2040) + "\"}").utf8)) } == "too_large")
+        #expect(protocolErrorCode { _ = try NotificationContent.pad(Array(("{\"a\":\"" + String(repeating: "x",
+                                                                                                count: 2040) + "\"}")
+                                                                                                    .utf8)) } == "too_large")
         #expect((try? NotificationContent.pad(Array("{}".utf8)))?.count == 512)
     }
 }

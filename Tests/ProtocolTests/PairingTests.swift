@@ -25,8 +25,10 @@ struct PairingTests {
         #expect(try PairingLink.parse(link.link) == link)
     }
 
-    @Test(arguments: ["http://127.0.0.1:8080", "https://push.example.net:+443", "https://push.example.net:0443", "https://push.example.net:0",
-                      "https://push.example.net:65536", "https://-push.example.net", "https://push..example.net", "https://user@push.example.net",
+    @Test(arguments: ["http://127.0.0.1:8080", "https://push.example.net:+443", "https://push.example.net:0443",
+                      "https://push.example.net:0",
+                      "https://push.example.net:65536", "https://-push.example.net", "https://push..example.net",
+                      "https://user@push.example.net",
                       "https://push.example.net/", "https://[::1", "https://push_example.net"])
     func relaysMustBeCanonicalHTTPSOrigins(relay: String) {
         var l = link
@@ -49,7 +51,8 @@ struct PairingTests {
         let keys = try decoded.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID,
                                       expectedExpiry: link.expiresAt, now: now)
         #expect(keys.agreement == f.deviceAgreement.publicKey)
-        #expect(protocolErrorCode { try decoded.verifySignature(outpostKey: link.outpostKey, audience: link.relay, pairingID: f.pairingID, now: now) } == nil)
+        #expect(protocolErrorCode { try decoded.verifySignature(outpostKey: link.outpostKey, audience: link.relay, pairingID: f.pairingID,
+                                                                now: now) } == nil)
     }
 
     @Test func theRelayTokenAndTheMACKeyAreDistinctAndNeitherIsTheCredential() throws {
@@ -64,9 +67,12 @@ struct PairingTests {
     @Test func aConsentMACedWithTheRelayTokenIsRefusedAsForged() throws {
         // What a relay can do: it knows relay_token and everything in the consent, not mac_key.
         var forged = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
-        forged.mac = HMACSHA256.authenticationCode(for: forged.consentInput(outpostKey: link.outpostKey, audience: link.relay), key: try secrets.relayToken)
-        #expect(protocolErrorCode { try forged.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID, now: now) } == "bad_mac")
-        #expect(protocolErrorCode { try forged.verifySignature(outpostKey: link.outpostKey, audience: link.relay, pairingID: f.pairingID, now: now) } == nil,
+        forged.mac = HMACSHA256.authenticationCode(for: forged.consentInput(outpostKey: link.outpostKey, audience: link.relay),
+                                                   key: try secrets.relayToken)
+        #expect(protocolErrorCode { try forged.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay,
+                                                      pairingID: f.pairingID, now: now) } == "bad_mac")
+        #expect(protocolErrorCode { try forged.verifySignature(outpostKey: link.outpostKey, audience: link.relay, pairingID: f.pairingID,
+                                                               now: now) } == nil,
                 "the relay's own checks cannot tell")
     }
 
@@ -74,13 +80,17 @@ struct PairingTests {
     func aConsentWithAFlippedMACBitIsRefused(bit: Int) throws {
         var consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
         consent.mac[bit] ^= UInt8(1 << (bit % 8))
-        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID, now: now) } == "bad_mac")
+        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay,
+                                                       pairingID: f.pairingID, now: now) } == "bad_mac")
     }
 
     @Test func aConsentForAnotherRelayIsRefusedByTheMACAndTheSignature() throws {
         let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
-        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: "https://push.example.org", pairingID: f.pairingID, now: now) } == "bad_mac")
-        #expect(protocolErrorCode { try consent.verifySignature(outpostKey: link.outpostKey, audience: "https://push.example.org", pairingID: f.pairingID, now: now) } == "bad_signature")
+        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets,
+                                                       audience: "https://push.example.org", pairingID: f.pairingID,
+                                                       now: now) } == "bad_mac")
+        #expect(protocolErrorCode { try consent.verifySignature(outpostKey: link.outpostKey, audience: "https://push.example.org",
+                                                                pairingID: f.pairingID, now: now) } == "bad_signature")
     }
 
     @Test func aRevision1ConsentAndLinkAreRefusedNamingTheUpgrade() throws {
@@ -105,21 +115,25 @@ struct PairingTests {
 
     @Test func aConsentWithAnotherExpiryThanThePairingIsRefused() throws {
         let consent = try PairingConsent.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
-        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay, pairingID: f.pairingID,
+        #expect(protocolErrorCode { try consent.verify(outpostKey: link.outpostKey, secrets: try secrets, audience: link.relay,
+                                                       pairingID: f.pairingID,
                                                        expectedExpiry: link.expiresAt - 1, now: now) } == "expired")
     }
 
     @Test func aConsentSubmissionCarriesTheRelayTokenAndRoundTrips() throws {
         let submission = try ConsentSubmission.create(for: link, signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
         #expect(submission.relayToken == (try secrets).relayToken)
-        #expect(!String(decoding: submission.jsonBytes, as: UTF8.self).contains(Base64URL.encode(credential)), "the credential never goes to the relay")
+        #expect(!String(decoding: submission.jsonBytes, as: UTF8.self).contains(Base64URL.encode(credential)),
+                "the credential never goes to the relay")
         #expect(try StrictJSON.decode(ConsentSubmission.self, from: submission.jsonBytes) == submission)
     }
 
     var manageLink: ManagementLink {
-        ManagementLink(outpostKey: f.outpost.publicKey.x963Representation, url: "https://[::1]:8443", pin: [UInt8](repeating: 7, count: 32),
+        ManagementLink(outpostKey: f.outpost.publicKey.x963Representation, url: "https://[::1]:8443",
+                       pin: [UInt8](repeating: 7, count: 32),
                        token: [UInt8](repeating: 9, count: 32), scopes: [.content, .push, .manage], expiresAt: now + 300,
-                       push: .init(relay: "https://push.example.net", environment: .production, pairingID: f.pairingID, credential: credential))
+                       push: .init(relay: "https://push.example.net", environment: .production, pairingID: f.pairingID,
+                                   credential: credential))
     }
 
     @Test func aManagementLinkOfferingPushCarriesThePairingParameters() throws {
@@ -130,24 +144,31 @@ struct PairingTests {
     }
 
     @Test func aManagementConsentGrantsASubsetOfTheOffer() throws {
-        let consent = try ManagementConsent.create(for: manageLink, scopes: [.manage], signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        let consent = try ManagementConsent.create(for: manageLink, scopes: [.manage], signingKey: f.deviceSigning,
+                                                   agreementKey: f.deviceAgreement.publicKey)
         let decoded = try ManagementConsent.decode(consent.jsonBytes)
         #expect(decoded == consent)
-        #expect(protocolErrorCode { try decoded.verify(outpostKey: manageLink.outpostKey, token: manageLink.token, offeredScopes: manageLink.scopes, now: now) } == nil)
-        #expect(protocolErrorCode { try decoded.verify(outpostKey: manageLink.outpostKey, token: manageLink.token, offeredScopes: [.content], now: now) } == "scope_not_offered")
+        #expect(protocolErrorCode { try decoded.verify(outpostKey: manageLink.outpostKey, token: manageLink.token,
+                                                       offeredScopes: manageLink.scopes, now: now) } == nil)
+        #expect(protocolErrorCode { try decoded.verify(outpostKey: manageLink.outpostKey, token: manageLink.token,
+                                                       offeredScopes: [.content], now: now) } == "scope_not_offered")
     }
 
     @Test func theScopeOrderDoesNotChangeTheSignature() throws {
-        let a = try ManagementConsent.create(for: manageLink, scopes: [.push, .content], signingKey: f.deviceSigning, agreementKey: f.deviceAgreement.publicKey)
+        let a = try ManagementConsent.create(for: manageLink, scopes: [.push, .content], signingKey: f.deviceSigning,
+                                             agreementKey: f.deviceAgreement.publicKey)
         var b = a
         b.scopes = [.content, .push]
-        #expect(protocolErrorCode { try b.verify(outpostKey: manageLink.outpostKey, token: manageLink.token, offeredScopes: manageLink.scopes, now: now) } == nil)
+        #expect(protocolErrorCode { try b.verify(outpostKey: manageLink.outpostKey, token: manageLink.token,
+                                                 offeredScopes: manageLink.scopes, now: now) } == nil)
     }
 
     @Test func repeatedOrUnknownScopesAreMalformed() {
-        let base = #"{"v":1,"device_id":"AAAAAAAAAAAAAAAAAAAAAA","device_signing_key":"x","device_agreement_key":"x","token":"x","scopes":SCOPES,"exp":1,"sig":"x"}"#
+        let base = #"{"v":1,"device_id":"AAAAAAAAAAAAAAAAAAAAAA","device_signing_key":"x","device_agreement_key":"x","token":"x","# +
+                   #""scopes":SCOPES,"exp":1,"sig":"x"}"#
         for scopes in [#"["manage","manage"]"#, #"["root"]"#, "[]", #"["manage,content"]"#] {
-            #expect(protocolErrorCode { _ = try ManagementConsent.decode(Array(base.replacingOccurrences(of: "SCOPES", with: scopes).utf8)) } == "malformed")
+            #expect(protocolErrorCode { _ = try ManagementConsent.decode(Array(base.replacingOccurrences(of: "SCOPES",
+                with: scopes).utf8)) } == "malformed")
         }
     }
 

@@ -7,7 +7,8 @@ import Testing
 struct ProblemCodeTests {
     @Test func everyCodeIsRegisteredOnce() {
         let spellings = ProblemCode.all.map(\.rawValue)
-        #expect(Set(spellings).count == spellings.count, "registered twice: \(spellings.filter { s in spellings.filter { $0 == s }.count > 1 })")
+        #expect(Set(spellings).count == spellings.count,
+                "registered twice: \(spellings.filter { s in spellings.filter { $0 == s }.count > 1 })")
     }
 
     @Test func protocolCodesKeepTheirSnakeCaseAndEverythingElseIsKebabCase() {
@@ -38,7 +39,8 @@ struct ProblemCodeTests {
         }
         #expect(Set(documented).count == documented.count, "a code is documented twice")
         let registered = Set(ProblemCode.all.map(\.rawValue))
-        #expect(Set(documented).subtracting(registered).isEmpty, "documented, not registered: \(Set(documented).subtracting(registered).sorted())")
+        #expect(Set(documented).subtracting(registered).isEmpty,
+                "documented, not registered: \(Set(documented).subtracting(registered).sorted())")
         #expect(registered.subtracting(documented).isEmpty, "registered, not documented: \(registered.subtracting(documented).sorted())")
     }
 }

@@ -23,7 +23,8 @@ struct SealTraceTests {
     @Test func aSealThatAsksForTheTraceGetsTheSecretsCopiedOut() throws {
         let observer = SecureMemoryObserver()
         let (_, trace) = try SecureMemoryObserver.$current.withValue(observer) {
-            try f.sealer.seal([1, 2, 3], to: f.deviceAgreement.publicKey, context: try f.context(), ephemeralKey: try P256.KeyAgreement.PrivateKey(),
+            try f.sealer.seal([1, 2, 3], to: f.deviceAgreement.publicKey, context: try f.context(),
+                              ephemeralKey: try P256.KeyAgreement.PrivateKey(),
                               salt: [UInt8](repeating: 1, count: 32), nonce: [UInt8](repeating: 2, count: 12))
         }
         #expect(trace.sharedSecret.count == 32 && trace.key.count == 32)

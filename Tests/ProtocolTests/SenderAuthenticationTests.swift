@@ -19,7 +19,8 @@ struct SenderAuthenticationTests {
     }
 
     @Test func aVerdictOtherThanPassOrFailIsRefused() {
-        let json = Array(#"{"mailbox":"W","folder":"INBOX","from":{"name":"","address":""},"subject":"","received_at":1,"sender_auth":"maybe"}"#.utf8)
+        let json = Array((#"{"mailbox":"W","folder":"INBOX","from":{"name":"","address":""},"subject":"","received_at":1,"# +
+                          #""sender_auth":"maybe"}"#).utf8)
         #expect(throws: ProtocolError.self) { try NotificationContent.decode(json) }
     }
 

@@ -6,7 +6,8 @@ import Testing
 struct ServiceContractTests {
     @Test func aDeliveryStatusReportReadsBackWhatTheRelayWrites() throws {
         let report = DeliveryStatusReport(status: .displayed, attempts: 2, apnsStatus: 200, apnsReason: .pushToStartRefusedAlerted,
-                                          updatedAt: 1_764_400_010, acceptedAt: 1_764_400_000, sentAt: 1_764_400_001, displayedAt: 1_764_400_003)
+                                          updatedAt: 1_764_400_010, acceptedAt: 1_764_400_000, sentAt: 1_764_400_001,
+                                          displayedAt: 1_764_400_003)
         #expect(try DeliveryStatusReport.decode(report.jsonBytes) == report)
     }
 
@@ -20,7 +21,8 @@ struct ServiceContractTests {
     }
 
     @Test func aStatusFromANewerRelayIsKeptAsTextAndIsNoKnownStatus() throws {
-        let report = try DeliveryStatusReport.decode(Array(#"{"status":"teleported","attempts":1,"apns_status":null,"apns_reason":null,"updated_at":1,"extra":true}"#.utf8))
+        let report = try DeliveryStatusReport.decode(Array((#"{"status":"teleported","attempts":1,"apns_status":null,"# +
+                                                            #""apns_reason":null,"updated_at":1,"extra":true}"#).utf8))
         #expect(report.status == nil)
         #expect(report.statusText == "teleported")
         #expect(report.acceptedAt == 0 && report.sentAt == nil)
@@ -46,7 +48,8 @@ struct ServiceContractTests {
     }
 
     @Test func aDeviceAuthorizationReadsBackWhatAccountsWrites() throws {
-        let authorization = DeviceAuthorization(deviceID: "H9jJ3vBOtk5Mi74MRXYOwQ", active: true, entitled: true, entitledUntil: 1_800_000_000,
+        let authorization = DeviceAuthorization(deviceID: "H9jJ3vBOtk5Mi74MRXYOwQ", active: true, entitled: true,
+                                                entitledUntil: 1_800_000_000,
                                                 apnsToken: "ab12", apnsEnvironment: .sandbox, bundleID: "net.mailwake.app",
                                                 pushToStartToken: nil, signingKey: "BPk", agreementKey: "BAg")
         #expect(try JSONDecoder().decode(DeviceAuthorization.self, from: Data(authorization.jsonBytes)) == authorization)

@@ -30,7 +30,8 @@ struct StrictJSONTests {
         #expect(code(#"{"iat":1.5}"#, limits: .init(allowFractions: true)) == nil)
     }
 
-    @Test(arguments: [#"{"a":01}"#, #"{"a":-}"#, #"{"a":+1}"#, #"{"a":.5}"#, #"{"a":1,}"#, #"{a:1}"#, #"{"a":tru}"#, #"["\x"]"#, "{} {}", "", #"["\u12"]"#])
+    @Test(arguments: [#"{"a":01}"#, #"{"a":-}"#, #"{"a":+1}"#, #"{"a":.5}"#, #"{"a":1,}"#, #"{a:1}"#, #"{"a":tru}"#, #"["\x"]"#, "{} {}",
+                      "", #"["\u12"]"#])
     func rejectsMalformedSyntax(text: String) {
         #expect(code(text) == "malformed")
     }

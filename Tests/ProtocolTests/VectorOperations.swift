@@ -13,7 +13,8 @@ enum VectorOperations {
     }
 
     static func b64(_ input: JSON, _ key: String) throws -> [UInt8] {
-        guard let s = input[key] as? String, let bytes = Base64URL.decode(s) else { throw FixtureError(description: "fixture field \(key) missing or not b64u") }
+        guard let s = input[key] as? String,
+              let bytes = Base64URL.decode(s) else { throw FixtureError(description: "fixture field \(key) missing or not b64u") }
         return bytes
     }
 
@@ -62,19 +63,24 @@ enum VectorOperations {
             try EnvelopeVerifier.verify(envelope, outpostKey: try P256.Signing.PublicKey(x963Representation: b64(input, "outpost_public")))
         case "verify_consent":
             let consent = try PairingConsent.decode(try jsonBytes(input["consent"] as Any))
-            try consent.verify(outpostKey: try b64(input, "outpost_public"), secrets: try PairingSecrets(credential: try b64(input, "credential")),
+            try consent.verify(outpostKey: try b64(input, "outpost_public"),
+                               secrets: try PairingSecrets(credential: try b64(input, "credential")),
                                audience: try string(input, "aud"), pairingID: try string(input, "pairing_id"), now: try int(input, "now"))
         case "verify_manage_consent":
             let body = try ManagementConsent.decode(try jsonBytes(input["body"] as Any))
             let offered = (input["offered_scopes"] as? [String] ?? []).compactMap(ManagementScope.init(rawValue:))
-            try body.verify(outpostKey: try b64(input, "outpost_public"), token: try b64(input, "token"), offeredScopes: offered, now: try int(input, "now"))
+            try body.verify(outpostKey: try b64(input, "outpost_public"), token: try b64(input, "token"), offeredScopes: offered,
+                            now: try int(input, "now"))
         case "verify_ref":
-            _ = try MessageReference.verify(try string(input, "ref"), outpostKey: try P256.Signing.PublicKey(x963Representation: b64(input, "outpost_public")),
+            _ = try MessageReference.verify(try string(input, "ref"),
+                                            outpostKey: try P256.Signing.PublicKey(x963Representation: b64(input, "outpost_public")),
                                             deviceID: try string(input, "device_id"))
         case "verify_request":
             let header = try SignatureHeader.parse(try string(input, "header"))
-            try RequestVerifier.verify(header, method: try string(input, "method"), origin: try string(input, "origin"), pathAndQuery: try string(input, "path"),
-                                       body: try b64(input, "body"), publicKey: try P256.Signing.PublicKey(x963Representation: b64(input, "public_key")),
+            try RequestVerifier.verify(header, method: try string(input, "method"), origin: try string(input, "origin"),
+                                       pathAndQuery: try string(input, "path"),
+                                       body: try b64(input, "body"),
+                                       publicKey: try P256.Signing.PublicKey(x963Representation: b64(input, "public_key")),
                                        now: try int(input, "now"))
             if (input["seen_nonces"] as? [String] ?? []).contains(Base64URL.encode(header.nonce)) {
                 throw ProtocolError(.replayed, "nonce already seen")

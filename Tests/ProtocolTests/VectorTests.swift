@@ -26,7 +26,8 @@ struct VectorTests {
 
     func context(_ v: JSON) -> EncryptionContext {
         EncryptionContext(aud: v["aud"] as! String, pairingID: v["pairing_id"] as! String, eventID: v["event_id"] as! String,
-                          kind: EnvelopeKind(rawValue: v["kind"] as! String)!, iat: (v["iat"] as! NSNumber).uint64Value, activity: activity(v))
+                          kind: EnvelopeKind(rawValue: v["kind"] as! String)!, iat: (v["iat"] as! NSNumber).uint64Value,
+                          activity: activity(v))
     }
 
     @Test func theFileHoldsEverySection() {
@@ -58,7 +59,8 @@ struct VectorTests {
             #expect(outpost.publicKey.x963Representation == (try b64(v, "outpost_signing_public")))
             #expect(eph.publicKey.x963Representation == (try b64(v, "ephemeral_public")))
             let (envelope, trace) = try EnvelopeSealer(identity: outpost).seal(
-                try b64(v, "plaintext"), to: device.publicKey, context: context(v), ephemeralKey: eph, salt: b64(v, "salt"), nonce: b64(v, "nonce"))
+                try b64(v, "plaintext"), to: device.publicKey, context: context(v), ephemeralKey: eph, salt: b64(v, "salt"),
+                nonce: b64(v, "nonce"))
             #expect(trace.context == (try b64(v, "context")), "\(name): context")
             #expect(trace.sharedSecret == (try b64(v, "shared_secret")), "\(name): shared secret")
             #expect(trace.info == (try b64(v, "info")), "\(name): info")
@@ -69,7 +71,8 @@ struct VectorTests {
             // The committed envelope (with its own randomized signature) opens on the device.
             let committed = try Envelope.decode(try VectorOperations.jsonBytes(v["envelope"] as Any))
             #expect(committed.ciphertext == envelope.ciphertext)
-            let opener = EnvelopeOpener(agreementKey: device, outpostKey: outpost.publicKey, audience: envelope.context.aud, pairingID: envelope.context.pairingID)
+            let opener = EnvelopeOpener(agreementKey: device, outpostKey: outpost.publicKey, audience: envelope.context.aud,
+                                        pairingID: envelope.context.pairingID)
             #expect(try opener.open(committed) == (try b64(v, "plaintext")), "\(name): plaintext")
         }
     }
@@ -89,7 +92,8 @@ struct VectorTests {
             let submission = try StrictJSON.decode(ConsentSubmission.self, from: try VectorOperations.jsonBytes(v["submission"] as Any))
             #expect(submission.relayToken == secrets.relayToken)
             #expect(submission.consent == consent)
-            try consent.verify(outpostKey: try b64(v, "outpost_public"), secrets: secrets, audience: v["aud"] as! String, pairingID: v["pairing_id"] as! String,
+            try consent.verify(outpostKey: try b64(v, "outpost_public"), secrets: secrets, audience: v["aud"] as! String,
+                               pairingID: v["pairing_id"] as! String,
                                expectedExpiry: (v["exp"] as! NSNumber).int64Value, now: (v["exp"] as! NSNumber).int64Value)
         }
     }
@@ -97,8 +101,10 @@ struct VectorTests {
     @Test func managementConsentsReproduceTheirSigningInputAndVerify() throws {
         for v in list("manage_consent") {
             let body = try ManagementConsent.decode(try VectorOperations.jsonBytes(v["body"] as Any))
-            let input = ManagementConsent.signingInput(outpostKey: try b64(v, "outpost_public"), deviceID: body.deviceID, deviceSigningKey: body.deviceSigningKey,
-                                                       deviceAgreementKey: body.deviceAgreementKey, token: try b64(v, "token"), scopes: body.scopes,
+            let input = ManagementConsent.signingInput(outpostKey: try b64(v, "outpost_public"), deviceID: body.deviceID,
+                                                       deviceSigningKey: body.deviceSigningKey,
+                                                       deviceAgreementKey: body.deviceAgreementKey, token: try b64(v, "token"),
+                                                       scopes: body.scopes,
                                                        expiresAt: body.expiresAt)
             #expect(input == (try b64(v, "signing_input")))
             try body.verify(outpostKey: try b64(v, "outpost_public"), token: try b64(v, "token"), offeredScopes: ManagementScope.allCases,
@@ -110,8 +116,10 @@ struct VectorTests {
         for v in list("ref") {
             let key = try P256.Signing.PrivateKey(rawRepresentation: b64(v, "outpost_signing_private"))
             let p = v["payload"] as! JSON
-            let ref = MessageReference(outpostID: p["o"] as! String, deviceID: p["d"] as! String, mailboxID: p["m"] as! String, folder: p["f"] as! String,
-                                       uidValidity: (p["uv"] as! NSNumber).uint32Value, uid: (p["u"] as! NSNumber).uint32Value, iat: (p["iat"] as! NSNumber).uint64Value)
+            let ref = MessageReference(outpostID: p["o"] as! String, deviceID: p["d"] as! String, mailboxID: p["m"] as! String,
+                                       folder: p["f"] as! String,
+                                       uidValidity: (p["uv"] as! NSNumber).uint32Value, uid: (p["u"] as! NSNumber).uint32Value,
+                                       iat: (p["iat"] as! NSNumber).uint64Value)
             #expect(ref.payloadBytes == (try b64(v, "ref_payload")))
             #expect(MessageReference.signingInput(payload: ref.payloadBytes) == (try b64(v, "signing_input")))
             #expect(try MessageReference.verify(v["ref"] as! String, outpostKey: key.publicKey, deviceID: ref.deviceID) == ref)
@@ -123,12 +131,14 @@ struct VectorTests {
             let key = try P256.Signing.PrivateKey(rawRepresentation: b64(v, "signing_private"))
             let header = try SignatureHeader.parse(v["header"] as! String)
             let ts = (v["ts"] as! NSNumber).int64Value
-            let input = RequestSigningInput.build(method: v["method"] as! String, origin: v["origin"] as! String, pathAndQuery: v["path"] as! String,
+            let input = RequestSigningInput.build(method: v["method"] as! String, origin: v["origin"] as! String,
+                                                  pathAndQuery: v["path"] as! String,
                                                   timestamp: ts, nonce: try b64(v, "nonce"), bodyDigest: SHA256.hash(try b64(v, "body")))
             #expect(input == (try b64(v, "signing_input")))
             #expect(header.keyID == v["keyid"] as? String)
             #expect(header.value == v["header"] as? String, "header format is canonical")
-            try RequestVerifier.verify(header, method: v["method"] as! String, origin: v["origin"] as! String, pathAndQuery: v["path"] as! String,
+            try RequestVerifier.verify(header, method: v["method"] as! String, origin: v["origin"] as! String,
+                                       pathAndQuery: v["path"] as! String,
                                        body: try b64(v, "body"), publicKey: key.publicKey, now: ts)
         }
     }

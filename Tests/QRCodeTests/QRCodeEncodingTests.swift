@@ -76,6 +76,8 @@ struct QRCodeEncodingTests {
         #expect(throws: QRCodeError.tooLong(bytes: 100_000, errorCorrection: .medium)) {
             try QRCode(bytes: [UInt8](repeating: 0x61, count: 100_000))
         }
-        #expect(QRCodeError.tooLong(bytes: 3000, errorCorrection: .medium).description == "3000 bytes do not fit a QR code at error correction level medium")
+        #expect(QRCodeError.tooLong(bytes: 3000,
+                                    errorCorrection: .medium).description == "3000 bytes do not fit a QR code at error correction " +
+                                                                             "level medium")
     }
 }

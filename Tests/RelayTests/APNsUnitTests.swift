@@ -9,8 +9,10 @@ import Testing
 struct APNsUnitTests {
     @Test(arguments: [
         (200, "", "sent"), (410, "Unregistered", "failed"), (410, "ExpiredToken", "failed"), (400, "BadDeviceToken", "failed"),
-        (400, "DeviceTokenNotForTopic", "failed"), (400, "BadCollapseId", "failed"), (404, "BadPath", "failed"), (413, "PayloadTooLarge", "failed"),
-        (403, "ExpiredProviderToken", "renew_token"), (403, "InvalidProviderToken", "renew_token"), (403, "MissingProviderToken", "renew_token"),
+        (400, "DeviceTokenNotForTopic", "failed"), (400, "BadCollapseId", "failed"), (404, "BadPath", "failed"),
+        (413, "PayloadTooLarge", "failed"),
+        (403, "ExpiredProviderToken", "renew_token"), (403, "InvalidProviderToken", "renew_token"),
+        (403, "MissingProviderToken", "renew_token"),
         (403, "BadCertificateEnvironment", "retry"), (429, "TooManyRequests", "retry"), (429, "TooManyProviderTokenUpdates", "retry"),
         (500, "InternalServerError", "retry"), (503, "ServiceUnavailable", "retry"), (503, "Shutdown", "retry"),
     ])
@@ -19,9 +21,11 @@ struct APNsUnitTests {
     }
 
     @Test func onlyGoneTokensAreReportedToAccounts() {
-        for (status, reason, reported) in [(410, "Unregistered", true), (400, "BadDeviceToken", true), (400, "DeviceTokenNotForTopic", true),
+        for (status, reason, reported) in [(410, "Unregistered", true), (400, "BadDeviceToken", true),
+                                           (400, "DeviceTokenNotForTopic", true),
                                            (400, "BadPriority", false), (413, "PayloadTooLarge", false)] {
-            guard case .failed(_, _, let invalid, _) = APNsResult.classify(status: status, reason: DeliveryReason(rawValue: reason), timestampMS: 1) else {
+            guard case .failed(_, _, let invalid, _) = APNsResult.classify(status: status, reason: DeliveryReason(rawValue: reason),
+                                                                           timestampMS: 1) else {
                 Issue.record("\(status) \(reason) is not a failure")
                 continue
             }
@@ -30,14 +34,16 @@ struct APNsUnitTests {
     }
 
     @Test func theErrorBodyGivesReasonAndTimestampAndNothingElse() {
-        #expect(APNsClient.parseError(Array(#"{"reason":"Unregistered","timestamp":1764400000123}"#.utf8)) == ("Unregistered", 1_764_400_000_123))
+        #expect(APNsClient.parseError(Array(#"{"reason":"Unregistered","timestamp":1764400000123}"#.utf8)) == ("Unregistered",
+            1_764_400_000_123))
         #expect(APNsClient.parseError(Array("<html>".utf8)) == ("Unknown", nil))
         #expect(APNsClient.parseError(Array(#"{"reason":"<script>"}"#.utf8)).0 == "Unknown")
     }
 
     @Test func theProviderTokenIsAnES256JWTThatVerifiesUnderTheKey() throws {
         let key = try P256.Signing.PrivateKey()
-        let token = try APNsProviderToken(keyPEM: key.pemRepresentation, keyID: "ABCDE12345", teamID: "TEAM123456", refreshAfter: 2400, clock: { 1_764_400_000 })
+        let token = try APNsProviderToken(keyPEM: key.pemRepresentation, keyID: "ABCDE12345", teamID: "TEAM123456", refreshAfter: 2400,
+                                          clock: { 1_764_400_000 })
         let parts = try token.token().value.split(separator: ".").map(String.init)
         #expect(parts.count == 3)
         #expect(Base64URL.decode(parts[0]) == Array(#"{"alg":"ES256","kid":"ABCDE12345"}"#.utf8))
@@ -52,7 +58,8 @@ struct APNsUnitTests {
     @Test func theProviderTokenIsReusedUntilItsRefreshAge() throws {
         let now = Mutex<Int64>(1_764_400_000)
         let made = Mutex(0)
-        let token = try APNsProviderToken(keyPEM: try P256.Signing.PrivateKey().pemRepresentation, keyID: "ABCDE12345", teamID: "TEAM123456",
+        let token = try APNsProviderToken(keyPEM: try P256.Signing.PrivateKey().pemRepresentation, keyID: "ABCDE12345",
+                                          teamID: "TEAM123456",
                                           refreshAfter: 2400, clock: { now.withLock { $0 } }, onRefresh: { made.withLock { $0 += 1 } })
         let first = try token.token()
         now.withLock { $0 += 2399 }
@@ -65,7 +72,8 @@ struct APNsUnitTests {
     }
 
     @Test func concurrentRefusalsOfOneTokenRenewItOnce() throws {
-        let token = try APNsProviderToken(keyPEM: try P256.Signing.PrivateKey().pemRepresentation, keyID: "ABCDE12345", teamID: "TEAM123456",
+        let token = try APNsProviderToken(keyPEM: try P256.Signing.PrivateKey().pemRepresentation, keyID: "ABCDE12345",
+                                          teamID: "TEAM123456",
                                           refreshAfter: 2400, clock: { 1_764_400_000 })
         let refused = try token.token()
         let a = try token.renew(replacing: refused)
@@ -88,7 +96,8 @@ struct APNsUnitTests {
 
     @Test func aKeyThatIsNotPKCS8P256IsRefused() {
         #expect(throws: (any Error).self) {
-            try APNsProviderToken(keyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", keyID: "ABCDE12345", teamID: "TEAM123456",
+            try APNsProviderToken(keyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", keyID: "ABCDE12345",
+                                  teamID: "TEAM123456",
                                   refreshAfter: 2400, clock: { 0 })
         }
     }

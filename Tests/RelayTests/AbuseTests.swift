@@ -18,7 +18,8 @@ struct AbuseTests {
     static func block(_ outpostID: String, at stack: RelayStack) async throws {
         let blocked = try await stack.client.execute(.init(
             method: .put, url: stack.accounts.url + "/operator/v1/outposts/\(outpostID)/block",
-            headers: ["Authorization": "Bearer \(AccountsInstance.operatorToken)", "Content-Type": "application/json"], body: Array(#"{"reason":"abuse"}"#.utf8)))
+            headers: ["Authorization": "Bearer \(AccountsInstance.operatorToken)", "Content-Type": "application/json"],
+            body: Array(#"{"reason":"abuse"}"#.utf8)))
         #expect(blocked.status == .noContent)
     }
 
@@ -41,7 +42,8 @@ struct AbuseTests {
 
     @Test func theRateLimitHoldsAcrossTwoInstancesOnOneDatabase() async throws {
         let p = try await Paired.start { $0.rateLimit = 1; $0.rateBurst = 3 }
-        var second = RelayInstance.configuration(databaseURL: p.stack.relayDatabaseURL, accounts: p.stack.accounts, simulator: p.stack.simulator,
+        var second = RelayInstance.configuration(databaseURL: p.stack.relayDatabaseURL, accounts: p.stack.accounts,
+                                                 simulator: p.stack.simulator,
                                                  instanceName: "relay-b")
         second.rateLimit = 1
         second.rateBurst = 3
@@ -68,7 +70,8 @@ struct AbuseTests {
     @Test func aBlockedOutpostsQueuedDeliveriesStop() async throws {
         let p = try await Paired.start { $0.accounts.cacheTTL = .zero }
         // APNs answers 503 for now: the delivery waits in the queue for its retry.
-        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: nil, latencyMS: nil)
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: nil,
+                                                 latencyMS: nil)
         let envelope = try p.envelope()
         #expect(try await p.stack.submit(envelope).status == .accepted)
         _ = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 30)
@@ -106,12 +109,14 @@ struct AbuseTests {
         let stranger = try P256.Signing.PrivateKey()
         for _ in 0..<5 {
             let (registration, _) = try outpost.pairingOffer()
-            expectProblem(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: stranger), .unauthorized, "wrong_key")
+            expectProblem(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: stranger), .unauthorized,
+                          "wrong_key")
         }
         // A replay of a signed registration is refused by its nonce and spends nothing either.
         let (registration, _) = try outpost.pairingOffer()
         let signedAt = Int64(Date().timeIntervalSince1970)
-        #expect(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity, signedAt: signedAt).status == .created)
+        #expect(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity,
+                                     signedAt: signedAt).status == .created)
         let (second, _) = try outpost.pairingOffer()
         #expect(try await stack.send(.post, "/v1/pairings", body: second.jsonBytes, signer: outpost.identity).status == .created)
     }

@@ -16,7 +16,9 @@ struct AdminListenerTests {
             Issue.record("a non-loopback admin address without TLS was accepted")
         } catch let error as ConfigurationError {
             #expect(error.key == "MAILWAKE_RELAY_ADMIN_LISTEN")
-            #expect(error.description == #"configuration: MAILWAKE_RELAY_ADMIN_LISTEN="0.0.0.0:9444" (environment): is not a loopback address, so the admin listener serves HTTPS, but MAILWAKE_RELAY_TLS_CERT and MAILWAKE_RELAY_TLS_KEY are not set (set them, or listen on 127.0.0.1 or [::1] for plain HTTP)"#)
+            #expect(error.description == #"configuration: MAILWAKE_RELAY_ADMIN_LISTEN="0.0.0.0:9444" (environment): is not a loopback "# +
+                                         #"address, so the admin listener serves HTTPS, but MAILWAKE_RELAY_TLS_CERT and "# +
+                                         #"MAILWAKE_RELAY_TLS_KEY are not set (set them, or listen on 127.0.0.1 or [::1] for plain HTTP)"#)
         }
         #expect(try CacheAndConfigurationTests.load(["MAILWAKE_RELAY_ADMIN_LISTEN": "127.0.0.2:9444"]).adminListen.host == "127.0.0.2")
     }

@@ -39,19 +39,23 @@ struct AdminOpenAPITests {
             let method = HTTPMethod(rawValue: parts[0])
             let path = parts[1].replacingOccurrences(of: #"\{[^}]+\}"#, with: "unknown", options: .regularExpression)
             let anonymous = try await stack.send(method, path, to: base)
-            #expect(operation.statuses.contains(anonymous.status.code), "\(route) answered \(anonymous.status) without a token, not documented")
+            #expect(operation.statuses.contains(anonymous.status.code),
+                    "\(route) answered \(anonymous.status) without a token, not documented")
             if operation.security.isEmpty {
                 #expect(anonymous.status.isSuccess, "\(route) is documented as open but answered \(anonymous.status)")
                 continue
             }
-            #expect(anonymous.status == .unauthorized, "\(route) is documented as guarded but answered \(anonymous.status) without a token")
-            let wrong = try await stack.send(method, path, to: base, headers: ["Authorization": "Bearer not-the-operator-token-0123456789"])
+            #expect(anonymous.status == .unauthorized,
+                    "\(route) is documented as guarded but answered \(anonymous.status) without a token")
+            let wrong = try await stack.send(method, path, to: base,
+                                             headers: ["Authorization": "Bearer not-the-operator-token-0123456789"])
             #expect(wrong.status == .unauthorized, "\(route) answered \(wrong.status) to a wrong token")
             for scheme in operation.security {
                 let header = try #require(credentials[scheme], "\(route): scheme \(scheme) is not one this test knows")
                 let admitted = try await stack.send(method, path, to: base, headers: ["Authorization": header])
                 #expect(admitted.status.isSuccess, "\(route) with \(scheme) answered \(admitted.status)")
-                #expect(operation.statuses.contains(admitted.status.code), "\(route) with \(scheme) answered \(admitted.status), not documented")
+                #expect(operation.statuses.contains(admitted.status.code),
+                        "\(route) with \(scheme) answered \(admitted.status), not documented")
             }
         }
     }

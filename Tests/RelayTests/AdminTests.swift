@@ -69,7 +69,8 @@ struct AdminTests {
     /// Scrapes `/metrics` until it holds `line`.
     static func waitForMetric(_ line: String, _ p: Paired, timeout: Duration = .seconds(20)) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !(try await p.stack.send(.get, "/metrics", to: p.stack.relay.adminURL).text).split(separator: "\n").contains(Substring(line)) {
+        while !(try await p.stack.send(.get, "/metrics",
+                                       to: p.stack.relay.adminURL).text).split(separator: "\n").contains(Substring(line)) {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("no metric line \(line)") }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -104,18 +105,23 @@ struct AdminTests {
         let (p, sent, failed) = try await Self.withTraffic()
         let admin = p.stack.relay.adminURL
         expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin), .unauthorized, "token-required")
-        expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin, headers: ["Authorization": "Bearer wrong"]), .unauthorized, "token-invalid")
+        expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin, headers: ["Authorization": "Bearer wrong"]),
+                      .unauthorized, "token-invalid")
         let auth: HTTPHeaders = ["Authorization": "Bearer \(RelayInstance.operatorToken)"]
-        let all = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin, headers: auth))["deliveries"] as? [[String: Any]] ?? []
+        let all = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin,
+                                                      headers: auth))["deliveries"] as? [[String: Any]] ?? []
         #expect(Set(all.compactMap { $0["event_id"] as? String }) == [sent, failed])
-        let onlyFailed = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?status=failed", to: admin, headers: auth))["deliveries"] as? [[String: Any]] ?? []
+        let onlyFailed = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?status=failed", to: admin,
+                                                             headers: auth))["deliveries"] as? [[String: Any]] ?? []
         #expect(onlyFailed.count == 1)
         #expect(onlyFailed.first?["apns_reason"] as? String == "Unregistered")
         #expect(onlyFailed.first?["payload"] == nil)
         let future = Int64(Date().timeIntervalSince1970) + 60
-        let none = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?since=\(future)", to: admin, headers: auth))["deliveries"] as? [[String: Any]]
+        let none = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?since=\(future)", to: admin,
+                                                       headers: auth))["deliveries"] as? [[String: Any]]
         #expect(none?.isEmpty == true)
-        expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries?status=lost", to: admin, headers: auth), .badRequest, "bad-status")
+        expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries?status=lost", to: admin, headers: auth), .badRequest,
+                      "bad-status")
     }
 
     @Test func theStatusPageShowsQueueThroughputAndFailuresWithoutSecrets() async throws {
@@ -148,19 +154,25 @@ struct AdminTests {
         defer { try? FileManager.default.removeItem(at: profile) }
         let url = "http://operator:\(RelayInstance.operatorToken)@127.0.0.1:\(port)/admin"
         let dom = try await runOffPool {
-            try ChildProcess.run("/usr/bin/timeout", ["120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            try ChildProcess.run("/usr/bin/timeout",
+                                 ["120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                  "--no-first-run",
                                            "--user-data-dir=\(profile.path)", "--dump-dom", url], directory: nil)
         }
         #expect(dom.contains("<h1>Mailwake relay</h1>"), "the browser rendered the status page")
         #expect(dom.contains(failed))
         _ = try await runOffPool {
-            try ChildProcess.run("/usr/bin/timeout", ["120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                                           "--user-data-dir=\(profile.path)", "--window-size=1280,900", "--screenshot=\(shot.path)", url], directory: nil)
+            try ChildProcess.run("/usr/bin/timeout",
+                                 ["120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                  "--no-first-run",
+                                           "--user-data-dir=\(profile.path)", "--window-size=1280,900", "--screenshot=\(shot.path)", url],
+                                           directory: nil)
         }
         let png = try Data(contentsOf: shot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG screenshot")
         let keep = ProcessInfo.processInfo.environment["MAILWAKE_SCREENSHOT_DIR"]
-        if let keep { try? FileManager.default.copyItem(at: shot, to: URL(fileURLWithPath: keep).appendingPathComponent("relay-admin.png")) }
+        if let keep { try? FileManager.default.copyItem(at: shot,
+                                                        to: URL(fileURLWithPath: keep).appendingPathComponent("relay-admin.png")) }
         try? FileManager.default.removeItem(at: shot)
     }
 }
@@ -173,7 +185,8 @@ struct RelayLogTests {
         _ = try await p.stack.submit(envelope)
         _ = try await DeliveryTests.finalStatus(p, envelope.context.eventID)
         _ = try await DeliveryTests.deliverOne(p, apnsAnswers: 410, "Unregistered")
-        _ = try await p.stack.send(.get, "/admin", to: p.stack.relay.adminURL, headers: ["Authorization": "Bearer \(RelayInstance.operatorToken)"])
+        _ = try await p.stack.send(.get, "/admin", to: p.stack.relay.adminURL,
+                                   headers: ["Authorization": "Bearer \(RelayInstance.operatorToken)"])
         await p.stack.relay.stop()
         let lines = p.stack.relay.logs.lines
         #expect(lines.contains { $0.contains(p.pairingID) }, "pairing ids are logged (they are not secret)")

@@ -74,7 +74,8 @@ struct CacheAndConfigurationTests {
     static let required = [
         "MAILWAKE_RELAY_PUBLIC_ORIGIN": "https://push.example.net", "MAILWAKE_RELAY_DATABASE_URL": "postgres://relay@127.0.0.1/relay",
         "MAILWAKE_RELAY_ALLOW_PLAIN_HTTP": "true", "MAILWAKE_RELAY_ACCOUNTS_URL": "https://accounts.example.net",
-        "MAILWAKE_RELAY_ACCOUNTS_TOKEN": "relay-service-token-for-tests", "MAILWAKE_RELAY_APNS_KEY_FILE": "/etc/hostname", "MAILWAKE_RELAY_APNS_KEY_ID": "ABCDE12345",
+        "MAILWAKE_RELAY_ACCOUNTS_TOKEN": "relay-service-token-for-tests", "MAILWAKE_RELAY_APNS_KEY_FILE": "/etc/hostname",
+        "MAILWAKE_RELAY_APNS_KEY_ID": "ABCDE12345",
         "MAILWAKE_RELAY_APNS_TEAM_ID": "TEAM123456", "MAILWAKE_RELAY_APNS_BUNDLE_ID": "net.mailwake.app",
     ]
 

@@ -25,7 +25,8 @@ struct CatchUpBenchmark {
             for worker in 0..<8 {
                 group.addTask {
                     for i in stride(from: worker, to: n, by: 8) {
-                        let e = try outpost.envelope(for: device, pairingID: pairing, content: SimulatedOutpost.sampleContent(subject: "Missed mail \(i)"))
+                        let e = try outpost.envelope(for: device, pairingID: pairing,
+                                                     content: SimulatedOutpost.sampleContent(subject: "Missed mail \(i)"))
                         let r = try await stack.submit(e)
                         guard r.status == .accepted else { throw TestHarnessError("submit answered \(r.status.code): \(r.text)") }
                     }
@@ -33,7 +34,8 @@ struct CatchUpBenchmark {
             }
             try await group.waitForAll()
         }
-        let opener = EnvelopeOpener(agreementKey: device.agreement, outpostKey: outpost.publicKey, audience: RelayInstance.origin, pairingID: pairing)
+        let opener = EnvelopeOpener(agreementKey: device.agreement, outpostKey: outpost.publicKey, audience: RelayInstance.origin,
+                                    pairingID: pairing)
         var fetchMS: [Double] = []
         var openMS: [Double] = []
         var responseBytes = 0
@@ -47,7 +49,8 @@ struct CatchUpBenchmark {
                 let r = try await stack.send(.get, path, signer: device.signing)
                 responseBytes += r.body.count
                 let object = stack.json(r)
-                let page = try (object["envelopes"] as? [Any] ?? []).map { try Envelope.decode(Array(try JSONSerialization.data(withJSONObject: $0))) }
+                let page = try (object["envelopes"] as? [Any]
+                    ?? []).map { try Envelope.decode(Array(try JSONSerialization.data(withJSONObject: $0))) }
                 envelopes += page
                 guard object["more"] as? Bool == true, let last = page.last else { break }
                 after = last.context.eventID
@@ -61,7 +64,13 @@ struct CatchUpBenchmark {
         let (bytes, rows, tableBytes) = try await stack.relay.app.database.query("""
             SELECT pg_total_relation_size('catchup_envelopes'), count(*), pg_relation_size('catchup_envelopes') FROM catchup_envelopes
             """).single().decode((Int64, Int64, Int64).self)
-        let envelopeBytes = try await stack.relay.app.database.query("SELECT avg(octet_length(envelope))::int8 FROM catchup_envelopes").single().decode(Int64.self, at: 0)
-        print(#"{"bench":"catch-up","envelopes":\#(rows),"fetch_ms_runs":\#(fetchMS.map { (($0 * 10).rounded() / 10) }),"open_ms_runs":\#(openMS.map { (($0 * 10).rounded() / 10) }),"response_bytes":\#(responseBytes),"envelope_bytes_avg":\#(envelopeBytes),"heap_bytes_per_envelope":\#(tableBytes / max(rows, 1)),"total_bytes_per_envelope":\#(bytes / max(rows, 1)),"pg_total_relation_size":\#(bytes)}"#)
+        let envelopeBytes = try await stack.relay.app.database.query("""
+                                                                     SELECT avg(octet_length(envelope))::int8 FROM \
+                                                                     catchup_envelopes
+                                                                     """).single().decode(Int64.self, at: 0)
+        print(#"{"bench":"catch-up","envelopes":\#(rows),"fetch_ms_runs":\#(fetchMS.map { (($0 * 10).rounded() / 10) }),"# +
+              #""open_ms_runs":\#(openMS.map { (($0 * 10).rounded() / 10) }),"response_bytes":\#(responseBytes),"# +
+              #""envelope_bytes_avg":\#(envelopeBytes),"heap_bytes_per_envelope":\#(tableBytes / max(rows, 1)),"# +
+              #""total_bytes_per_envelope":\#(bytes / max(rows, 1)),"pg_total_relation_size":\#(bytes)}"#)
     }
 }

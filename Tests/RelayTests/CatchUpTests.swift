@@ -21,25 +21,34 @@ struct CatchUpTests {
         try await runOffPool { try ChildProcess.run(Self.binary("mailwake-device"), arguments, directory: nil) }
     }
 
-    /// Registers a pairing for `outpost`, lets `mailwake-device` consent, confirms it; returns the pairing id and the device's agreement key.
-    static func pairSimulator(_ stack: RelayStack, _ outpost: SimulatedOutpost, dir: String) async throws -> (String, P256.KeyAgreement.PublicKey) {
+    /// Registers a pairing for `outpost`, lets `mailwake-device` consent, confirms it; returns the pairing id and the device's agreement
+    /// key.
+    static func pairSimulator(_ stack: RelayStack, _ outpost: SimulatedOutpost, dir: String) async throws -> (String,
+        P256.KeyAgreement.PublicKey) {
         let (registration, link) = try outpost.pairingOffer()
         #expect(try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity).status == .created)
         _ = try await device(["pair", link.link, "--dir", dir, "--relay-url", stack.relay.url])
         let fetched = try await stack.send(.get, "/v1/pairings/\(link.pairingID)/consent?wait=5", signer: outpost.identity)
-        let consent = try PairingConsent.decode(Array(try JSONSerialization.data(withJSONObject: try #require(stack.json(fetched)["consent"]))))
+        let consent =
+            try PairingConsent.decode(Array(try JSONSerialization.data(withJSONObject: try #require(stack.json(fetched)["consent"]))))
         #expect(try await stack.send(.post, "/v1/pairings/\(link.pairingID)/confirm", signer: outpost.identity).status == .ok)
         return (link.pairingID, try P256.KeyAgreement.PublicKey(x963Representation: consent.deviceAgreementKey))
     }
 
-    static func envelope(_ outpost: SimulatedOutpost, to key: P256.KeyAgreement.PublicKey, pairingID: String, subject: String) throws -> Envelope {
-        let context = EncryptionContext(aud: RelayInstance.origin, pairingID: pairingID, eventID: try EventID.generate(), kind: .notification,
+    static func envelope(_ outpost: SimulatedOutpost, to key: P256.KeyAgreement.PublicKey, pairingID: String,
+                         subject: String) throws -> Envelope {
+        let context = EncryptionContext(aud: RelayInstance.origin, pairingID: pairingID, eventID: try EventID.generate(),
+                                        kind: .notification,
                                         iat: UInt64(Date().timeIntervalSince1970))
-        return try EnvelopeSealer(identity: outpost.identity).seal(SimulatedOutpost.sampleContent(subject: subject).jsonBytes, to: key, context: context)
+        return try EnvelopeSealer(identity: outpost.identity).seal(SimulatedOutpost.sampleContent(subject: subject).jsonBytes, to: key,
+                                                                   context: context)
     }
 
     static func catchUpRows(_ stack: RelayStack, pairingID: String) async throws -> Int64 {
-        try await stack.relay.app.database.query("SELECT count(*) FROM catchup_envelopes WHERE pairing_id = \(pairingID)").single().decode(Int64.self, at: 0)
+        try await stack.relay.app.database.query("""
+                                                 SELECT count(*) FROM catchup_envelopes WHERE pairing_id = \
+                                                 \(pairingID)
+                                                 """).single().decode(Int64.self, at: 0)
     }
 
     @Test func twentyMailsWhileOfflineAreShownOnceEachAndAnEndedPairingDropsItsLog() async throws {
@@ -47,7 +56,8 @@ struct CatchUpTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-catchup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let created = try await Self.device(["init", "--dir", dir])
-        let token = try #require(created.split(separator: "\n").first { $0.hasPrefix("apns token:") }?.split(separator: " ").last.map(String.init))
+        let token =
+            try #require(created.split(separator: "\n").first { $0.hasPrefix("apns token:") }?.split(separator: " ").last.map(String.init))
         _ = try await Self.device(["register", "--dir", dir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
         let (outpostA, outpostB) = (try SimulatedOutpost(), try SimulatedOutpost())
         let (pairingA, keyA) = try await Self.pairSimulator(stack, outpostA, dir: dir)
@@ -58,7 +68,8 @@ struct CatchUpTests {
         // Pairing B's mails first, then A's 20: APNs keeps the last, one of A's.
         var sentA: [String] = []
         for i in 0..<5 {
-            #expect(try await stack.submit(try Self.envelope(outpostB, to: keyB, pairingID: pairingB, subject: "B \(i)")).status == .accepted)
+            #expect(try await stack.submit(try Self.envelope(outpostB, to: keyB, pairingID: pairingB,
+                                                             subject: "B \(i)")).status == .accepted)
         }
         for i in 0..<20 {
             let e = try Self.envelope(outpostA, to: keyA, pairingID: pairingA, subject: "A \(i)")
@@ -66,7 +77,8 @@ struct CatchUpTests {
             sentA.append(e.context.eventID)
         }
         let during = try await stack.simulator.waitForDeliveries(count: 25, timeout: 30, since: start)
-        #expect(during.allSatisfy { $0.status == 200 && $0.held == true }, "APNs accepted all 25 and delivered none while the device was offline")
+        #expect(during.allSatisfy { $0.status == 200 && $0.held == true },
+                "APNs accepted all 25 and delivered none while the device was offline")
         #expect(try await Self.catchUpRows(stack, pairingID: pairingA) == 20)
         #expect(try await Self.catchUpRows(stack, pairingID: pairingB) == 5)
 
@@ -91,7 +103,8 @@ struct CatchUpTests {
         #expect(shown.map { $0["event_id"] as? String ?? "" } == sentA, "every mail of A, in acceptance order")
         #expect(shown.allSatisfy { $0["pairing_id"] as? String == pairingA })
         let took = ContinuousClock.now - started
-        print(#"{"measure":"inbox-with-catch-up-20","ms":\#(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)}"#)
+        print(#"{"measure":"inbox-with-catch-up-20","# +
+              #""ms":\#(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)}"#)
         let again = try await Self.device(["inbox", "--dir", dir, "--apns", stack.simulator.url, "--ca-file", stack.simulator.caFile,
                                            "--relay-url", stack.relay.url])
         #expect(!again.contains("{"), "each mail is shown once: \(again)")
@@ -119,13 +132,15 @@ struct CatchUpTests {
         }
         let all = try await stack.send(.get, path, signer: device.signing)
         #expect(all.status == .ok)
-        let expected = Array(#"{"envelopes":["#.utf8) + sent.map(\.jsonBytes).joined(separator: Array(",".utf8)) + Array(#"],"more":false}"#.utf8)
+        let expected = Array(#"{"envelopes":["#.utf8) + sent.map(\.jsonBytes)
+            .joined(separator: Array(",".utf8)) + Array(#"],"more":false}"#.utf8)
         #expect(all.body == expected, "the envelopes exactly as submitted, in acceptance order")
         let first = try await stack.send(.get, path + "?limit=2", signer: device.signing)
         #expect(stack.json(first)["more"] as? Bool == true)
         #expect((stack.json(first)["envelopes"] as? [Any])?.count == 2)
         let rest = try await stack.send(.get, path + "?after=\(sent[1].context.eventID)&limit=100", signer: device.signing)
-        #expect((stack.json(rest)["envelopes"] as? [[String: Any]])?.map { $0["event_id"] as? String ?? "" } == sent[2...].map(\.context.eventID))
+        #expect((stack.json(rest)["envelopes"] as? [[String: Any]])?.map { $0["event_id"] as? String
+            ?? "" } == sent[2...].map(\.context.eventID))
         #expect(stack.json(rest)["more"] as? Bool == false)
         let otherLog = try await stack.send(.get, "/v1/devices/\(other.id)/envelopes", signer: other.signing)
         #expect(stack.json(otherLog)["envelopes"] as? [Any] != nil && (stack.json(otherLog)["envelopes"] as? [Any])?.isEmpty == true,
@@ -145,11 +160,14 @@ struct CatchUpTests {
         }
         let path = "/v1/devices/\(device.id)/envelopes"
         let read = { () async throws -> [String] in
-            (stack.json(try await stack.send(.get, path, signer: device.signing))["envelopes"] as? [[String: Any]])?.map { $0["event_id"] as? String ?? "" } ?? []
+            (stack.json(try await stack.send(.get, path,
+                                             signer: device.signing))["envelopes"] as? [[String: Any]])?.map { $0["event_id"] as? String
+                                                 ?? "" } ?? []
         }
         #expect(try await read() == Array(sent.suffix(3)), "the newest CATCHUP_LIMIT before pruning reaches them")
         let app = stack.relay.app
-        let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration, metrics: RelayMetrics(MetricsRegistry()),
+        let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration,
+                                           metrics: RelayMetrics(MetricsRegistry()),
                                            logger: .disabled, clockMS: WallClock.milliseconds)
         #expect(try await maintenance.pruneCatchUp(nowMS: WallClock.milliseconds()) == 2)
         #expect(try await Self.catchUpRows(stack, pairingID: pairing) == 3)

@@ -70,7 +70,8 @@ struct DeliveryTests {
         var recorded: [(String, String)] = []
         while recorded.isEmpty, ContinuousClock.now < deadline {
             recorded = try await p.stack.accounts.app.database.query(
-                "SELECT event_id, status FROM delivery_diagnostics WHERE device_id = \(p.device.id)").map { try $0.decode((String, String).self) }
+                "SELECT event_id, status FROM delivery_diagnostics WHERE device_id = \(p.device.id)").map { try $0.decode((String,
+                    String).self) }
             if recorded.isEmpty { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(recorded.count == 1)
@@ -81,14 +82,16 @@ struct DeliveryTests {
     @Test func aLiveActivityStartGoesToThePushToStartTokenAndAnUpdateToTheActivityToken() async throws {
         let p = try await Paired.start()
         let now = UInt64(Date().timeIntervalSince1970)
-        let start = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(), kind: .liveActivity,
+        let start = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(),
+                                           kind: .liveActivity,
                                            activity: ActivityInfo(id: "code-1", event: .start, timestamp: now, staleDate: now + 600))
         #expect(try await p.stack.submit(start).status == .accepted)
         let first = try #require(try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 10).first)
         #expect(first.deviceToken == p.device.pushToStartToken)
         #expect(first.pushType == "liveactivity")
         #expect(first.topic == RelayInstance.bundleID + ".push-type.liveactivity")
-        let aps = try #require((try JSONSerialization.jsonObject(with: Data(first.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any])
+        let aps =
+            try #require((try JSONSerialization.jsonObject(with: Data(first.payload.utf8)) as? [String: Any])?["aps"] as? [String: Any])
         #expect(aps["event"] as? String == "start")
         #expect(aps["attributes-type"] as? String == "MailwakeCodeAttributes")
         #expect(aps["stale-date"] as? Int == Int(now + 600))
@@ -96,7 +99,8 @@ struct DeliveryTests {
 
         let activityToken = Hex.encode(try SecureRandom.bytes(32))
         try await p.device.registerActivityToken(at: p.stack.accounts, client: p.stack.client, activityID: "code-1", token: activityToken)
-        let end = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(), kind: .liveActivity,
+        let end = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent(),
+                                         kind: .liveActivity,
                                          activity: ActivityInfo(id: "code-1", event: .end, timestamp: now + 1, dismissalDate: now + 60))
         #expect(try await p.stack.submit(end).status == .accepted)
         let second = try #require(try await p.stack.simulator.waitForDeliveries(count: 2, timeout: 10).last)
@@ -116,7 +120,10 @@ struct DeliveryTests {
         let deadline = ContinuousClock.now + .seconds(10)
         var token: String? = p.device.apnsToken
         while token != nil, ContinuousClock.now < deadline {
-            let row = try await p.stack.accounts.app.database.query("SELECT apns_token FROM devices WHERE device_id = \(p.device.id)").single()
+            let row = try await p.stack.accounts.app.database.query("""
+                                                                    SELECT apns_token FROM devices WHERE device_id = \
+                                                                    \(p.device.id)
+                                                                    """).single()
             token = try row.decode(String.self, at: 0).isEmpty ? nil : "still set"
             if token != nil { try await Task.sleep(for: .milliseconds(100)) }
         }
@@ -146,7 +153,11 @@ struct DeliveryTests {
         let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
         defer { Task { await database.close() } }
         func payloadBytes(_ eventID: String) async throws -> (status: String, bytes: Int) {
-            let (status, bytes) = try await database.query("SELECT status, octet_length(payload) FROM deliveries WHERE event_id = \(eventID)").single()
+            let (status,
+                 bytes) = try await database.query("""
+                                                   SELECT status, octet_length(payload) FROM deliveries WHERE event_id = \
+                                                   \(eventID)
+                                                   """).single()
                 .decode((String, Int32).self)
             return (status, Int(bytes))
         }
@@ -199,7 +210,8 @@ struct DeliveryTests {
     @Test func aDeliveryThatKeepsFailingExpiresAtItsDeadline() async throws {
         let clock = MovableClock()
         let p = try await Paired.start(clock: clock) { $0.maxEnvelopeAge = 60 }
-        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: nil, latencyMS: nil)
+        try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: 503, reason: "ServiceUnavailable", times: nil,
+                                                 latencyMS: nil)
         let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
         #expect(try await p.stack.submit(envelope).status == .accepted)
         let first = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 30)
@@ -230,9 +242,11 @@ struct DeliveryTests {
     @Test func aLowStreamLimitAtAPNsStillDeliversEverything() async throws {
         let p = try await Paired.start()
         try await p.stack.simulator.configure(latencyMS: 20, rates: nil, goawayAfter: nil, maxConcurrentStreams: 4)
-        let envelopes = try (0..<150).map { _ in try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent()) }
+        let envelopes = try (0..<150).map { _ in try p.outpost.envelope(for: p.device, pairingID: p.pairingID,
+                                                                        content: SimulatedOutpost.sampleContent()) }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for envelope in envelopes { group.addTask { let status = try await p.stack.submit(envelope).status; #expect(status == .accepted) } }
+            for envelope in envelopes { group.addTask { let status = try await p.stack.submit(envelope)
+                .status; #expect(status == .accepted) } }
             try await group.waitForAll()
         }
         for envelope in envelopes {
@@ -244,7 +258,8 @@ struct DeliveryTests {
         let p = try await Paired.start()
         let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
         _ = try await p.stack.submit(envelope)
-        expectProblem(try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(envelope.context.eventID)", signer: try P256.Signing.PrivateKey()),
+        expectProblem(try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(envelope.context.eventID)",
+                                             signer: try P256.Signing.PrivateKey()),
                       .unauthorized, "wrong_key")
         expectProblem(try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(try EventID.generate())", signer: p.outpost.identity),
                       .notFound, "envelope-not-found")

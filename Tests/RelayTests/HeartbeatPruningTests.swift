@@ -15,7 +15,10 @@ struct HeartbeatPruningTests {
 
     /// The outpost ids that have a heartbeat row, sorted.
     static func rows(_ stack: RelayStack) async throws -> [String] {
-        try await stack.relay.app.database.query("SELECT outpost_id FROM outpost_heartbeats ORDER BY outpost_id").map { try $0.decode(String.self, at: 0) }
+        try await stack.relay.app.database.query("""
+                                                 SELECT outpost_id FROM outpost_heartbeats ORDER BY \
+                                                 outpost_id
+                                                 """).map { try $0.decode(String.self, at: 0) }
     }
 
     @Test func anOutpostWhosePairingsAllEndedLosesItsRowAndIsNeverAlertedSilent() async throws {
@@ -35,7 +38,8 @@ struct HeartbeatPruningTests {
             INSERT INTO outpost_heartbeats (outpost_id, last_seen_ms, mailboxes, failing, state)
             SELECT 'gone-' || lpad(g::text, 5, '0'), 1, 1, 0, 'alive' FROM generate_series(1, 5100) g
             """)
-        let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration, metrics: RelayMetrics(MetricsRegistry()),
+        let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration,
+                                           metrics: RelayMetrics(MetricsRegistry()),
                                            logger: .disabled, clockMS: WallClock.milliseconds)
         try await maintenance.prune()
         #expect(try await Self.rows(p.stack) == [kept.id], "only the outpost with an active pairing keeps its row")

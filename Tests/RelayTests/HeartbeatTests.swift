@@ -16,7 +16,8 @@ struct HeartbeatTests {
     /// Posts a heartbeat signed by `outpost` (to another instance when `base` is given).
     static func beat(_ stack: RelayStack, _ outpost: SimulatedOutpost, mailboxes: Int = 2, failing: Int = 0, to base: String? = nil,
                      signer: P256.Signing.PrivateKey? = nil) async throws -> HTTPClient.Response {
-        try await stack.send(.post, "/v1/outposts/\(outpost.id)/heartbeat", body: Array(#"{"mailboxes":\#(mailboxes),"failing":\#(failing)}"#.utf8),
+        try await stack.send(.post, "/v1/outposts/\(outpost.id)/heartbeat",
+                             body: Array(#"{"mailboxes":\#(mailboxes),"failing":\#(failing)}"#.utf8),
                              signer: signer ?? outpost.identity, to: base)
     }
 
@@ -26,19 +27,23 @@ struct HeartbeatTests {
     }
 
     /// Waits until the simulator holds `count` alerts of `type` and returns them (every delivery is read, so more than `count` shows).
-    static func waitForAlerts(_ stack: RelayStack, _ type: String, count: Int, timeout: Double = 30) async throws -> [APNsSimulatorProcess.Delivery] {
+    static func waitForAlerts(_ stack: RelayStack, _ type: String, count: Int,
+                              timeout: Double = 30) async throws -> [APNsSimulatorProcess.Delivery] {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             let found = try await stack.simulator.deliveries().filter { system($0)?["type"] as? String == type }
             if found.count >= count { return found }
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(found.count) of \(count) \(type) alerts within \(timeout) s") }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(found.count) of \(count) \(type) alerts within " +
+                                                                               "\(timeout) s") }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
     /// A second relay instance on the same database (both run the silence watch).
-    static func secondInstance(_ stack: RelayStack, clock: MovableClock? = nil, adjust: (inout RelayConfiguration) -> Void) async throws -> RelayInstance {
-        var configuration = RelayInstance.configuration(databaseURL: stack.relayDatabaseURL, accounts: stack.accounts, simulator: stack.simulator,
+    static func secondInstance(_ stack: RelayStack, clock: MovableClock? = nil,
+                               adjust: (inout RelayConfiguration) -> Void) async throws -> RelayInstance {
+        var configuration = RelayInstance.configuration(databaseURL: stack.relayDatabaseURL, accounts: stack.accounts,
+                                                        simulator: stack.simulator,
                                                         instanceName: "relay-b")
         adjust(&configuration)
         let b = try await RelayInstance.start(configuration, clockMS: clock?.closure)
@@ -94,7 +99,8 @@ struct HeartbeatTests {
         #expect(failing.compactMap { Self.system($0)?["failing"] as? Int }.sorted() == [1, 1, 3, 3])
         #expect(!failing.contains { $0.payload.contains("personal") || $0.payload.contains("INBOX") })
         #expect(try await Self.waitForAlerts(p.stack, "outpost-back", count: 2).count == 2)
-        let rows = try await p.stack.relay.app.database.query("SELECT count(*) FROM deliveries WHERE kind = 'system'").single().decode(Int64.self, at: 0)
+        let rows = try await p.stack.relay.app.database.query("SELECT count(*) FROM deliveries WHERE kind = 'system'")
+            .single().decode(Int64.self, at: 0)
         #expect(rows == 8)
     }
 
@@ -126,7 +132,8 @@ struct HeartbeatTests {
         expectProblem(try await Self.beat(p.stack, p.outpost, signer: other.identity), .unauthorized, "wrong_key")
         expectProblem(try await Self.beat(p.stack, other), .notFound, "outpost-not-paired")
         expectProblem(try await Self.beat(p.stack, p.outpost, mailboxes: -1), .badRequest, "invalid-heartbeat")
-        expectProblem(try await p.stack.send(.post, path, body: Array(#"{"mailboxes":1,"failing":0,"names":["INBOX"]}"#.utf8), signer: p.outpost.identity),
+        expectProblem(try await p.stack.send(.post, path, body: Array(#"{"mailboxes":1,"failing":0,"names":["INBOX"]}"#.utf8),
+                                             signer: p.outpost.identity),
                       .badRequest, "malformed")
         #expect(try await Self.beat(p.stack, p.outpost).status == .noContent)
         let row = try await p.stack.relay.app.database.query("""

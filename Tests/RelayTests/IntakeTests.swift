@@ -26,8 +26,10 @@ struct IntakeTests {
             return Paired(stack: stack, outpost: outpost, device: device, pairingID: try await stack.pair(outpost, device))
         }
 
-        func envelope(eventID: String? = nil, subject: String = "Your sign-in code", iat: Int64? = nil, audience: String = RelayInstance.origin) throws -> Envelope {
-            try outpost.envelope(for: device, pairingID: pairingID, content: SimulatedOutpost.sampleContent(subject: subject), eventID: eventID,
+        func envelope(eventID: String? = nil, subject: String = "Your sign-in code", iat: Int64? = nil,
+                      audience: String = RelayInstance.origin) throws -> Envelope {
+            try outpost.envelope(for: device, pairingID: pairingID, content: SimulatedOutpost.sampleContent(subject: subject),
+                                 eventID: eventID,
                                  iat: iat, audience: audience)
         }
 
@@ -55,10 +57,14 @@ struct IntakeTests {
         let p = try await Paired.start()
         expectProblem(try await p.submit(raw: Array("{not json".utf8)), .badRequest, "malformed")
         let good = String(decoding: try p.envelope().jsonBytes, as: UTF8.self)
-        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":1,"v":1,"#).utf8)), .badRequest, "malformed")
-        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":1,"extra":true,"#).utf8)), .badRequest, "malformed")
-        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":2,"#).utf8)), .badRequest, "malformed")
-        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: "P256-HKDF-SHA256-A256GCM", with: "P256-HKDF-SHA256-A128GCM").utf8)),
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":1,"v":1,"#).utf8)), .badRequest,
+                      "malformed")
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":1,"extra":true,"#).utf8)),
+                      .badRequest, "malformed")
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: #""v":1,"#, with: #""v":2,"#).utf8)), .badRequest,
+                      "malformed")
+        expectProblem(try await p.submit(raw: Array(good.replacingOccurrences(of: "P256-HKDF-SHA256-A256GCM",
+                                                                              with: "P256-HKDF-SHA256-A128GCM").utf8)),
                       .badRequest, "malformed")
     }
 
@@ -115,7 +121,8 @@ struct IntakeTests {
         let p = try await Paired.start { $0.accounts.cacheTTL = .zero }
         let blocked = try await p.stack.client.execute(.init(
             method: .put, url: p.stack.accounts.url + "/operator/v1/devices/\(p.device.id)/block",
-            headers: ["Authorization": "Bearer \(AccountsInstance.operatorToken)", "Content-Type": "application/json"], body: Array(#"{"reason":"fraud"}"#.utf8)))
+            headers: ["Authorization": "Bearer \(AccountsInstance.operatorToken)", "Content-Type": "application/json"],
+            body: Array(#"{"reason":"fraud"}"#.utf8)))
         #expect(blocked.status == .noContent)
         expectProblem(try await p.stack.submit(try p.envelope()), .forbidden, "device-not-authorized")
     }

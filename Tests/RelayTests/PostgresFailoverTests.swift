@@ -18,7 +18,8 @@ struct PostgresFailoverTests {
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let pairingID = try await stack.pair(outpost, device)
-        let envelopes = try (0..<600).map { _ in try outpost.envelope(for: device, pairingID: pairingID, content: SimulatedOutpost.sampleContent()) }
+        let envelopes = try (0..<600).map { _ in try outpost.envelope(for: device, pairingID: pairingID,
+                                                                      content: SimulatedOutpost.sampleContent()) }
         let load = try EnvelopeLoad(url: stack.relay.url)
         let running = Task { await load.run(envelopes, concurrency: 6, deadline: ContinuousClock.now + .seconds(240)) }
         while load.acknowledgedEvents.count < 150 { try await Task.sleep(for: .milliseconds(10)) }
@@ -29,7 +30,8 @@ struct PostgresFailoverTests {
         // No primary: intake answers errors, which the outposts send again.
         let refusalsDeadline = ContinuousClock.now + .seconds(60)
         while load.answers.filter({ $0.sentAt > killedAt && !$0.isAcknowledged }).count < 12 {
-            guard ContinuousClock.now < refusalsDeadline else { throw TestHarnessError("the relay answered nothing after the primary died") }
+            guard ContinuousClock.now < refusalsDeadline else { throw TestHarnessError("the relay answered nothing after the " +
+                                                                                       "primary died") }
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(try await pair.standbyIsInRecovery(), "the standby is still a standby when promotion starts")
@@ -48,7 +50,8 @@ struct PostgresFailoverTests {
         #expect(lost.isEmpty, "\(lost.count) envelopes answered 202 never reached APNs")
         // What the device opens, deduplicated by event id as the App does.
         var opened: [String: Int] = [:]
-        for delivery in try await stack.simulator.deliveries(since: 0) where delivery.status == 200 && delivery.deviceToken == device.apnsToken {
+        for delivery in try await stack.simulator.deliveries(since: 0) where delivery.status == 200
+            && delivery.deviceToken == device.apnsToken {
             _ = try device.open(payload: delivery.payload, outpostKey: outpost.publicKey, pairingID: pairingID)
             opened[try SimulatedDevice.envelope(inPayload: delivery.payload).context.eventID, default: 0] += 1
         }
@@ -63,8 +66,10 @@ struct PostgresFailoverTests {
         let statuses = Dictionary(grouping: refused, by: { $0.status.map(String.init) ?? "no-answer" }).mapValues(\.count)
         print("postgres-failover: \(envelopes.count) envelopes, \(acknowledged.count) answered 202, \(lost.count) lost, "
               + "\(sent.values.filter { $0 > 1 }.count) pushed more than once at APNs, \(opened.count) distinct at the device, "
-              + "\(refused.count) refused answers \(statuses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")), "
-              + "kill to first 202: \(Self.ms(firstAfterKill.map { $0 - killedAt })) (promotion started \(Self.ms(promotingAt - killedAt)) after the kill), promotion took \(Self.ms(promotedAt - promotingAt)), "
+              + "\(refused.count) refused answers " +
+                "\(statuses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")), "
+              + "kill to first 202: \(Self.ms(firstAfterKill.map { $0 - killedAt })) (promotion started " +
+                "\(Self.ms(promotingAt - killedAt)) after the kill), promotion took \(Self.ms(promotedAt - promotingAt)), "
               + "first 202 sent after promotion answered \(Self.ms(firstAfterPromotion.map { $0 - promotedAt })) after it")
     }
 

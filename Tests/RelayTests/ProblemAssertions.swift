@@ -4,7 +4,8 @@ import MailwakeHTTPTypes
 import Testing
 
 /// Checks that a response is an RFC 9457 problem with `status` and `code`.
-func expectProblem(_ response: HTTPClient.Response, _ status: HTTPStatus, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectProblem(_ response: HTTPClient.Response, _ status: HTTPStatus, _ code: String,
+                   sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(response.status == status, "status \(response.status.code), body \(response.text)", sourceLocation: sourceLocation)
     #expect(response.headers["Content-Type"] == "application/problem+json", sourceLocation: sourceLocation)
     let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]

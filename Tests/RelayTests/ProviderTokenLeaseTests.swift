@@ -28,7 +28,8 @@ struct ProviderTokenLeaseTests {
 
     static let signingKey = try! P256.Signing.PrivateKey()
 
-    static func store(_ database: PostgresClient, _ instance: String, key: P256.Signing.PrivateKey = signingKey) throws -> ProviderTokenStore {
+    static func store(_ database: PostgresClient, _ instance: String,
+                      key: P256.Signing.PrivateKey = signingKey) throws -> ProviderTokenStore {
         try ProviderTokenStore(database: database, teamID: teamID, keyID: keyID, instance: instance, leaseSeconds: 30, signingKey: key)
     }
 
@@ -48,9 +49,11 @@ struct ProviderTokenLeaseTests {
 
         init(_ database: PostgresClient, name: String, key: P256.Signing.PrivateKey, clock: @escaping @Sendable () -> Int64) throws {
             let signed = self.signed
-            let local = try APNsProviderToken(keyPEM: key.pemRepresentation, keyID: ProviderTokenLeaseTests.keyID, teamID: ProviderTokenLeaseTests.teamID,
+            let local = try APNsProviderToken(keyPEM: key.pemRepresentation, keyID: ProviderTokenLeaseTests.keyID,
+                                              teamID: ProviderTokenLeaseTests.teamID,
                                               refreshAfter: 1500, clock: clock, onRefresh: { signed.add(1) })
-            shared = SharedProviderToken(local: local, store: try ProviderTokenLeaseTests.store(database, name, key: key), syncInterval: .seconds(30),
+            shared = SharedProviderToken(local: local, store: try ProviderTokenLeaseTests.store(database, name, key: key),
+                                         syncInterval: .seconds(30),
                                          logger: .disabled, metrics: metrics)
         }
 
@@ -161,7 +164,10 @@ struct ProviderTokenLeaseTests {
 
     @Test func withoutPostgreSQLAnInstanceSignsItsOwnOnlyWhenItsCopyIsMissingOrExpiring() async throws {
         let port = try PortAllocator.freePort()
-        let database = PostgresClient(configuration: try .init(url: "postgresql://nobody:nothing@127.0.0.1:\(port)/relay?connect_timeout=2"),
+        let database = PostgresClient(configuration: try .init(url: """
+                                                                    postgresql://nobody:nothing@127.0.0.1:\(port)/relay?connect_ti\
+                                                                    meout=2
+                                                                    """),
                                       logger: .disabled)
         let key = try P256.Signing.PrivateKey()
         let now = Shared(1_764_400_000)

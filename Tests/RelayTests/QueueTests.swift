@@ -27,16 +27,19 @@ struct QueueTests {
 
     @Test func twoInstancesOnOneDatabaseDeliverEachEnvelopeOnce() async throws {
         let p = try await Paired.start()
-        var second = RelayInstance.configuration(databaseURL: p.stack.relayDatabaseURL, accounts: p.stack.accounts, simulator: p.stack.simulator,
+        var second = RelayInstance.configuration(databaseURL: p.stack.relayDatabaseURL, accounts: p.stack.accounts,
+                                                 simulator: p.stack.simulator,
                                                  instanceName: "relay-b")
         second.rateLimit = 100_000
         let other = try await RelayInstance.start(second)
         AwaitedCleanup.register { await other.stop() }
-        let envelopes = try (0..<400).map { _ in try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent()) }
+        let envelopes = try (0..<400).map { _ in try p.outpost.envelope(for: p.device, pairingID: p.pairingID,
+                                                                        content: SimulatedOutpost.sampleContent()) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (i, envelope) in envelopes.enumerated() {
                 let base = i % 2 == 0 ? p.stack.relay.url : other.url
-                group.addTask { let status = try await p.stack.send(.post, "/v1/envelopes", body: envelope.jsonBytes, to: base).status; #expect(status == .accepted) }
+                group.addTask { let status = try await p.stack.send(.post, "/v1/envelopes", body: envelope.jsonBytes,
+                                                                    to: base).status; #expect(status == .accepted) }
                 if i % 16 == 15 { try await group.waitForAll() }
             }
             try await group.waitForAll()
@@ -58,10 +61,13 @@ struct QueueTests {
         let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
         // What a crashed instance leaves behind: a claimed row whose lease just ran out.
         try await database.execute("""
-            INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, payload, envelope_hash, iat, deadline_at, status, attempts,
+            INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, payload, envelope_hash, iat, deadline_at, status,
+                attempts,
                                     next_attempt_ms, accepted_ms, updated_ms, claimed_by)
-            VALUES (\(p.pairingID), \(envelope.context.eventID), \(p.outpost.id), \(p.device.id), 'notification', \(APNsPayload.build(for: envelope)),
-                    \(SHA256.hash(envelope.jsonBytes).bytes), \(Int64(envelope.context.iat)), \(Int64(envelope.context.iat) + 86400), 'sending', 1,
+            VALUES (\(p.pairingID), \(envelope.context.eventID), \(p.outpost.id), \(p.device.id), 'notification',
+                \(APNsPayload.build(for: envelope)),
+                    \(SHA256.hash(envelope.jsonBytes).bytes), \(Int64(envelope.context.iat)), \(Int64(envelope.context.iat) + 86400),
+                        'sending', 1,
                     \(nowMS - 1), \(nowMS - 60_000), \(nowMS - 60_000), 'crashed-instance')
             """)
         await database.close()
@@ -77,7 +83,8 @@ struct QueueTests {
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let pairingID = try await stack.pair(outpost, device)
-        let envelopes = try (0..<600).map { _ in try outpost.envelope(for: device, pairingID: pairingID, content: SimulatedOutpost.sampleContent()) }
+        let envelopes = try (0..<600).map { _ in try outpost.envelope(for: device, pairingID: pairingID,
+                                                                      content: SimulatedOutpost.sampleContent()) }
         let load = try EnvelopeLoad(url: stack.relay.url)
         let deadline = ContinuousClock.now + .seconds(90)
         let running = Task { await load.run(envelopes, concurrency: 6, deadline: deadline) }
@@ -87,7 +94,8 @@ struct QueueTests {
         let acknowledged = load.acknowledgedEvents
         #expect(acknowledged.count == envelopes.count, "every envelope is acknowledged once the database is back")
         let counts = try await Self.waitUntilSent(stack.simulator, acknowledged, timeout: 60)
-        #expect(acknowledged.subtracting(counts.keys).isEmpty, "\(acknowledged.subtracting(counts.keys).count) acknowledged envelopes never reached APNs")
+        #expect(acknowledged.subtracting(counts.keys).isEmpty,
+                "\(acknowledged.subtracting(counts.keys).count) acknowledged envelopes never reached APNs")
     }
 
     @Test func nothingAcknowledgedIsLostWhenTheRelayIsKilledMidLoad() async throws {
@@ -96,18 +104,21 @@ struct QueueTests {
         let device = try await stack.registeredDevice()
         let pairingID = try await stack.pair(outpost, device)
         let (port, adminPort) = (try PortAllocator.freePort(), try PortAllocator.freePort())
-        let config = try RelayProcess.writeConfiguration(databaseURL: stack.relayDatabaseURL, accounts: stack.accounts, simulator: stack.simulator,
+        let config = try RelayProcess.writeConfiguration(databaseURL: stack.relayDatabaseURL, accounts: stack.accounts,
+                                                         simulator: stack.simulator,
                                                          port: port, adminPort: adminPort)
         // The in-process relay of the stack shares the database: stop it so only the process delivers.
         await stack.relay.stop()
         let first = try await RelayProcess.start(configFile: config, port: port, adminPort: adminPort, name: "relay-killed")
-        let envelopes = try (0..<800).map { _ in try outpost.envelope(for: device, pairingID: pairingID, content: SimulatedOutpost.sampleContent()) }
+        let envelopes = try (0..<800).map { _ in try outpost.envelope(for: device, pairingID: pairingID,
+                                                                      content: SimulatedOutpost.sampleContent()) }
         let load = try EnvelopeLoad(url: first.url)
         let running = Task { await load.run(envelopes, concurrency: 8, deadline: ContinuousClock.now + .seconds(120)) }
         while load.acknowledgedEvents.count < 300 { try await Task.sleep(for: .milliseconds(10)) }
         await first.kill()
         let (port2, admin2) = (try PortAllocator.freePort(), try PortAllocator.freePort())
-        let config2 = try RelayProcess.writeConfiguration(databaseURL: stack.relayDatabaseURL, accounts: stack.accounts, simulator: stack.simulator,
+        let config2 = try RelayProcess.writeConfiguration(databaseURL: stack.relayDatabaseURL, accounts: stack.accounts,
+                                                          simulator: stack.simulator,
                                                           port: port2, adminPort: admin2)
         let second = try await RelayProcess.start(configFile: config2, port: port2, adminPort: admin2, name: "relay-restarted")
         load.retarget(second.url)
@@ -118,6 +129,9 @@ struct QueueTests {
         let lost = acknowledged.subtracting(counts.keys)
         #expect(lost.isEmpty, "\(lost.count) acknowledged envelopes never reached APNs")
         let duplicates = counts.values.filter { $0 > 1 }.count
-        print("kill-and-restart: \(acknowledged.count) acknowledged, \(lost.count) lost, \(duplicates) pushed twice (same apns-id and collapse id)")
+        print("""
+              kill-and-restart: \(acknowledged.count) acknowledged, \(lost.count) lost, \(duplicates) pushed twice (same apns-id and \
+              collapse id)
+              """)
     }
 }

@@ -18,16 +18,19 @@ struct ReceiptTests {
 
     static func body(_ entries: [(String, String, Int64)]) -> [UInt8] {
         Array(#"{"receipts":["#.utf8)
-            + entries.map { Array(#"{"pairing_id":"\#($0.0)","event_id":"\#($0.1)","shown_at":\#($0.2)}"#.utf8) }.joined(separator: Array(",".utf8))
+            + entries.map { Array(#"{"pairing_id":"\#($0.0)","event_id":"\#($0.1)","shown_at":\#($0.2)}"#.utf8) }
+                .joined(separator: Array(",".utf8))
             + Array("]}".utf8)
     }
 
-    static func status(_ stack: RelayStack, _ outpost: SimulatedOutpost, _ pairing: String, _ event: String) async throws -> [String: Any] {
+    static func status(_ stack: RelayStack, _ outpost: SimulatedOutpost, _ pairing: String,
+                       _ event: String) async throws -> [String: Any] {
         stack.json(try await stack.send(.get, "/v1/envelopes/\(pairing)/\(event)", signer: outpost.identity))
     }
 
     /// Waits until the relay reports `event` as `status`.
-    static func waitForStatus(_ stack: RelayStack, _ outpost: SimulatedOutpost, _ pairing: String, _ event: String, _ status: String) async throws {
+    static func waitForStatus(_ stack: RelayStack, _ outpost: SimulatedOutpost, _ pairing: String, _ event: String,
+                              _ status: String) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while try await Self.status(stack, outpost, pairing, event)["status"] as? String != status {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("\(event) did not become \(status)") }
@@ -60,28 +63,37 @@ struct ReceiptTests {
 
         // shown_at far in the future and before acceptance: clamped to [accepted, now].
         let path = "/v1/devices/\(device.id)/receipts"
-        let posted = try await stack.send(.post, path, body: Self.body([(pairing, events[0], Self.nowMS() + 86_400_000), (pairing, events[1], 0)]),
+        let posted = try await stack.send(.post, path,
+                                          body: Self.body([(pairing, events[0], Self.nowMS() + 86_400_000), (pairing, events[1], 0)]),
                                           signer: device.signing)
         #expect(posted.status == .ok, "\(posted.text)")
-        #expect(stack.json(posted) as NSDictionary == ["displayed": 2, "duplicate": 0, "ignored": 0, "trimmed": 2] as NSDictionary, "\(posted.text)")
+        #expect(stack.json(posted) as NSDictionary == ["displayed": 2, "duplicate": 0, "ignored": 0, "trimmed": 2] as NSDictionary,
+                "\(posted.text)")
         let shown = try await Self.status(stack, outpost, pairing, events[0])
         #expect(shown["status"] as? String == "displayed")
         let displayedAt = try #require(shown["displayed_at"] as? Int)
         #expect(displayedAt <= Int(Self.nowMS() / 1000) && displayedAt >= acceptedAt, "clamped to now: \(shown)")
         let early = try await Self.status(stack, outpost, pairing, events[1])
-        #expect(early["status"] as? String == "displayed" && early["displayed_at"] as? Int == early["accepted_at"] as? Int, "clamped to acceptance: \(early)")
+        #expect(early["status"] as? String == "displayed" && early["displayed_at"] as? Int == early["accepted_at"] as? Int,
+                "clamped to acceptance: \(early)")
         #expect(try await Self.logIDs(stack, device) == [events[2]], "the shown envelopes left the catch-up log")
 
         // The same receipts again (and one twice in a request): nothing changes.
-        let again = try await stack.send(.post, path, body: Self.body([(pairing, events[0], 1), (pairing, events[1], 1), (pairing, events[1], 1)]),
+        let again = try await stack.send(.post, path,
+                                         body: Self.body([(pairing, events[0], 1), (pairing, events[1], 1), (pairing, events[1], 1)]),
                                          signer: device.signing)
-        #expect(stack.json(again) as NSDictionary == ["displayed": 0, "duplicate": 3, "ignored": 0, "trimmed": 0] as NSDictionary, "\(again.text)")
-        #expect(try await Self.status(stack, outpost, pairing, events[0])["displayed_at"] as? Int == displayedAt, "the first receipt's time stays")
+        #expect(stack.json(again) as NSDictionary == ["displayed": 0, "duplicate": 3, "ignored": 0, "trimmed": 0] as NSDictionary,
+                "\(again.text)")
+        #expect(try await Self.status(stack, outpost, pairing, events[0])["displayed_at"] as? Int == displayedAt,
+                "the first receipt's time stays")
 
         // An unknown event of its own pairing is ignored and counted; the known one still counts.
-        let mixed = try await stack.send(.post, path, body: Self.body([(pairing, try EventID.generate(), Self.nowMS()), (pairing, events[2], Self.nowMS())]),
+        let mixed = try await stack.send(.post, path,
+                                         body: Self.body([(pairing, try EventID.generate(), Self.nowMS()),
+                                                          (pairing, events[2], Self.nowMS())]),
                                          signer: device.signing)
-        #expect(stack.json(mixed) as NSDictionary == ["displayed": 1, "duplicate": 0, "ignored": 1, "trimmed": 1] as NSDictionary, "\(mixed.text)")
+        #expect(stack.json(mixed) as NSDictionary == ["displayed": 1, "duplicate": 0, "ignored": 1, "trimmed": 1] as NSDictionary,
+                "\(mixed.text)")
         #expect(try await Self.logIDs(stack, device).isEmpty)
 
         let metrics = stack.relay.app.metrics.render()
@@ -103,7 +115,8 @@ struct ReceiptTests {
         let event = e.context.eventID
         let before = try await Self.status(stack, outpost, pairing, event)["status"] as? String
         #expect(before == "queued" || before == "sending")
-        let posted = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, event, Self.nowMS())]), signer: device.signing)
+        let posted = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, event, Self.nowMS())]),
+                                          signer: device.signing)
         #expect(stack.json(posted)["displayed"] as? Int == 1, "\(posted.text)")
         // The worker's completion comes later and leaves the finished row alone.
         let metrics = stack.relay.app.metrics
@@ -118,12 +131,15 @@ struct ReceiptTests {
 
         // A Live Activity push not sent yet is not cut short by a receipt: ActivityKit needs it.
         let now = UInt64(Date().timeIntervalSince1970)
-        let activity = try outpost.envelope(for: device, pairingID: pairing, content: SimulatedOutpost.sampleContent(), kind: .liveActivity,
+        let activity = try outpost.envelope(for: device, pairingID: pairing, content: SimulatedOutpost.sampleContent(),
+                                            kind: .liveActivity,
                                             activity: ActivityInfo(id: "code-1", event: .start, timestamp: now, staleDate: now + 600))
         #expect(try await stack.submit(activity).status == .accepted)
-        let early = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, activity.context.eventID, Self.nowMS())]),
+        let early = try await stack.send(.post, "/v1/devices/\(device.id)/receipts",
+                                         body: Self.body([(pairing, activity.context.eventID, Self.nowMS())]),
                                          signer: device.signing)
-        #expect(stack.json(early) as NSDictionary == ["displayed": 0, "duplicate": 0, "ignored": 1, "trimmed": 1] as NSDictionary, "\(early.text)")
+        #expect(stack.json(early) as NSDictionary == ["displayed": 0, "duplicate": 0, "ignored": 1, "trimmed": 1] as NSDictionary,
+                "\(early.text)")
         try await Self.waitForStatus(stack, outpost, pairing, activity.context.eventID, "sent")
     }
 
@@ -152,7 +168,8 @@ struct ReceiptTests {
         #expect(try await Self.logIDs(stack, device) == [event])
 
         // A bit flipped in the signature.
-        let header = try RequestSigner(key: device.signing).sign(method: "POST", origin: RelayInstance.origin, pathAndQuery: path, body: good,
+        let header = try RequestSigner(key: device.signing).sign(method: "POST", origin: RelayInstance.origin, pathAndQuery: path,
+                                                                 body: good,
                                                                  timestamp: Int64(Date().timeIntervalSince1970))
         var flipped = header.value
         let sigStart = try #require(flipped.range(of: "sig=\"")).upperBound
@@ -187,9 +204,11 @@ struct ReceiptTests {
             expectProblem(try await stack.send(.post, path, body: Array(text.utf8), signer: device.signing), .badRequest, "malformed")
             _ = label
         }
-        let huge = Array(#"{"receipts":[\#(entry)],"pad":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 30_000) + Array(#""}"#.utf8)
+        let huge = Array(#"{"receipts":[\#(entry)],"pad":""#.utf8) + Array(repeating: UInt8(ascii: "x"),
+                                                                           count: 30_000) + Array(#""}"#.utf8)
         expectProblem(try await stack.send(.post, path, body: huge, signer: device.signing), .contentTooLarge, "too_large")
-        #expect(try await Self.status(stack, outpost, pairing, event)["status"] as? String == "displayed", "the one good request was recorded")
+        #expect(try await Self.status(stack, outpost, pairing, event)["status"] as? String == "displayed",
+                "the one good request was recorded")
     }
 
     @Test func theReceiptPathStoresIdentifiersAndTimesOnly() async throws {
@@ -201,13 +220,15 @@ struct ReceiptTests {
         let e = try outpost.envelope(for: device, pairingID: pairing, content: SimulatedOutpost.sampleContent(subject: subject))
         #expect(try await stack.submit(e).status == .accepted)
         try await Self.waitForStatus(stack, outpost, pairing, e.context.eventID, "sent")
-        let posted = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, e.context.eventID, Self.nowMS())]),
+        let posted = try await stack.send(.post, "/v1/devices/\(device.id)/receipts",
+                                          body: Self.body([(pairing, e.context.eventID, Self.nowMS())]),
                                           signer: device.signing)
         #expect(posted.status == .ok)
         let db = stack.relay.app.database
         // The columns the receipt path writes are times, and the row it finishes holds no payload.
         let types = try await db.query("""
-            SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'deliveries' AND column_name IN ('sent_ms', 'displayed_ms')
+            SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'deliveries' AND column_name IN ('sent_ms',
+                'displayed_ms')
             ORDER BY column_name
             """).map { try $0.decode((String, String).self) }
         #expect(types.map { "\($0.0):\($0.1)" } == ["displayed_ms:bigint", "sent_ms:bigint"])
@@ -215,12 +236,14 @@ struct ReceiptTests {
             SELECT length(payload), status FROM deliveries WHERE pairing_id = \(pairing) AND event_id = \(e.context.eventID)
             """).single().decode((Int32, String).self)
         #expect(row == (0, "displayed"), "a displayed delivery keeps no payload")
-        #expect(try await db.query("SELECT 1 FROM catchup_envelopes WHERE pairing_id = \(pairing)").isEmpty, "and no ciphertext in the log")
+        #expect(try await db.query("SELECT 1 FROM catchup_envelopes WHERE pairing_id = \(pairing)").isEmpty,
+                "and no ciphertext in the log")
         // Every text and bytea value of the delivery tables: nothing of the mail.
         let dump = try await db.query("""
             SELECT string_agg(d::text, E'\\n') FROM deliveries d
             """).single().decode(String?.self, at: 0) ?? ""
-        #expect(!dump.isEmpty && !dump.contains(subject) && !dump.contains(Base64URL.encode(Array(subject.utf8))), "no subject in deliveries")
+        #expect(!dump.isEmpty && !dump.contains(subject) && !dump.contains(Base64URL.encode(Array(subject.utf8))),
+                "no subject in deliveries")
     }
 
     @Test func theDeviceSimulatorReceiptsWhatItShowsAndWhatItDropsAsADuplicate() async throws {
@@ -228,7 +251,8 @@ struct ReceiptTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-receipts-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await CatchUpTests.device(["init", "--dir", dir])
-        _ = try await CatchUpTests.device(["register", "--dir", dir, "--accounts", stack.accounts.url, "--origin", AccountsInstance.origin])
+        _ = try await CatchUpTests.device(["register", "--dir", dir, "--accounts", stack.accounts.url, "--origin",
+                                           AccountsInstance.origin])
         let outpost = try SimulatedOutpost()
         let (pairing, key) = try await CatchUpTests.pairSimulator(stack, outpost, dir: dir)
         let start = try await stack.simulator.deliveries().last?.seq ?? 0

@@ -23,7 +23,10 @@ struct SharedTokenReplicaTests {
         var issuedAtOffsets: [Int64] = []
         var description: String {
             "tokens=\(distinctTokens) refreshes=\(refreshes) too_many_provider_token_updates=\(tooManyUpdates) "
-                + "requests_with_replaced_token=\(replacedTokenRequests) envelopes=\(envelopes) delivered=\(delivered) distinct_iat=\(distinctIssuedAt) iat_offsets=\(issuedAtOffsets)"
+                + """
+                  requests_with_replaced_token=\(replacedTokenRequests) envelopes=\(envelopes) delivered=\(delivered) \
+                  distinct_iat=\(distinctIssuedAt) iat_offsets=\(issuedAtOffsets)
+                  """
         }
     }
 
@@ -47,8 +50,10 @@ struct SharedTokenReplicaTests {
         for i in 0..<3 {
             let (port, adminPort) = (try PortAllocator.freePort(), try PortAllocator.freePort())
             let config = try RelayProcess.writeConfiguration(
-                databaseURL: stack.relayDatabaseURL, accounts: stack.accounts, simulator: stack.simulator, port: port, adminPort: adminPort,
-                extra: ["INSTANCE_NAME": "relay-\(i)", "APNS_TOKEN_REFRESH": String(refreshSeconds), "APNS_TEST_CLOCK_FILE": clockFile.path,
+                databaseURL: stack.relayDatabaseURL, accounts: stack.accounts, simulator: stack.simulator, port: port,
+                adminPort: adminPort,
+                extra: ["INSTANCE_NAME": "relay-\(i)", "APNS_TOKEN_REFRESH": String(refreshSeconds),
+                        "APNS_TEST_CLOCK_FILE": clockFile.path,
                         "APNS_TOKEN_SHARED": String(shared)])
             relays.append(try await RelayProcess.start(configFile: config, port: port, adminPort: adminPort, name: "relay-token-\(i)"))
         }
@@ -104,7 +109,10 @@ struct SharedTokenReplicaTests {
         outcome.tooManyUpdates = counts.tooManyProviderTokenUpdates
         outcome.replacedTokenRequests = counts.requestsWithReplacedToken
         for relay in relays { await relay.stop() }
-        print("three instances, \(simulatedSeconds / 60) simulated minutes, APNS_TOKEN_REFRESH=\(refreshSeconds), shared=\(shared): \(outcome)")
+        print("""
+              three instances, \(simulatedSeconds / 60) simulated minutes, APNS_TOKEN_REFRESH=\(refreshSeconds), shared=\(shared): \
+              \(outcome)
+              """)
         return outcome
     }
 
@@ -113,7 +121,8 @@ struct SharedTokenReplicaTests {
     static func waitForRenewalIfDue(_ database: PostgresClient, offset: Int64) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
-            let issuedAt = try await database.query("SELECT issued_at FROM apns_provider_tokens").first.map { try $0.decode(Int64.self, at: 0) } ?? 0
+            let issuedAt = try await database.query("SELECT issued_at FROM apns_provider_tokens").first.map { try $0.decode(Int64.self,
+                at: 0) } ?? 0
             if Int64(Date().timeIntervalSince1970) + offset - issuedAt < refreshSeconds { return }
             guard ContinuousClock.now < deadline else { throw TestHarnessError("the due shared token was not renewed at +\(offset) s") }
             try await Task.sleep(for: .milliseconds(5))

@@ -45,7 +45,8 @@ import Testing
         let db = try await SQLiteDatabase.open(.inMemory)
         try await db.executeScript("CREATE TABLE o (a INTEGER, b TEXT, c BLOB, d REAL)")
         try await db.execute("INSERT INTO o VALUES (?, ?, ?, ?)", Int64?.none, String?.none, [UInt8]?.none, Double?.none)
-        try await db.execute("INSERT INTO o VALUES (?, ?, ?, ?)", Int64?.some(7), String?.some("x"), [UInt8]?.some([1, 2]), Double?.some(2.5))
+        try await db.execute("INSERT INTO o VALUES (?, ?, ?, ?)", Int64?.some(7), String?.some("x"), [UInt8]?.some([1, 2]),
+                             Double?.some(2.5))
         let rows = try await db.query("SELECT a, b, c, d FROM o ORDER BY rowid")
         #expect(try rows[0].get("a", as: Int64?.self) == nil)
         #expect(try rows[0].get("b", as: String?.self) == nil)
@@ -77,7 +78,8 @@ import Testing
         let row = try #require(try await db.query("SELECT a, b FROM p WHERE a = :a", named: [":a": "x"]).first)
         #expect(try row.get("b", as: Int64.self) == 2)
         #expect(await sqliteError { try await db.execute("INSERT INTO p VALUES (:a, :b)", named: ["a": "x"]) }?.code == .binding)
-        #expect(await sqliteError { try await db.execute("INSERT INTO p VALUES (:a, :b)", named: ["a": "x", "b": 1, "c": 3]) }?.code == .binding)
+        #expect(await sqliteError { try await db.execute("INSERT INTO p VALUES (:a, :b)",
+                                                         named: ["a": "x", "b": 1, "c": 3]) }?.code == .binding)
         #expect(await sqliteError { try await db.execute("INSERT INTO p VALUES (?, ?)", "only one") }?.code == .binding)
     }
 }

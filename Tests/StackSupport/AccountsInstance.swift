@@ -32,7 +32,8 @@ public final class AccountsInstance: Sendable {
     }
 
     /// Starts accounts on its own database of `postgres`.
-    public static func start(postgres: PostgresTestServer, trialDays: Int = 7, appStore: AppStoreJWSVerifier.Configuration? = nil) async throws -> AccountsInstance {
+    public static func start(postgres: PostgresTestServer, trialDays: Int = 7,
+                             appStore: AppStoreJWSVerifier.Configuration? = nil) async throws -> AccountsInstance {
         let name = try await StackDatabases.create(prefix: "accounts", on: postgres)
         let configuration = AccountsConfiguration(
             listenHost: "127.0.0.1", listenPort: 0, adminHost: "127.0.0.1", adminPort: 0, publicOrigin: origin,

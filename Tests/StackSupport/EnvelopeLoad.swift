@@ -55,8 +55,10 @@ public final class EnvelopeLoad: Sendable {
         while ContinuousClock.now < deadline {
             let url = target.withLock { $0 } + "/v1/envelopes"
             let sentAt = ContinuousClock.now
-            let response = try? await client.execute(.init(method: .post, url: url, headers: ["Content-Type": "application/json"], body: body))
-            let answer = EnvelopeLoadAnswer(eventID: envelope.context.eventID, sentAt: sentAt, answeredAt: .now, status: response.map { Int($0.status.code) })
+            let response = try? await client.execute(.init(method: .post, url: url, headers: ["Content-Type": "application/json"],
+                                                           body: body))
+            let answer = EnvelopeLoadAnswer(eventID: envelope.context.eventID, sentAt: sentAt, answeredAt: .now,
+                                            status: response.map { Int($0.status.code) })
             log.withLock { $0.append(answer) }
             if let response {
                 if response.status == .accepted {

@@ -36,7 +36,8 @@ public final class RelayInstance: Sendable {
             publicOrigin: origin, databaseURL: databaseURL, allowPlainHTTP: true,
             accounts: .init(url: accounts.url, token: AccountsInstance.serviceToken, cacheTTL: .seconds(30)),
             apns: .init(keyFile: simulator.keyFile, keyID: simulator.keyID, teamID: simulator.teamID, bundleID: bundleID,
-                        productionURL: simulator.url, sandboxURL: simulator.url, caFile: simulator.caFile, connections: 2, maxInFlight: 1000),
+                        productionURL: simulator.url, sandboxURL: simulator.url, caFile: simulator.caFile, connections: 2,
+                        maxInFlight: 1000),
             operatorToken: operatorToken, rateLimit: 1000, rateBurst: 10000, lease: 10, instanceName: instanceName, logLevel: .debug)
     }
 

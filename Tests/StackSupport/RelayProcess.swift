@@ -36,7 +36,8 @@ public final class RelayProcess: Sendable {
             "ACCOUNTS_URL": accounts.url, "ACCOUNTS_TOKEN": AccountsInstance.serviceToken,
             "APNS_KEY_FILE": simulator.keyFile, "APNS_KEY_ID": simulator.keyID, "APNS_TEAM_ID": simulator.teamID,
             "APNS_BUNDLE_ID": RelayInstance.bundleID, "APNS_PRODUCTION_URL": simulator.url, "APNS_SANDBOX_URL": simulator.url,
-            "APNS_CA_FILE": simulator.caFile, "OPERATOR_TOKEN": RelayInstance.operatorToken, "RATE_LIMIT": "100000", "RATE_BURST": "100000",
+            "APNS_CA_FILE": simulator.caFile, "OPERATOR_TOKEN": RelayInstance.operatorToken, "RATE_LIMIT": "100000",
+            "RATE_BURST": "100000",
             "LEASE": "5", "LOG_LEVEL": "info",
         ]
         for (k, v) in extra { settings[k] = v }

@@ -41,7 +41,8 @@ public final class RelayStack: Sendable {
     }
 
     /// Starts the stack; `adjust` changes the relay's configuration first.
-    public static func start(postgres: PostgresTestServer? = nil, trialDays: Int = 7, appStore: AppStoreJWSVerifier.Configuration? = nil, simulatorOptions: [APNsSimulatorProcess.Option] = [],
+    public static func start(postgres: PostgresTestServer? = nil, trialDays: Int = 7, appStore: AppStoreJWSVerifier.Configuration? = nil,
+                             simulatorOptions: [APNsSimulatorProcess.Option] = [],
                              adjust: @Sendable (inout RelayConfiguration) -> Void = { _ in },
                              clockMS: (@Sendable () -> Int64)? = nil, transport: Transport = .socket) async throws -> RelayStack {
         let pg: PostgresTestServer
@@ -55,7 +56,8 @@ public final class RelayStack: Sendable {
         let relay = try await RelayInstance.start(configuration, clockMS: clockMS)
         var c = HTTPClient.Configuration()
         c.httpVersion = .http1_1
-        let router = transport == .inMemory ? RouterTestClient(relay.app.router(), logger: Logger(service: "relay", level: .debug, sink: relay.logs)) : nil
+        let router = transport == .inMemory ? RouterTestClient(relay.app.router(),
+                                                               logger: Logger(service: "relay", level: .debug, sink: relay.logs)) : nil
         let stack = RelayStack(postgres: pg, accounts: accounts, simulator: simulator, relay: relay, relayDatabaseURL: relayDatabase,
                                client: try HTTPClient(configuration: c), router: router)
         AwaitedCleanup.register { await stack.stopRelayAndClient() }
@@ -73,14 +75,16 @@ public final class RelayStack: Sendable {
         while try await relay.app.database.query("""
             SELECT 1 FROM deliveries WHERE event_id = \(eventID) AND status = 'queued' AND attempts >= 1
             """).isEmpty {
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("delivery \(eventID) was not queued for a retry within \(timeout) s") }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("delivery \(eventID) was not queued for a retry within " +
+                                                                               "\(timeout) s") }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// A request to the relay; `signer` signs it (PROTOCOL.md §8) for the relay's origin.
     public func send(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, signer: P256.Signing.PrivateKey? = nil,
-                     signedAt: Int64? = nil, to base: String? = nil, headers extra: HTTPHeaders = [:]) async throws -> HTTPClient.Response {
+                     signedAt: Int64? = nil, to base: String? = nil,
+                     headers extra: HTTPHeaders = [:]) async throws -> HTTPClient.Response {
         let url = base ?? relay.url
         let request: HTTPClient.Request
         if let signer {
@@ -111,14 +115,17 @@ public final class RelayStack: Sendable {
     public func pair(_ outpost: SimulatedOutpost, _ device: SimulatedDevice) async throws -> String {
         let (registration, link) = try outpost.pairingOffer()
         let registered = try await send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
-        guard registered.status == .created else { throw TestHarnessError("pairing registration answered \(registered.status.code): \(registered.text)") }
+        guard registered.status == .created else { throw TestHarnessError("pairing registration answered \(registered.status.code): " +
+                                                                          "\(registered.text)") }
         let consented = try await send(.post, "/v1/pairings/\(link.pairingID)/consent", body: try device.consent(to: link).jsonBytes)
         guard consented.status == .accepted else { throw TestHarnessError("consent answered \(consented.status.code): \(consented.text)") }
         let fetched = try await send(.get, "/v1/pairings/\(link.pairingID)/consent?wait=5", signer: outpost.identity)
-        guard fetched.status == .ok, let consent = json(fetched)["consent"] else { throw TestHarnessError("consent fetch answered \(fetched.status.code)") }
+        guard fetched.status == .ok,
+              let consent = json(fetched)["consent"] else { throw TestHarnessError("consent fetch answered \(fetched.status.code)") }
         let decoded = try PairingConsent.decode(Array(try JSONSerialization.data(withJSONObject: consent)))
         try decoded.verify(outpostKey: outpost.publicKey.x963Representation, secrets: try PairingSecrets(credential: link.credential),
-                           audience: link.relay, pairingID: link.pairingID, expectedExpiry: link.expiresAt, now: Int64(Date().timeIntervalSince1970))
+                           audience: link.relay, pairingID: link.pairingID, expectedExpiry: link.expiresAt,
+                           now: Int64(Date().timeIntervalSince1970))
         let confirmed = try await send(.post, "/v1/pairings/\(link.pairingID)/confirm", signer: outpost.identity)
         guard confirmed.status == .ok else { throw TestHarnessError("confirm answered \(confirmed.status.code)") }
         return link.pairingID

@@ -29,11 +29,18 @@ public struct SimulatedDevice: Sendable {
 
     /// Registers at accounts (signed request, proof of possession).
     public func register(at accounts: AccountsInstance, client: HTTPClient, environment: String = "sandbox") async throws {
-        let body = Array(#"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","push_to_start_token":"\#(pushToStartToken)","bundle_id":"\#(RelayInstance.bundleID)","app_version":"1.0 (42)"}"#.utf8)
+        let body = Array((#"{"signing_key":"\#(Base64URL.encode(signing.publicKey.x963Representation))","# +
+                          #""agreement_key":"\#(Base64URL.encode(agreement.publicKey.x963Representation))","# +
+                          #""apns_token":"\#(apnsToken)","apns_environment":"\#(environment)","# +
+                          #""push_to_start_token":"\#(pushToStartToken)","bundle_id":"\#(RelayInstance.bundleID)","# +
+                          #""app_version":"1.0 (42)"}"#).utf8)
         let headers: HTTPHeaders = accountsSession.session.map { ["Mailwake-Session": $0] } ?? [:]
         let response = try await accountsClient(accounts, client).send(.post, "/v1/devices", body: body, headers: headers)
-        guard response.status == .created || response.status == .ok else { throw TestHarnessError("device registration answered \(response.status.code): \(response.text)") }
-        accountsSession.session = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["session_id"] as? String
+        guard response.status == .created
+            || response.status == .ok else { throw TestHarnessError("device registration answered \(response.status.code): " +
+                                                                    "\(response.text)") }
+        accountsSession.session =
+            (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["session_id"] as? String
     }
 
     /// Tells accounts the push-to-start token and one activity's update token.
@@ -60,9 +67,12 @@ public struct SimulatedDevice: Sendable {
 
     /// The envelope carried by an APNs payload.
     public static func envelope(inPayload payload: String) throws -> Envelope {
-        guard let object = try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] else { throw TestHarnessError("payload is not an object") }
+        guard let object =
+            try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] else { throw TestHarnessError("payload is not " +
+                "an object") }
         let aps = object["aps"] as? [String: Any]
-        guard let mw = (object["mw"] ?? (aps?["content-state"] as? [String: Any])?["mw"]) else { throw TestHarnessError("payload carries no mw envelope") }
+        guard let mw = (object["mw"]
+            ?? (aps?["content-state"] as? [String: Any])?["mw"]) else { throw TestHarnessError("payload carries no mw envelope") }
         return try Envelope.decode(Array(try JSONSerialization.data(withJSONObject: mw)))
     }
 }

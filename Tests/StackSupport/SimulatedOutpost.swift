@@ -15,13 +15,16 @@ public struct SimulatedOutpost: Sendable {
     public init() throws { identity = try .init() }
 
     /// A fresh pairing registration and the link the App scans.
-    public func pairingOffer(relay: String = RelayInstance.origin, lifetime: Int64 = 300) throws -> (registration: PairingRegistration, link: PairingLink) {
+    public func pairingOffer(relay: String = RelayInstance.origin, lifetime: Int64 = 300) throws -> (registration: PairingRegistration,
+        link: PairingLink) {
         let credential = try SecureRandom.bytes(32)
         let expires = Int64(Date().timeIntervalSince1970) + lifetime
         let pairingID = try PairingID.generate()
         let registration = PairingRegistration(pairingID: pairingID, outpostKey: identity.publicKey.x963Representation,
-                                               relayTokenHash: try PairingSecrets(credential: credential).relayTokenHash, expiresAt: expires)
-        let link = PairingLink(outpostKey: identity.publicKey.x963Representation, relay: relay, environment: .sandbox, pairingID: pairingID,
+                                               relayTokenHash: try PairingSecrets(credential: credential).relayTokenHash,
+                                               expiresAt: expires)
+        let link = PairingLink(outpostKey: identity.publicKey.x963Representation, relay: relay, environment: .sandbox,
+                               pairingID: pairingID,
                                credential: credential, expiresAt: expires)
         return (registration, link)
     }

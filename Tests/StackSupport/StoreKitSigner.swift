@@ -27,7 +27,8 @@ public struct StoreKitSigner: Sendable {
                             revoked: Date? = nil, appAccountToken: UUID? = nil) throws -> String {
         var payload: [String: any Sendable] = [
             "transactionId": original + "1", "originalTransactionId": original, "bundleId": Self.bundleID, "productId": product,
-            "purchaseDate": TestJWS.milliseconds(signed) - 1000, "expiresDate": TestJWS.milliseconds(expires), "type": "Auto-Renewable Subscription",
+            "purchaseDate": TestJWS.milliseconds(signed) - 1000, "expiresDate": TestJWS.milliseconds(expires),
+            "type": "Auto-Renewable Subscription",
             "inAppOwnershipType": "PURCHASED", "signedDate": TestJWS.milliseconds(signed), "environment": "Sandbox",
         ]
         if let appAccountToken { payload["appAccountToken"] = appAccountToken.uuidString.lowercased() }
@@ -43,10 +44,12 @@ public struct StoreKitSigner: Sendable {
         try transaction(original: original, expires: expires, signed: signed, appAccountToken: AppAccountToken.of(deviceID: deviceID))
     }
 
-    public func notification(type: String, uuid: String = UUID().uuidString.lowercased(), transaction: String?, signed: Date = Date()) throws -> String {
+    public func notification(type: String, uuid: String = UUID().uuidString.lowercased(), transaction: String?,
+                             signed: Date = Date()) throws -> String {
         var data: [String: any Sendable] = ["bundleId": Self.bundleID, "environment": "Sandbox"]
         if let transaction { data["signedTransactionInfo"] = transaction }
-        return try jws(["notificationType": type, "notificationUUID": uuid, "version": "2.0", "signedDate": TestJWS.milliseconds(signed), "data": data])
+        return try jws(["notificationType": type, "notificationUUID": uuid, "version": "2.0", "signedDate": TestJWS.milliseconds(signed),
+                        "data": data])
     }
 }
 

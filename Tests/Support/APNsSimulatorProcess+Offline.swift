@@ -23,6 +23,7 @@ extension APNsSimulatorProcess {
     public func markOnline(token: String) async throws -> OnlineResult {
         let response = try await send(.post, "/_sim/offline", json: ["device_token": token, "offline": false])
         let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        return OnlineResult(acceptedWhileOffline: object?["accepted_while_offline"] as? Int ?? -1, delivered: object?["delivered"] as? Int ?? -1)
+        return OnlineResult(acceptedWhileOffline: object?["accepted_while_offline"] as? Int ?? -1,
+                            delivered: object?["delivered"] as? Int ?? -1)
     }
 }

@@ -80,20 +80,24 @@ public final class APNsSimulatorProcess: Sendable {
             throw TestHarnessError("\(executable) is missing: build it with `swift build` (or set MAILWAKE_APNS_SIMULATOR)")
         }
         let certificates = try await TestCertificates.generate()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-apns-sim-\(UUID().uuidString)", isDirectory: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-apns-sim-\(UUID().uuidString)",
+                                                                                      isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let signingKey = try P256.Signing.PrivateKey()
             let keyFile = directory.appendingPathComponent("AuthKey_SIMKEY0001.p8").path
             let publicKeyFile = directory.appendingPathComponent("AuthKey_SIMKEY0001.pub.pem").path
-            guard FileManager.default.createFile(atPath: keyFile, contents: Data(signingKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]),
+            guard FileManager.default.createFile(atPath: keyFile, contents: Data(signingKey.pemRepresentation.utf8),
+                                                 attributes: [.posixPermissions: 0o600]),
                   FileManager.default.createFile(atPath: publicKeyFile, contents: Data(signingKey.publicKey.pemRepresentation.utf8))
             else { throw TestHarnessError("cannot write the provider key to \(directory.path)") }
             let recordFile = directory.appendingPathComponent("deliveries.jsonl").path
 
             var arguments = [
-                "serve", "--listen", "127.0.0.1:0", "--tls-cert", certificates.serverCertificate.path, "--tls-key", certificates.serverKey.path,
-                "--key-file", options.contains(.publicKeyFile) ? publicKeyFile : keyFile, "--key-id", "SIMKEY0001", "--team-id", "SIMTEAM001",
+                "serve", "--listen", "127.0.0.1:0", "--tls-cert", certificates.serverCertificate.path, "--tls-key",
+                certificates.serverKey.path,
+                "--key-file", options.contains(.publicKeyFile) ? publicKeyFile : keyFile, "--key-id", "SIMKEY0001", "--team-id",
+                "SIMTEAM001",
                 "--topic", topic, "--record", recordFile,
             ]
             for option in options { arguments += option.arguments }
@@ -118,7 +122,8 @@ public final class APNsSimulatorProcess: Sendable {
             configuration.name = "apns-simulator-control"
             configuration.maxResponseBytes = 256 << 20
             let client = try HTTPClient(configuration: configuration)
-            let simulator = APNsSimulatorProcess(port: port, topic: topic, directory: directory, certificates: certificates, keyFile: keyFile,
+            let simulator = APNsSimulatorProcess(port: port, topic: topic, directory: directory, certificates: certificates,
+                                                 keyFile: keyFile,
                                                  publicKeyFile: publicKeyFile, signingKey: signingKey, recordFile: recordFile,
                                                  process: process, client: client)
             AwaitedCleanup.register { await simulator.stop() }
@@ -193,7 +198,8 @@ public final class APNsSimulatorProcess: Sendable {
     /// rates by status (replacing the previous table), GOAWAY after N
     /// streams per connection (0: off), and the stream limit announced to
     /// new connections.
-    public func configure(latencyMS: Int? = nil, rates: [Int: Double]? = nil, goawayAfter: Int? = nil, maxConcurrentStreams: Int? = nil) async throws {
+    public func configure(latencyMS: Int? = nil, rates: [Int: Double]? = nil, goawayAfter: Int? = nil,
+                          maxConcurrentStreams: Int? = nil) async throws {
         var body: [String: Any] = [:]
         if let latencyMS { body["latency_ms"] = latencyMS }
         if let rates { body["rates"] = Dictionary(uniqueKeysWithValues: rates.map { (String($0.key), $0.value) }) }

@@ -30,7 +30,9 @@ public enum Blocking {
     /// wrap it in `Blocking.run`, or mark its suite `.offPool`.
     public static func requireOffPool(_ what: @autoclosure () -> String) {
         guard onPoolThread else { return }
-        Issue.record("\(what()) blocks a cooperative-pool thread (\(OwnThread.currentName)): run it in Blocking.run or mark the suite .offPool")
+        Issue.record("""
+            \(what()) blocks a cooperative-pool thread (\(OwnThread.currentName)): run it in Blocking.run or mark the suite .offPool
+            """)
     }
 }
 

@@ -53,7 +53,8 @@ public final class CourierServer: TestIMAPServer {
                      "usr/libexec/gam_server", "etc/courier/authdaemonrc"] {
             _ = try IMAPServerKind.requireUnpacked(file)
         }
-        guard !root.contains(":"), !root.contains(",") else { throw TestHarnessError("the repository path holds ':' or ',' (overlayfs options)") }
+        guard !root.contains(":"),
+              !root.contains(",") else { throw TestHarnessError("the repository path holds ':' or ',' (overlayfs options)") }
         guard let mail = getpwnam("mail") else { throw TestHarnessError("the mail user is missing") }
         let (uid, gid) = (mail.pointee.pw_uid, mail.pointee.pw_gid)
         directory = URL(fileURLWithPath: "/tmp/mailwake-courier-\(UUID().uuidString.prefix(8))")
@@ -88,7 +89,8 @@ public final class CourierServer: TestIMAPServer {
             userdb += "\(name)\tuid=\(uid)|gid=\(gid)|home=\(d)/mail/\(name)|mail=\(maildir)|systempw=\(hash)\n"
         }
         let userdbPath = "\(d)/etc/courier/userdb"
-        guard FileManager.default.createFile(atPath: userdbPath, contents: Data(userdb.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: userdbPath, contents: Data(userdb.utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
             throw TestHarnessError("cannot create \(userdbPath)")
         }
         let capability = "IMAP4rev1 UIDPLUS CHILDREN NAMESPACE THREAD=ORDEREDSUBJECT THREAD=REFERENCES SORT QUOTA IDLE"
@@ -120,7 +122,8 @@ public final class CourierServer: TestIMAPServer {
     }
 
     private func launch() throws {
-        let p = try TestServerProcess(executable: "/usr/bin/unshare", arguments: ["--mount", "--propagation", "private", launcher], logName: "courier")
+        let p = try TestServerProcess(executable: "/usr/bin/unshare", arguments: ["--mount", "--propagation", "private", launcher],
+                                      logName: "courier")
         process.withLock { $0 = p }
         guard p.waitForListener(port: imapsPort, timeout: 15) else {
             throw TestHarnessError("courier did not start: \(p.logText().suffix(2000))")

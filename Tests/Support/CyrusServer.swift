@@ -109,7 +109,8 @@ public final class CyrusServer: TestIMAPServer {
 
             """.write(toFile: cyrusConf, atomically: true, encoding: .utf8)
         chmod(d, 0o755)
-        for path in ([d] + ["config", "config/socket", "spool", "lock", "proc", "cert.pem", "key.pem", "imapd.conf", "cyrus.conf"].map { "\(d)/\($0)" }) {
+        for path in ([d] + ["config", "config/socket", "spool", "lock", "proc", "cert.pem", "key.pem", "imapd.conf",
+                            "cyrus.conf"].map { "\(d)/\($0)" }) {
             chown(path, uid, gid)
         }
     }
@@ -117,15 +118,19 @@ public final class CyrusServer: TestIMAPServer {
     /// Adds a user to the SASL database.
     public func addUser(_ name: String, password: String) throws {
         let db = directory.appendingPathComponent("sasldb2").path
-        guard !password.contains("'"), !name.contains("'") else { throw TestHarnessError("a Cyrus test user's name or password holds a quote") }
-        try ChildProcess.run("/bin/sh", ["-c", "printf %s '\(password)' | /usr/sbin/saslpasswd2 -p -c -f '\(db)' -u \(Self.realm) '\(name)'"], directory: nil)
+        guard !password.contains("'"),
+              !name.contains("'") else { throw TestHarnessError("a Cyrus test user's name or password holds a quote") }
+        try ChildProcess.run("/bin/sh",
+                             ["-c", "printf %s '\(password)' | /usr/sbin/saslpasswd2 -p -c -f '\(db)' -u \(Self.realm) '\(name)'"],
+                             directory: nil)
         if let cyrus = getpwnam("cyrus") { chown(db, cyrus.pointee.pw_uid, cyrus.pointee.pw_gid) }
         chmod(db, 0o600)
     }
 
     private func launch() throws {
         let p = try TestServerProcess(executable: Self.master, arguments: ["-D", "-C", imapdConf, "-M", cyrusConf,
-                                                                          "-p", directory.appendingPathComponent("master.pid").path], logName: "cyrus")
+                                                                          "-p", directory.appendingPathComponent("master.pid").path],
+                                                                          logName: "cyrus")
         process.withLock { $0 = p }
         guard p.waitForListener(port: imapsPort, timeout: 15), p.waitForListener(port: imapPort, timeout: 5) else {
             throw TestHarnessError("cyrus did not start (its log goes to syslog): \(p.logText().suffix(2000))")

@@ -23,7 +23,8 @@ extension DovecotServer {
         while true {
             let pids = try await imapProcessIDs(user)
             if pids.count == 1 { return pids[0] }
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(pids.count) imap processes serve \(user), not 1: \(pids)") }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("\(pids.count) imap processes serve \(user), not 1: " +
+                                                                               "\(pids)") }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -43,7 +44,8 @@ extension DovecotServer {
 
     /// True once `pid` is stopped (state `T` in /proc/<pid>/stat).
     public static func isStopped(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
         return stat[stat.index(after: close)...].split(separator: " ").first == "T"
     }
 

@@ -30,7 +30,8 @@ public final class DovecotServer: Sendable {
     ///   - advertisesIdle: false gives a server whose capabilities lack IDLE.
     ///   - oauth2IntrospectionURL: XOAUTH2 and OAUTHBEARER tokens are checked by Dovecot's `passdb oauth2`
     ///     at this RFC 7662 introspection endpoint (`introspection_mode = post`) instead of against the passwords.
-    public static func start(users: [(String, String)], advertisesIdle: Bool = true, oauth2IntrospectionURL: String? = nil) async throws -> DovecotServer {
+    public static func start(users: [(String, String)], advertisesIdle: Bool = true,
+                             oauth2IntrospectionURL: String? = nil) async throws -> DovecotServer {
         let server = try await Blocking.run {
             // A port free a moment ago may be taken by another test's server before Dovecot
             // binds it: try again with new ports.
@@ -171,7 +172,8 @@ public final class DovecotServer: Sendable {
 
     /// Stops and starts Dovecot again on the same ports and mail.
     public func restart() async throws {
-        try await ProcessTree.relaunch(stop: { self.stopProcess() }, launch: { try self.launch() }, retryIf: { "\($0)".contains("Address already in use") })
+        try await ProcessTree.relaunch(stop: { self.stopProcess() }, launch: { try self.launch() },
+                                       retryIf: { "\($0)".contains("Address already in use") })
     }
 
 

@@ -24,7 +24,8 @@ public enum IMAPServerKind: String, CaseIterable, Sendable, CustomStringConverti
     static func requireUnpacked(_ file: String) throws -> String {
         let path = unpackedRoot + "/" + file
         guard FileManager.default.isExecutableFile(atPath: path) || FileManager.default.fileExists(atPath: path) else {
-            throw TestHarnessError("\(path) is missing: run scripts/bootstrap (it unpacks Cyrus and Courier with scripts/lib/imap-servers.sh)")
+            throw TestHarnessError("\(path) is missing: run scripts/bootstrap (it unpacks Cyrus and Courier with " +
+                                   "scripts/lib/imap-servers.sh)")
         }
         return path
     }

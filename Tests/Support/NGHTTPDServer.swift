@@ -27,7 +27,8 @@ public final class NGHTTPDServer: Sendable {
             self.docroot = docroot
             ownsDocroot = false
         } else {
-            self.docroot = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-nghttpd-\(UUID().uuidString)", isDirectory: true)
+            self.docroot = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-nghttpd-\(UUID().uuidString)",
+                                                                                         isDirectory: true)
             try FileManager.default.createDirectory(at: self.docroot, withIntermediateDirectories: true)
             ownsDocroot = true
         }
@@ -59,7 +60,8 @@ public final class NGHTTPDServer: Sendable {
     public static func start(certificates: TestCertificates, echoUpload: Bool = false, verbose: Bool = false,
                              maxConcurrentStreams: Int = 100) async throws -> NGHTTPDServer {
         try await Blocking.run {
-            try NGHTTPDServer(certificates: certificates, echoUpload: echoUpload, verbose: verbose, maxConcurrentStreams: maxConcurrentStreams)
+            try NGHTTPDServer(certificates: certificates, echoUpload: echoUpload, verbose: verbose,
+                              maxConcurrentStreams: maxConcurrentStreams)
         }
     }
 

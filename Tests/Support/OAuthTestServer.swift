@@ -28,12 +28,14 @@ public final class OAuthTestServer: Sendable {
                              slowDownOnce: Bool = false, rotate: Bool = false) async throws -> OAuthTestServer {
         let server = try await Blocking.run {
             let tokenFile = NSTemporaryDirectory() + "/mailwake-oauth-tokens-\(UUID().uuidString)"
-            var arguments = [RepositoryPaths.file("Tests/Fixtures/oauth/authorization_server.py").path, "--token-file", tokenFile, "--access-expires", String(accessExpires),
+            var arguments = [RepositoryPaths.file("Tests/Fixtures/oauth/authorization_server.py").path, "--token-file", tokenFile,
+                             "--access-expires", String(accessExpires),
                              "--interval", String(interval), "--device-expires", String(deviceExpires)]
             for (id, secret) in clients { arguments += ["--client", secret.map { "\(id):\($0)" } ?? id] }
             if slowDownOnce { arguments.append("--slow-down-once") }
             if rotate { arguments.append("--rotate") }
-            let process = try TestServerProcess(executable: "/usr/bin/python3", arguments: arguments, logName: "oauth-server", pipeStdout: true)
+            let process = try TestServerProcess(executable: "/usr/bin/python3", arguments: arguments, logName: "oauth-server",
+                                                pipeStdout: true)
             guard let port = UInt16(process.readStdoutLine() ?? "") else {
                 let log = process.logText()
                 process.stop()
@@ -65,7 +67,10 @@ public final class OAuthTestServer: Sendable {
     public func waitForEvent(_ prefix: String, count: Int = 1, timeout: Double = 20) async throws {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while events(prefix).count < count {
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("the OAuth server never logged '\(prefix)' ×\(count): \(logText().suffix(2000))") }
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("""
+                                                                               the OAuth server never logged '\(prefix)' ×\(count): \
+                                                                               \(logText().suffix(2000))
+                                                                               """) }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -73,8 +78,10 @@ public final class OAuthTestServer: Sendable {
     /// POSTs a form to `path` (a hook or an endpoint); returns status and body.
     @discardableResult
     public func post(_ path: String, _ fields: [String: String]) async throws -> (Int, String) {
-        let body = fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-        let response = try await http.execute(.init(method: .post, url: baseURL + path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+        let body = fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+            .joined(separator: "&")
+        let response = try await http.execute(.init(method: .post, url: baseURL + path,
+                                                    headers: ["Content-Type": "application/x-www-form-urlencoded"],
                                                     body: Array(body.utf8)))
         return (Int(response.status.code), String(decoding: response.body, as: UTF8.self))
     }

@@ -18,7 +18,8 @@ public final class PostgresTestReplication: Sendable {
     private init(primary: PostgresTestServer, standby: PostgresTestServer) {
         self.primary = primary
         self.standby = standby
-        clients = PostgresTestServer(externalURL: "postgres://\(primary.user):\(primary.password)@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/postgres"
+        clients = PostgresTestServer(externalURL: "postgres://\(primary.user):\(primary.password)@127.0.0.1:\(primary.port)," +
+                                                  "127.0.0.1:\(standby.port)/postgres"
                                          + "?sslmode=disable&target_session_attrs=read-write")
     }
 
@@ -46,7 +47,8 @@ public final class PostgresTestReplication: Sendable {
     private func waitUntilSynchronousBlocking() throws {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if (try? primary.scalarBlocking("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync' AND state = 'streaming'")) == "1" { return }
+            if (try? primary.scalarBlocking("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync' AND state = " +
+                                            "'streaming'")) == "1" { return }
             usleep(50_000)
         }
         throw TestHarnessError("the standby did not become the synchronous standby within 60 s: \(standby.logTail())")
@@ -64,7 +66,8 @@ public final class PostgresTestReplication: Sendable {
             // pg_ctl -w waits for the end of recovery; make sure a read-write session sees it.
             let deadline = Date().addingTimeInterval(60)
             while (try? self.standby.scalarBlocking("SELECT pg_is_in_recovery()")) != "f" {
-                guard Date() < deadline else { throw TestHarnessError("the standby still recovers 60 s after promotion: \(self.standby.logTail())") }
+                guard Date() < deadline else { throw TestHarnessError("the standby still recovers 60 s after promotion: " +
+                                                                      "\(self.standby.logTail())") }
                 usleep(20_000)
             }
         }

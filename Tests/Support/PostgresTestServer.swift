@@ -133,7 +133,8 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     /// The URL of another database on this server.
     public func url(database: String) -> String {
-        guard let slash = url.range(of: "/", options: [], range: url.range(of: "://")!.upperBound..<url.endIndex) else { return url + "/" + database }
+        guard let slash = url.range(of: "/", options: [],
+                                    range: url.range(of: "://")!.upperBound..<url.endIndex) else { return url + "/" + database }
         let query = url[slash.upperBound...].firstIndex(of: "?").map { String(url[$0...]) } ?? ""
         return String(url[..<slash.upperBound]) + database + query
     }
@@ -152,7 +153,8 @@ public final class PostgresTestServer: @unchecked Sendable {
         let pwfile = dir.appendingPathComponent("pwfile")
         try (password + "\n").write(to: pwfile, atomically: true, encoding: .utf8)
         if let owner = try serviceUser() { chown(pwfile.path, owner.uid, owner.gid) }
-        let make = { (port: Int) in PostgresTestServer(directory: dir, binDirectory: bin, port: port, password: password, settings: settings) }
+        let make = { (port: Int) in PostgresTestServer(directory: dir, binDirectory: bin, port: port, password: password,
+                                                       settings: settings) }
         let server = make(Int(try PortAllocator.freePort()))
         try server.run(tool: "initdb", [
             "-D", server.dataDirectory, "-U", "mailwake", "--pwfile=\(pwfile.path)", "-A", "scram-sha-256",
@@ -279,13 +281,15 @@ public final class PostgresTestServer: @unchecked Sendable {
             let bin = root.appendingPathComponent(version).appendingPathComponent("bin")
             if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
         }
-        throw TestHarnessError("PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin (install the postgresql package, scripts/bootstrap)")
+        throw TestHarnessError("PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin (install the postgresql package, " +
+                               "scripts/bootstrap)")
     }
 
     static func serviceUser() throws -> (uid: uid_t, gid: gid_t)? {
         guard geteuid() == 0 else { return nil }
         guard let pw = getpwnam("postgres") else {
-            throw TestHarnessError("running as root but there is no postgres system user to run the server as (install the postgresql package)")
+            throw TestHarnessError("running as root but there is no postgres system user to run the server as (install the postgresql " +
+                                   "package)")
         }
         return (pw.pointee.pw_uid, pw.pointee.pw_gid)
     }

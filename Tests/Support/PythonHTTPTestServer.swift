@@ -24,7 +24,8 @@ public final class PythonHTTPTestServer: Sendable {
     public init(certificates: TestCertificates?, alpn: [String] = ["h2", "http/1.1"], maxConcurrentStreams: Int = 100) throws {
         var arguments = [RepositoryPaths.file("Tests/Fixtures/http/test_server.py").path, "--max-streams", String(maxConcurrentStreams)]
         if let certificates {
-            arguments += ["--cert", certificates.serverCertificate.path, "--key", certificates.serverKey.path, "--alpn", alpn.joined(separator: ",")]
+            arguments += ["--cert", certificates.serverCertificate.path, "--key", certificates.serverKey.path, "--alpn",
+                          alpn.joined(separator: ",")]
         } else {
             arguments.append("--plain")
         }
@@ -40,8 +41,10 @@ public final class PythonHTTPTestServer: Sendable {
     }
 
     /// `init` run off the cooperative thread pool (`Blocking.run`).
-    public static func start(certificates: TestCertificates?, alpn: [String] = ["h2", "http/1.1"], maxConcurrentStreams: Int = 100) async throws -> PythonHTTPTestServer {
-        try await Blocking.run { try PythonHTTPTestServer(certificates: certificates, alpn: alpn, maxConcurrentStreams: maxConcurrentStreams) }
+    public static func start(certificates: TestCertificates?, alpn: [String] = ["h2", "http/1.1"],
+                             maxConcurrentStreams: Int = 100) async throws -> PythonHTTPTestServer {
+        try await Blocking.run { try PythonHTTPTestServer(certificates: certificates, alpn: alpn,
+                                                          maxConcurrentStreams: maxConcurrentStreams) }
     }
 
     /// One line per connection and request, in order.

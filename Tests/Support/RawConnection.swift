@@ -113,7 +113,8 @@ public struct RawResponse: Sendable {
 
     /// Parses a complete response, or nil when more bytes are needed.
     static func parse(_ data: [UInt8]) -> RawResponse? {
-        guard let end = data.indices.dropLast(3).first(where: { data[$0] == 13 && data[$0 + 1] == 10 && data[$0 + 2] == 13 && data[$0 + 3] == 10 }) else { return nil }
+        guard let end = data.indices.dropLast(3).first(where: { data[$0] == 13 && data[$0 + 1] == 10 && data[$0 + 2] == 13
+            && data[$0 + 3] == 10 }) else { return nil }
         let head = String(decoding: data[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = head[0].split(separator: " ")
         guard statusParts.count >= 2, let status = Int(statusParts[1]) else { return nil }

@@ -112,16 +112,22 @@ public struct TestAppStoreChain: Sendable {
         }
         // Root: P-384, self-signed.
         try TestCertificates.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", p("root.key")])
-        try TestCertificates.openssl(["req", "-new", "-config", p("ca.cnf"), "-key", p("root.key"), "-subj", "/CN=\(options.name) Root CA/O=Mailwake Tests", "-out", p("root.csr")])
+        try TestCertificates.openssl(["req", "-new", "-config", p("ca.cnf"), "-key", p("root.key"), "-subj",
+                                      "/CN=\(options.name) Root CA/O=Mailwake Tests", "-out", p("root.csr")])
         try sign(csr: "root.csr", out: "root.pem", extensions: "v3_root", validity: options.rootValidity, caCert: nil, caKey: "root.key")
         // Intermediate: P-384, signed by the root.
         try TestCertificates.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", p("intermediate.key")])
-        try TestCertificates.openssl(["req", "-new", "-config", p("ca.cnf"), "-key", p("intermediate.key"), "-subj", "/CN=\(options.name) WWDR CA/O=Mailwake Tests", "-out", p("intermediate.csr")])
-        try sign(csr: "intermediate.csr", out: "intermediate.pem", extensions: "v3_intermediate", validity: options.intermediateValidity, caCert: "root.pem", caKey: "root.key")
+        try TestCertificates.openssl(["req", "-new", "-config", p("ca.cnf"), "-key", p("intermediate.key"), "-subj",
+                                      "/CN=\(options.name) WWDR CA/O=Mailwake Tests", "-out", p("intermediate.csr")])
+        try sign(csr: "intermediate.csr", out: "intermediate.pem", extensions: "v3_intermediate", validity: options.intermediateValidity,
+                 caCert: "root.pem", caKey: "root.key")
         // Leaf: P-256 (or the requested curve), signed by the intermediate.
-        try TestCertificates.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(options.leafCurve)", "-out", p("leaf.key")])
-        try TestCertificates.openssl(["req", "-new", "-config", p("ca.cnf"), "-key", p("leaf.key"), "-subj", "/CN=\(options.name) Receipt Signing/O=Mailwake Tests", "-out", p("leaf.csr")])
-        try sign(csr: "leaf.csr", out: "leaf.pem", extensions: "v3_leaf", validity: options.leafValidity, caCert: "intermediate.pem", caKey: "intermediate.key")
+        try TestCertificates.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(options.leafCurve)", "-out",
+                                      p("leaf.key")])
+        try TestCertificates.openssl(["req", "-new", "-config", p("ca.cnf"), "-key", p("leaf.key"), "-subj",
+                                      "/CN=\(options.name) Receipt Signing/O=Mailwake Tests", "-out", p("leaf.csr")])
+        try sign(csr: "leaf.csr", out: "leaf.pem", extensions: "v3_leaf", validity: options.leafValidity, caCert: "intermediate.pem",
+                 caKey: "intermediate.key")
 
         func der(_ pem: String) throws -> [UInt8] {
             try TestCertificates.openssl(["x509", "-in", p(pem), "-outform", "DER", "-out", p(pem + ".der")])

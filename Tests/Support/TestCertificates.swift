@@ -33,10 +33,12 @@ public struct TestCertificates: Sendable {
         let p = { (name: String) in dir.appendingPathComponent(name).path }
         try openssl(["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", p("ca.key")])
         try openssl(["req", "-x509", "-new", "-key", p("ca.key"), "-sha256", "-days", "2", "-subj", "/CN=Mailwake Test CA",
-                     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", p("ca.pem")])
+                     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out",
+                     p("ca.pem")])
         try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p("server.key")])
         try openssl(["req", "-new", "-key", p("server.key"), "-subj", "/CN=\(commonName)", "-out", p("server.csr")])
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
+        try ("subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\n" +
+             "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n")
             .write(toFile: p("server.ext"), atomically: true, encoding: .utf8)
         try openssl(["x509", "-req", "-in", p("server.csr"), "-CA", p("ca.pem"), "-CAkey", p("ca.key"), "-CAcreateserial",
                      "-days", "2", "-sha256", "-extfile", p("server.ext"), "-out", p("server.pem")])
@@ -47,7 +49,8 @@ public struct TestCertificates: Sendable {
         precondition(digest.count == 32 && !spki.isEmpty)
         return TestCertificates(
             directory: dir, caCertificate: URL(fileURLWithPath: p("ca.pem")), serverCertificate: URL(fileURLWithPath: p("server.pem")),
-            serverKey: URL(fileURLWithPath: p("server.key")), serverPin: "sha256//" + digest.base64EncodedString(), serverSPKISHA256: Array(digest))
+            serverKey: URL(fileURLWithPath: p("server.key")), serverPin: "sha256//" + digest.base64EncodedString(),
+            serverSPKISHA256: Array(digest))
     }
 
     /// Deletes the files.

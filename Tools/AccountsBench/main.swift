@@ -29,7 +29,10 @@ while let a = args.popFirst() {
     case "--concurrency": concurrency = Int(args.popFirst() ?? "") ?? concurrency
     case "--batch": batchSize = max(1, min(500, Int(args.popFirst() ?? "") ?? batchSize))
     case "--help":
-        print("usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N] [--batch N]\nURL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates a scratch database).")
+        print("""
+              usage: mailwake-accounts-bench [--url POSTGRES_URL] [--devices N] [--requests N] [--concurrency N] [--batch N]\nURL \
+              defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates a scratch database).
+              """)
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8))
@@ -64,7 +67,8 @@ let configuration = AccountsConfiguration(listenHost: "127.0.0.1", listenPort: p
                                           serviceTokens: [serviceToken], pushProductIDs: ["net.mailwake.push.monthly"])
 let pool = PostgresClient(configuration: try .init(url: benchURL), logger: .disabled)
 let now = WallClock.seconds()
-let app = AccountsApp(configuration: configuration, database: pool, logger: Logger(service: "accounts", level: .warning), metrics: MetricsRegistry(), clock: { now })
+let app = AccountsApp(configuration: configuration, database: pool, logger: Logger(service: "accounts", level: .warning),
+                      metrics: MetricsRegistry(), clock: { now })
 try await app.migrate()
 var deviceIDs: [String] = []
 for i in 0..<deviceCount {
@@ -73,15 +77,22 @@ for i in 0..<deviceCount {
     deviceIDs.append(id)
     let token = String(repeating: String(format: "%02x", i % 256), count: 32)
     try await pool.execute("""
-        INSERT INTO devices (device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id, app_version, created_at, updated_at)
-        VALUES (\(id), \(signing.publicKey.x963Representation), \(agreement.publicKey.x963Representation), \(token), 'production', \(now), 'net.mailwake.app', '1.0', \(now), \(now))
+        INSERT INTO devices (device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id,
+            app_version, created_at, updated_at)
+        VALUES (\(id), \(signing.publicKey.x963Representation), \(agreement.publicKey.x963Representation), \(token), 'production',
+            \(now), 'net.mailwake.app', '1.0', \(now), \(now))
         """)
     if i % 2 == 0 {
         try await pool.execute("""
-            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at, expires_at, signed_at_ms, updated_at)
-            VALUES (\(String(1_000_000 + i)), \(String(1_000_000 + i)), 'net.mailwake.push.monthly', 'Production', \(now), \(now + 86400 * 30), \(now * 1000), \(now))
+            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at,
+                expires_at, signed_at_ms, updated_at)
+            VALUES (\(String(1_000_000 + i)), \(String(1_000_000 + i)), 'net.mailwake.push.monthly', 'Production', \(now),
+                \(now + 86400 * 30), \(now * 1000), \(now))
             """)
-        try await pool.execute("INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES (\(String(1_000_000 + i)), \(id), \(now))")
+        try await pool.execute("""
+                               INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES \
+                               (\(String(1_000_000 + i)), \(id), \(now))
+                               """)
     }
 }
 await pool.close()
@@ -115,7 +126,8 @@ func timed(count: Int, concurrency: Int, _ request: @escaping @Sendable (Int) as
 }
 
 /// Runs `count` single look-ups with `concurrency` workers; returns rate and latency percentiles (ms).
-func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [String], port: UInt16, token serviceToken: String) async throws -> [String: Any] {
+func pass(_ client: HTTPClient, count: Int, concurrency: Int, ids deviceIDs: [String], port: UInt16,
+          token serviceToken: String) async throws -> [String: Any] {
     let t = try await timed(count: count, concurrency: concurrency) { i in
         let id = deviceIDs[(i * 7919) % deviceIDs.count]
         let r = try await client.execute(.init(url: "https://localhost:\(port)/internal/v1/devices/\(id)/authorization",
@@ -144,7 +156,8 @@ func batchPass(_ client: HTTPClient, calls: Int, batch: Int, concurrency: Int, i
 }
 
 let fresh = PostgresClient(configuration: try .init(url: benchURL), logger: .disabled)
-let served = AccountsApp(configuration: configuration, database: fresh, logger: Logger(service: "accounts", level: .warning), metrics: MetricsRegistry(), clock: { now })
+let served = AccountsApp(configuration: configuration, database: fresh, logger: Logger(service: "accounts", level: .warning),
+                         metrics: MetricsRegistry(), clock: { now })
 let server = served.servers()[0]
 try server.start()
 var clientConfig = HTTPClient.Configuration()
@@ -153,10 +166,12 @@ clientConfig.httpVersion = .http1_1
 clientConfig.maxConnectionsPerHost = concurrency
 let client = try HTTPClient(configuration: clientConfig)
 let ids = deviceIDs, listenPort = port, workers = concurrency
-let cold = try await pass(client, count: min(requestCount, deviceCount), concurrency: workers, ids: ids, port: listenPort, token: serviceToken)
+let cold = try await pass(client, count: min(requestCount, deviceCount), concurrency: workers, ids: ids, port: listenPort,
+                          token: serviceToken)
 let warm = try await pass(client, count: requestCount, concurrency: workers, ids: ids, port: listenPort, token: serviceToken)
 // The relay keeps at most two batch calls in flight per instance.
-let batched = try await batchPass(client, calls: max(1, requestCount / batchSize), batch: batchSize, concurrency: 2, ids: ids, port: listenPort,
+let batched = try await batchPass(client, calls: max(1, requestCount / batchSize), batch: batchSize, concurrency: 2, ids: ids,
+                                  port: listenPort,
                                   token: serviceToken)
 client.shutdown()
 await server.shutdown()

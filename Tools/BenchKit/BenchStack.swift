@@ -21,7 +21,8 @@ public final class BenchStack: @unchecked Sendable {
     /// The relay's admin listener (plain HTTP: `/metrics`, `/healthz`).
     public let relayAdminURL: String
 
-    private init(work: URL, admin: PostgresClient, databases: [String], relayDatabaseURL: String, simulator: BenchProcess, simulatorURL: String,
+    private init(work: URL, admin: PostgresClient, databases: [String], relayDatabaseURL: String, simulator: BenchProcess,
+                 simulatorURL: String,
                  accounts: AccountsApp, accountsPool: PostgresClient, accountsServer: HTTPServer, relay: BenchProcess, relayURL: String,
                  relayAdminURL: String, client: HTTPClient, simulatorClient: HTTPClient) {
         (self.work, self.admin, self.databases, self.relayDatabaseURL) = (work, admin, databases, relayDatabaseURL)
@@ -39,11 +40,13 @@ public final class BenchStack: @unchecked Sendable {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let path = { (name: String) in work.appendingPathComponent(name).path }
         // Blocking waits (openssl, the simulator's first line, stopping) go to threads of their own, never the pool's.
-        let certificateArguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("tls.key"), "-out", path("tls.pem"),
+        let certificateArguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                                    path("tls.key"), "-out", path("tls.pem"),
                                     "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
         try await OwnThread.run { try BenchSystem.openssl(certificateArguments) }
         let apnsKey = try P256.Signing.PrivateKey()
-        _ = FileManager.default.createFile(atPath: path("AuthKey.p8"), contents: Data(apnsKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: path("AuthKey.p8"), contents: Data(apnsKey.pemRepresentation.utf8),
+                                           attributes: [.posixPermissions: 0o600])
 
         // Scratch databases.
         let admin = PostgresClient(configuration: try .init(url: postgresURL), logger: .disabled)
@@ -58,12 +61,14 @@ public final class BenchStack: @unchecked Sendable {
 
         // The APNs simulator.
         let simulator = try BenchProcess(executable: bin.appendingPathComponent("mailwake-apns-simulator").path, arguments: [
-            "serve", "--listen", "127.0.0.1:0", "--tls-cert", path("tls.pem"), "--tls-key", path("tls.key"), "--key-file", path("AuthKey.p8"),
+            "serve", "--listen", "127.0.0.1:0", "--tls-cert", path("tls.pem"), "--tls-key", path("tls.key"), "--key-file",
+            path("AuthKey.p8"),
             "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--topic", bundleID, "--keep-deliveries", String(keepDeliveries),
             "--log-level", "warning",
         ], logPath: path("simulator.log"))
         let line = await OwnThread.run { simulator.firstLine() }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let simPort = object["port"] as? Int else {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let simPort = object["port"] as? Int else {
             throw BenchError("the simulator did not start: \(line)")
         }
         let simulatorURL = "https://127.0.0.1:\(simPort)"
@@ -71,10 +76,12 @@ public final class BenchStack: @unchecked Sendable {
         // Accounts, in this process, plain HTTP on loopback.
         let accountsPort = try BenchSystem.freePort()
         let accountsConfig = AccountsConfiguration(listenHost: "127.0.0.1", listenPort: accountsPort, adminHost: "127.0.0.1", adminPort: 0,
-                                                   publicOrigin: "https://accounts.bench", databaseURL: url(accountsDB), allowPlainHTTP: true,
+                                                   publicOrigin: "https://accounts.bench", databaseURL: url(accountsDB),
+                                                   allowPlainHTTP: true,
                                                    serviceTokens: [serviceToken], trialSeconds: 30 * 86400)
         let accountsPool = PostgresClient(configuration: try .init(url: url(accountsDB)), logger: .disabled)
-        let accounts = AccountsApp(configuration: accountsConfig, database: accountsPool, logger: Logger(service: "accounts", level: .warning),
+        let accounts = AccountsApp(configuration: accountsConfig, database: accountsPool,
+                                   logger: Logger(service: "accounts", level: .warning),
                                    metrics: MetricsRegistry())
         try await accounts.migrate()
         let accountsServer = accounts.servers()[0]
@@ -83,16 +90,20 @@ public final class BenchStack: @unchecked Sendable {
         // The relay process.
         let relayPort = try BenchSystem.freePort(), relayAdmin = try BenchSystem.freePort()
         var settings = [
-            "LISTEN": "127.0.0.1:\(relayPort)", "ADMIN_LISTEN": "127.0.0.1:\(relayAdmin)", "PUBLIC_ORIGIN": origin, "DATABASE_URL": url(relayDB),
-            "TLS_CERT": path("tls.pem"), "TLS_KEY": path("tls.key"), "ACCOUNTS_URL": "http://127.0.0.1:\(accountsPort)", "ACCOUNTS_TOKEN": serviceToken,
+            "LISTEN": "127.0.0.1:\(relayPort)", "ADMIN_LISTEN": "127.0.0.1:\(relayAdmin)", "PUBLIC_ORIGIN": origin,
+            "DATABASE_URL": url(relayDB),
+            "TLS_CERT": path("tls.pem"), "TLS_KEY": path("tls.key"), "ACCOUNTS_URL": "http://127.0.0.1:\(accountsPort)",
+            "ACCOUNTS_TOKEN": serviceToken,
             "APNS_KEY_FILE": path("AuthKey.p8"), "APNS_KEY_ID": "BENCHKEY01", "APNS_TEAM_ID": "BENCHTEAM1", "APNS_BUNDLE_ID": bundleID,
             "APNS_PRODUCTION_URL": simulatorURL, "APNS_SANDBOX_URL": simulatorURL, "APNS_CA_FILE": path("tls.pem"),
-            "RATE_LIMIT": "1000000", "RATE_BURST": "1000000", "PAIRING_RATE_OUTPOST": "0", "PAIRING_RATE_ADDRESS": "0", "LOG_LEVEL": "warning",
+            "RATE_LIMIT": "1000000", "RATE_BURST": "1000000", "PAIRING_RATE_OUTPOST": "0", "PAIRING_RATE_ADDRESS": "0",
+            "LOG_LEVEL": "warning",
         ]
         settings.merge(extra) { _, new in new }
         let config = settings.keys.sorted().map { "MAILWAKE_RELAY_\($0)=\(settings[$0]!)" }.joined(separator: "\n") + "\n"
         _ = FileManager.default.createFile(atPath: path("relay.env"), contents: Data(config.utf8), attributes: [.posixPermissions: 0o600])
-        let relay = try BenchProcess(executable: bin.appendingPathComponent("mailwake-relay").path, arguments: ["serve", "--config", path("relay.env")],
+        let relay = try BenchProcess(executable: bin.appendingPathComponent("mailwake-relay").path,
+                                     arguments: ["serve", "--config", path("relay.env")],
                                      logPath: path("relay.log"))
         var c = HTTPClient.Configuration()
         c.caFile = path("tls.pem")
@@ -112,7 +123,8 @@ public final class BenchStack: @unchecked Sendable {
         }
         guard up else { throw BenchError("the relay did not start: see \(path("relay.log"))") }
         return BenchStack(work: work, admin: admin, databases: [accountsDB, relayDB], relayDatabaseURL: url(relayDB), simulator: simulator,
-                          simulatorURL: simulatorURL, accounts: accounts, accountsPool: accountsPool, accountsServer: accountsServer, relay: relay,
+                          simulatorURL: simulatorURL, accounts: accounts, accountsPool: accountsPool, accountsServer: accountsServer,
+                          relay: relay,
                           relayURL: relayURL, relayAdminURL: relayAdminURL, client: client, simulatorClient: simulatorClient)
     }
 

@@ -43,11 +43,14 @@ public struct PostgresFootprint: Sendable {
             }
             f.tables[db.label] = tables
         }
-        f.walBytes = try await admin.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").single().decode(Int64.self, at: 0)
+        f.walBytes = try await admin.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").single().decode(Int64.self,
+            at: 0)
         // Every process of the server: the live ones, and the postmaster's reaped children (autovacuum workers, closed connections).
         let pids = try await admin.query("SELECT pid FROM pg_stat_activity").map { try $0.decode(Int32.self, at: 0) }
-        if let postmaster = pids.lazy.compactMap(BenchSystem.parent).first, BenchSystem.cpuSeconds(pid: postmaster, reapedChildren: true) > 0 {
-            f.cpuSeconds = pids.reduce(BenchSystem.cpuSeconds(pid: postmaster, reapedChildren: true)) { $0 + BenchSystem.cpuSeconds(pid: $1) }
+        if let postmaster = pids.lazy.compactMap(BenchSystem.parent).first,
+           BenchSystem.cpuSeconds(pid: postmaster, reapedChildren: true) > 0 {
+            f.cpuSeconds = pids.reduce(BenchSystem.cpuSeconds(pid: postmaster,
+                                                              reapedChildren: true)) { $0 + BenchSystem.cpuSeconds(pid: $1) }
         }
         return f
     }
@@ -77,7 +80,8 @@ public struct PostgresFootprint: Sendable {
             ] as [String: Any]
         }
         var postgres: [String: Any] = [
-            "xact_commit": committed, "commits_per_envelope": (totalCommits / n * 1000).rounded() / 1000, "commits_per_second": round1(totalCommits / s),
+            "xact_commit": committed, "commits_per_envelope": (totalCommits / n * 1000).rounded() / 1000,
+            "commits_per_second": round1(totalCommits / s),
             "wal_bytes": Int64(wal), "wal_bytes_per_envelope": (wal / n).rounded(), "wal_bytes_per_second": (wal / s).rounded(),
             "rows_written": rowWrites, "row_writes_per_envelope": (Double(totalRowWrites) / n * 1000).rounded() / 1000,
         ]

@@ -31,7 +31,8 @@ public struct PrometheusText: Sendable {
 
     /// `name{a="x",b="y"} 12`; nil for comments and lines it cannot read (label values with escaped quotes are not expected here).
     static func sample(_ line: Substring) -> Sample? {
-        guard !line.hasPrefix("#"), let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { return nil }
+        guard !line.hasPrefix("#"), let space = line.lastIndex(of: " "),
+              let value = Double(line[line.index(after: space)...]) else { return nil }
         let series = line[..<space]
         guard let open = series.firstIndex(of: "{") else { return Sample(name: String(series), labels: [:], value: value) }
         var labels: [String: String] = [:]

@@ -41,7 +41,8 @@ public struct StatementStats: Sendable {
             guard statements.count < top else { continue }
             statements.append([
                 "database": database, "query": String(query.prefix(160)), "calls": calls, "rows": affected,
-                "exec_ms": round1(ms), "exec_us_per_envelope": round1(ms * 1000 / n), "rows_per_call": round1(Double(affected) / Double(max(1, calls))),
+                "exec_ms": round1(ms), "exec_us_per_envelope": round1(ms * 1000 / n),
+                "rows_per_call": round1(Double(affected) / Double(max(1, calls))),
                 "wal_bytes_per_envelope": (Double(wal) / n).rounded(),
             ])
         }
@@ -50,7 +51,10 @@ public struct StatementStats: Sendable {
             // Each call of a statement that wrote WAL is about one writing commit (they run outside explicit transactions, mostly).
             "writing_calls_per_envelope": (Double(writingCalls) / n * 1000).rounded() / 1000,
             "exec_us_per_envelope": round1(totalMS * 1000 / n), "wal_bytes_per_envelope": (Double(totalWAL) / n).rounded(),
-            "how": "pg_stat_statements over the phase and its settle: every statement of these databases (the bench's own reads included), top \(top) by execution time",
+            "how": """
+                   pg_stat_statements over the phase and its settle: every statement of these databases (the bench's own reads \
+                   included), top \(top) by execution time
+                   """,
         ]
     }
 }

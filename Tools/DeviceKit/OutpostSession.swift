@@ -52,7 +52,8 @@ public struct OutpostSession: Sendable {
     }
 
     /// Redeems an invitation (`POST /v1/management/redeem`) for `scopes` (all offered by default).
-    public func redeem(_ link: ManagementLink, scopes: [ManagementScope]? = nil, agreement: P256.KeyAgreement.PublicKey) async throws -> HTTPClient.Response {
+    public func redeem(_ link: ManagementLink, scopes: [ManagementScope]? = nil,
+                       agreement: P256.KeyAgreement.PublicKey) async throws -> HTTPClient.Response {
         let consent = try ManagementConsent.create(for: link, scopes: scopes, signingKey: signing, agreementKey: agreement)
         return try await send(.post, "/v1/management/redeem", body: consent.jsonBytes)
     }
@@ -71,6 +72,7 @@ public struct OutpostSession: Sendable {
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
     public static func encode(_ s: String) -> String {
-        s.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? s
+        s.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0" +
+                                                                                  "123456789-._~")) ?? s
     }
 }

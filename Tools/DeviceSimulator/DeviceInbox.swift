@@ -6,9 +6,12 @@ import MailwakeProtocol
 enum DeviceInbox {
     /// The envelope an APNs payload carries (`mw`, or `aps.content-state.mw` for a Live Activity).
     static func envelope(inPayload payload: String) throws -> Envelope {
-        guard let object = try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] else { throw DeviceError("a payload is not JSON") }
+        guard let object =
+            try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] else { throw DeviceError("a payload is " +
+                "not JSON") }
         let aps = object["aps"] as? [String: Any]
-        guard let mw = object["mw"] ?? (aps?["content-state"] as? [String: Any])?["mw"] else { throw DeviceError("a payload carries no envelope") }
+        guard let mw = object["mw"]
+            ?? (aps?["content-state"] as? [String: Any])?["mw"] else { throw DeviceError("a payload carries no envelope") }
         return try Envelope.decode(Array(try JSONSerialization.data(withJSONObject: mw)))
     }
 
@@ -21,7 +24,8 @@ enum DeviceInbox {
         guard let pairing = state.pairings.first(where: { $0.pairingID == envelope.context.pairingID }),
               let outpostKey = Base64URL.decode(pairing.outpostKey)
         else { throw DeviceError("an envelope for pairing \(envelope.context.pairingID), which this device does not have") }
-        let opener = EnvelopeOpener(agreementKey: try state.agreement, outpostKey: try P256.Signing.PublicKey(x963Representation: outpostKey),
+        let opener = EnvelopeOpener(agreementKey: try state.agreement,
+                                    outpostKey: try P256.Signing.PublicKey(x963Representation: outpostKey),
                                     audience: pairing.relay, pairingID: pairing.pairingID)
         let content = try NotificationContent.decode(try opener.open(envelope))
         var w = JSONWriter()

@@ -63,7 +63,8 @@ struct DeviceState: Codable {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard FileManager.default.createFile(atPath: Self.path(dir), contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: Self.path(dir), contents: try encoder.encode(self),
+                                             attributes: [.posixPermissions: 0o600]) else {
             throw DeviceError("cannot write \(Self.path(dir))")
         }
     }

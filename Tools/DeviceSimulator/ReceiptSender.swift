@@ -26,7 +26,8 @@ enum ReceiptSender {
             let mine = sendable.filter { origins[$0.pairingID] == origin }
             for start in stride(from: 0, to: mine.count, by: 100) {
                 let chunk = Array(mine[start..<min(start + 100, mine.count)])
-                let r = try await signed(http, state, .post, base: base, origin: origin, path: "/v1/devices/\(deviceID)/receipts", body: body(chunk))
+                let r = try await signed(http, state, .post, base: base, origin: origin, path: "/v1/devices/\(deviceID)/receipts",
+                                         body: body(chunk))
                 guard r.status == .ok else { throw DeviceError("the relay answered the receipts with \(r.status.code): \(r.text)") }
                 let object = (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
                 outcome.displayed += object["displayed"] as? Int ?? 0

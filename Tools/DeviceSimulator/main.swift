@@ -40,10 +40,14 @@ func consentToPairing(_ link: PairingLink, _ state: inout DeviceState, _ args: P
     let consent = try ConsentSubmission.create(for: link, signingKey: try state.signing, agreementKey: try state.agreement.publicKey)
     let http = try client(args)
     defer { http.shutdown() }
-    let r = try await http.execute(.init(method: .post, url: (args.value("relay-url") ?? link.relay) + "/v1/pairings/\(link.pairingID)/consent",
+    let r = try await http.execute(.init(method: .post,
+                                         url: (args.value("relay-url") ?? link.relay) + "/v1/pairings/\(link.pairingID)/consent",
                                          headers: ["Content-Type": "application/json"], body: consent.jsonBytes))
     if r.status == .conflict {
-        throw DeviceError("this pairing code was already used by another device: ask for a new code on the outpost (`mailwake-outpost pair`) and scan it again")
+        throw DeviceError("""
+                          this pairing code was already used by another device: ask for a new code on the outpost (`mailwake-outpost \
+                          pair`) and scan it again
+                          """)
     }
     guard r.status == .accepted else { throw DeviceError("the relay refused the consent (\(r.status.code)): \(r.text)") }
     state.pairings.append(.init(pairingID: link.pairingID, outpostKey: Base64URL.encode(link.outpostKey), relay: link.relay))
@@ -54,7 +58,8 @@ func postToAccounts(_ args: ParsedArguments, _ state: DeviceState, path: String,
     let base = try args.required("accounts")
     let http = try client(args)
     defer { http.shutdown() }
-    let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: path, body: body, session: state.accountsSession)
+    let r = try await signed(http, state, .post, base: base, origin: args.value("origin") ?? base, path: path, body: body,
+                             session: state.accountsSession)
     guard (200..<300).contains(Int(r.status.code)) else { throw DeviceError("accounts answered \(r.status.code): \(r.text)") }
     return r
 }
@@ -68,7 +73,10 @@ let tool = CommandLineTool(
             dirOption, OptionSpec("env", value: "ENV", help: "APNs environment: sandbox (default) or production"),
         ])) { args in
             let dir = try args.required("dir")
-            guard !FileManager.default.fileExists(atPath: DeviceState.path(dir)) else { throw DeviceError("\(dir) already holds a device") }
+            guard !FileManager.default.fileExists(atPath: DeviceState.path(dir)) else { throw DeviceError("""
+                \(dir) already holds \
+                a device
+                """) }
             let state = try DeviceState.create(environment: args.value("env") ?? "sandbox")
             try state.save(dir)
             say("device id:   \(try state.deviceID)")
@@ -82,14 +90,19 @@ let tool = CommandLineTool(
         ])) { args in
             let dir = try args.required("dir")
             var state = try DeviceState.load(dir)
-            let body = Array(#"{"signing_key":"\#(Base64URL.encode(try state.signing.publicKey.x963Representation))","agreement_key":"\#(Base64URL.encode(try state.agreement.publicKey.x963Representation))","apns_token":"\#(state.apnsToken)","apns_environment":"\#(state.environment)","push_to_start_token":"\#(state.pushToStartToken)","bundle_id":"net.mailwake.app","app_version":"simulator"}"#.utf8)
+            let body = Array((#"{"signing_key":"\#(Base64URL.encode(try state.signing.publicKey.x963Representation))","# +
+                              #""agreement_key":"\#(Base64URL.encode(try state.agreement.publicKey.x963Representation))","# +
+                              #""apns_token":"\#(state.apnsToken)","apns_environment":"\#(state.environment)","# +
+                              #""push_to_start_token":"\#(state.pushToStartToken)","bundle_id":"net.mailwake.app","# +
+                              #""app_version":"simulator"}"#).utf8)
             let r = try await postToAccounts(args, state, path: "/v1/devices", body: body)
             state.accountsSession = (try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])?["session_id"] as? String
             try state.save(dir)
             say("registered \(try state.deviceID) at \(try args.required("accounts"))")
             return .success
         },
-        .init(CommandSpec("app-account-token", summary: "Print the appAccountToken the App sets on its StoreKit purchases (docs/app-store.md).", options: [
+        .init(CommandSpec("app-account-token",
+                          summary: "Print the appAccountToken the App sets on its StoreKit purchases (docs/app-store.md).", options: [
             dirOption,
         ])) { args in
             let state = try DeviceState.load(try args.required("dir"))
@@ -107,7 +120,8 @@ let tool = CommandLineTool(
             say(r.text)
             return .success
         },
-        .init(CommandSpec("pair", summary: "Pair with an outpost by its link: show its fingerprint, post the consent.", positionals: ["LINK"], options: [
+        .init(CommandSpec("pair", summary: "Pair with an outpost by its link: show its fingerprint, post the consent.",
+                          positionals: ["LINK"], options: [
             dirOption, caOption,
             OptionSpec("relay-url", value: "URL", help: "Where the relay answers, when it differs from the link's relay origin"),
         ])) { args in
@@ -121,7 +135,11 @@ let tool = CommandLineTool(
             say("consented to pairing \(link.pairingID); the outpost confirms it")
             return .success
         },
-        .init(CommandSpec("manage", summary: "Redeem an outpost's management invitation (mailwake://manage…): check its fingerprint and TLS pin, post the signed consent; with push offered, consent to the pairing at the relay too.",
+        .init(CommandSpec("manage",
+                          summary: """
+                                   Redeem an outpost's management invitation (mailwake://manage…): check its fingerprint and TLS pin, \
+                                   post the signed consent; with push offered, consent to the pairing at the relay too.
+                                   """,
                           positionals: ["LINK"], options: [
             dirOption, caOption,
             OptionSpec("scopes", value: "LIST", help: "Accept only these of the offered scopes (comma list; default all)"),
@@ -139,13 +157,15 @@ let tool = CommandLineTool(
                 }
             }
             let accepted = scopes ?? link.scopes
-            let session = try OutpostSession(origin: link.url, pin: link.pin, signing: try state.signing, baseURL: args.value("outpost-url"))
+            let session = try OutpostSession(origin: link.url, pin: link.pin, signing: try state.signing,
+                                             baseURL: args.value("outpost-url"))
             defer { session.shutdown() }
             let r = try await session.redeem(link, scopes: accepted, agreement: try state.agreement.publicKey)
             guard r.status == .ok else { throw DeviceError("the outpost refused the consent (\(r.status.code)): \(r.text)") }
             let outpostID = KeyIdentity.id(of: link.outpostKey)
             var outposts = (state.outposts ?? []).filter { $0.outpostID != outpostID }
-            outposts.append(.init(outpostID: outpostID, outpostKey: Base64URL.encode(link.outpostKey), url: link.url, pin: Base64URL.encode(link.pin),
+            outposts.append(.init(outpostID: outpostID, outpostKey: Base64URL.encode(link.outpostKey), url: link.url,
+                                  pin: Base64URL.encode(link.pin),
                                   scopes: accepted.map(\.rawValue)))
             state.outposts = outposts
             if accepted.contains(.push), let pairing = link.pairingLink {
@@ -155,14 +175,19 @@ let tool = CommandLineTool(
             say("redeemed: \(r.text)")
             return .success
         },
-        .init(CommandSpec("read", summary: "Read a message's body from its outpost by the ref of its notification; prints the body document (JSON).",
+        .init(CommandSpec("read",
+                          summary: """
+                                   Read a message's body from its outpost by the ref of its notification; prints the body document \
+                                   (JSON).
+                                   """,
                           positionals: ["REF"], options: [
             dirOption, OptionSpec("outpost-url", value: "URL", help: "Where the outpost answers, when it differs from its origin"),
         ])) { args in
             let state = try DeviceState.load(args.required("dir"))
             let ref = args.positionals[0]
             guard let payload = ref.split(separator: ".").first.flatMap({ Base64URL.decode(String($0)) }),
-                  let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any], let outpostID = object["o"] as? String,
+                  let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any], let outpostID =
+                      object["o"] as? String,
                   let outpost = state.outposts?.first(where: { $0.outpostID == outpostID })
             else { throw DeviceError("the ref names no outpost this device redeemed an invitation of (`mailwake-device manage LINK`)") }
             let session = try state.session(with: outpost, baseURL: args.value("outpost-url"))
@@ -180,7 +205,8 @@ let tool = CommandLineTool(
         ])) { args in
             let state = try DeviceState.load(args.required("dir"))
             let known = state.outposts ?? []
-            guard let outpost = args.value("outpost").map({ id in known.first { $0.outpostID == id } }) ?? (known.count == 1 ? known.first : nil) else {
+            guard let outpost = args.value("outpost").map({ id in known.first { $0.outpostID == id } })
+                ?? (known.count == 1 ? known.first : nil) else {
                 throw DeviceError("name the outpost with --outpost (known: \(known.map(\.outpostID).joined(separator: ", ")))")
             }
             let method = HTTPMethod(rawValue: args.positionals[0].uppercased())
@@ -191,11 +217,19 @@ let tool = CommandLineTool(
             say("\(r.status.code) \(r.text)")
             return (200..<300).contains(Int(r.status.code)) ? .success : .failure
         },
-        .init(CommandSpec("inbox", summary: "Open what the APNs simulator received for this device (and, with --relay-url, what the relay's catch-up log holds); print each new notification once as a JSON line, and relay service notices as `notice:` lines; with --relay-url, post receipts (PROTOCOL.md §13) for what it showed or dropped as a duplicate.", options: [
+        .init(CommandSpec("inbox",
+                          summary: """
+                                   Open what the APNs simulator received for this device (and, with --relay-url, what the relay's \
+                                   catch-up log holds); print each new notification once as a JSON line, and relay service notices as \
+                                   `notice:` lines; with --relay-url, post receipts (PROTOCOL.md §13) for what it showed or dropped as \
+                                   a duplicate.
+                                   """, options: [
             dirOption, caOption,
             OptionSpec("apns", value: "URL", help: "The APNs simulator's URL (its recent deliveries, in memory)"),
-            OptionSpec("record", value: "FILE", help: "Read the simulator's --record file instead (every delivery since it was started, across restarts)"),
-            OptionSpec("relay-url", value: "URL", help: "Also read the device's catch-up log at this relay (what APNs dropped while the device was offline)"),
+            OptionSpec("record", value: "FILE",
+                       help: "Read the simulator's --record file instead (every delivery since it was started, across restarts)"),
+            OptionSpec("relay-url", value: "URL",
+                       help: "Also read the device's catch-up log at this relay (what APNs dropped while the device was offline)"),
             OptionSpec("wait", value: "SECONDS", help: "Wait up to this long for at least one new notification"),
         ])) { args in
             let dir = try args.required("dir")
@@ -215,7 +249,8 @@ let tool = CommandLineTool(
                 guard envelope.context.kind == .notification else { return }
                 let key = DeviceInbox.key(of: envelope)
                 guard receipted.insert(key).inserted else { return }
-                state.pendingReceipts = (state.pendingReceipts ?? []) + [PendingReceipt(pairingID: envelope.context.pairingID, eventID: envelope.context.eventID,
+                state.pendingReceipts = (state.pendingReceipts ?? []) + [PendingReceipt(pairingID: envelope.context.pairingID,
+                                                                                        eventID: envelope.context.eventID,
                                                                                           shownAt: WallClock.milliseconds())]
             }
             func show(_ envelope: Envelope, receivedAtMS: Int64, source: String) throws {
@@ -238,7 +273,8 @@ let tool = CommandLineTool(
                 let deliveries: [[String: Any]]
                 if let record = args.value("record") {
                     let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
-                    deliveries = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                    deliveries = text.split(separator: "\n")
+                        .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
                 } else if let apns = args.value("apns") {
                     let r = try await http.execute(.init(url: apns + "/_sim/deliveries?since=0&limit=10000"))
                     let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]
@@ -246,10 +282,14 @@ let tool = CommandLineTool(
                 } else if relayHTTP != nil {
                     deliveries = []
                 } else {
-                    throw DeviceError("name the simulator with --apns URL or its record with --record FILE (or the relay with --relay-url)")
+                    throw DeviceError("""
+                                      name the simulator with --apns URL or its record with --record FILE (or the relay with \
+                                      --relay-url)
+                                      """)
                 }
                 for d in deliveries {
-                    // `held`: accepted while the device was offline, never delivered (the simulator delivers the last one when it is back).
+                    // `held`: accepted while the device was offline, never delivered (the simulator delivers the last one when it is
+                    // back).
                     guard d["status"] as? Int == 200, d["held"] as? Bool != true, let token = d["device_token"] as? String,
                           token == state.apnsToken || token == state.pushToStartToken, let payload = d["payload"] as? String
                     else { continue }
@@ -263,7 +303,8 @@ let tool = CommandLineTool(
                         shown += 1
                         continue
                     }
-                    try show(try DeviceInbox.envelope(inPayload: payload), receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0, source: "apns")
+                    try show(try DeviceInbox.envelope(inPayload: payload),
+                             receivedAtMS: (d["received_at_ms"] as? NSNumber)?.int64Value ?? 0, source: "apns")
                 }
                 if shown == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
             } while shown == 0 && ContinuousClock.now < deadline
@@ -272,20 +313,28 @@ let tool = CommandLineTool(
             if let relayHTTP, let base = args.value("relay-url"), !(state.pendingReceipts ?? []).isEmpty {
                 let outcome = try await ReceiptSender.send(relayHTTP, &state, base: base)
                 try state.save(dir)
-                StandardStreams.writeError("receipts: \(outcome.displayed) displayed, \(outcome.duplicate) duplicate, \(outcome.ignored) ignored, \(outcome.trimmed) trimmed from catch-up\n")
+                StandardStreams.writeError("""
+                                           receipts: \(outcome.displayed) displayed, \(outcome.duplicate) duplicate, \
+                                           \(outcome.ignored) ignored, \(outcome.trimmed) trimmed from catch-up\n
+                                           """)
             }
             return .success
         },
         .init(CommandSpec("unpair", summary: "End a pairing at the relay (signed by the device).", positionals: ["PAIRING_ID"], options: [
-            dirOption, caOption, OptionSpec("relay-url", value: "URL", help: "Where the relay answers, when it differs from the pairing's relay origin"),
+            dirOption, caOption,
+            OptionSpec("relay-url", value: "URL", help: "Where the relay answers, when it differs from the pairing's relay origin"),
         ])) { args in
             let dir = try args.required("dir")
             var state = try DeviceState.load(dir)
             let id = args.positionals[0]
-            guard let pairing = state.pairings.first(where: { $0.pairingID == id }) else { throw DeviceError("no pairing \(id) on this device") }
+            guard let pairing = state.pairings.first(where: { $0.pairingID == id }) else { throw DeviceError("""
+                no pairing \(id) on \
+                this device
+                """) }
             let http = try client(args)
             defer { http.shutdown() }
-            let r = try await signed(http, state, .delete, base: args.value("relay-url") ?? pairing.relay, origin: pairing.relay, path: "/v1/pairings/\(id)", body: nil)
+            let r = try await signed(http, state, .delete, base: args.value("relay-url") ?? pairing.relay, origin: pairing.relay,
+                                     path: "/v1/pairings/\(id)", body: nil)
             guard r.status == .noContent else { throw DeviceError("the relay answered \(r.status.code): \(r.text)") }
             state.pairings.removeAll { $0.pairingID == id }
             try state.save(dir)

@@ -26,7 +26,8 @@ while let a = args.popFirst() {
     case "--connections": options.connections = Int(args.popFirst() ?? "") ?? options.connections
     case "--server-threads": options.serverThreads = Int(args.popFirst() ?? "") ?? options.serverThreads
     case "--help":
-        print("usage: mailwake-http-bench [--seconds S] [--connections N] [--server-threads N]\nJSON: Mailwake server (POST JSON echo) and nginx (static file) requests/s under the same wrk load.")
+        print("usage: mailwake-http-bench [--seconds S] [--connections N] [--server-threads N]\nJSON: Mailwake server (POST JSON echo) " +
+              "and nginx (static file) requests/s under the same wrk load.")
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8))
@@ -59,11 +60,13 @@ func wrk(url: String, script: String?, options: Options) throws -> [String: Any]
     arguments.append(url)
     let output = try run("/usr/bin/wrk", arguments)
     func number(after label: String) -> Double? {
-        guard let line = output.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }) else { return nil }
+        guard let line = output.split(separator: "\n")
+            .first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }) else { return nil }
         return Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(label.split(separator: " ").count).first ?? "")
     }
     func latency(_ p: String) -> Double? {
-        guard let line = output.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(p + "%") }) else { return nil }
+        guard let line = output.split(separator: "\n")
+            .first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(p + "%") }) else { return nil }
         let value = String(line.split(separator: " ", omittingEmptySubsequences: true).last ?? "")
         if value.hasSuffix("us") { return Double(value.dropLast(2)).map { $0 / 1000 } }
         if value.hasSuffix("ms") { return Double(value.dropLast(2)) }
@@ -90,10 +93,12 @@ configuration.allowPlainHTTP = true
 configuration.threads = options.serverThreads
 configuration.perIPConnectionLimit = 0
 configuration.metricsPrefix = "mailwake_bench"
-let server = HTTPServer(configuration: configuration, router: router, logger: Logger(service: "bench", level: .warning), metrics: MetricsRegistry())
+let server = HTTPServer(configuration: configuration, router: router, logger: Logger(service: "bench", level: .warning),
+                        metrics: MetricsRegistry())
 try server.start()
 let script = work.appendingPathComponent("post.lua")
-try "wrk.method = \"POST\"\nwrk.body = '\(requestBody)'\nwrk.headers[\"Content-Type\"] = \"application/json\"\n".write(to: script, atomically: true, encoding: .utf8)
+try "wrk.method = \"POST\"\nwrk.body = '\(requestBody)'\nwrk.headers[\"Content-Type\"] = \"application/json\"\n".write(to: script,
+    atomically: true, encoding: .utf8)
 let mailwake = try wrk(url: "http://127.0.0.1:\(configuration.port)/echo", script: script.path, options: options)
 let mailwakeStatic = try wrk(url: "http://127.0.0.1:\(configuration.port)/static", script: nil, options: options)
 await server.shutdown()
@@ -145,15 +150,18 @@ if FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") {
 
 var report: [String: Any] = [
     "benchmark": "mailwake-http-bench",
-    "load": ["tool": "wrk", "threads": options.wrkThreads, "connections": options.connections, "seconds": options.seconds, "keep_alive": true],
+    "load": ["tool": "wrk", "threads": options.wrkThreads, "connections": options.connections, "seconds": options.seconds,
+             "keep_alive": true],
     "server_threads": options.serverThreads,
-    "mailwake": mailwake.merging(["handler": "POST /echo: strict JSON decode + encode, \(requestBody.utf8.count)-byte body"]) { a, _ in a },
+    "mailwake": mailwake.merging(["handler": "POST /echo: strict JSON decode + encode, " +
+                                             "\(requestBody.utf8.count)-byte body"]) { a, _ in a },
     "mailwake_static": mailwakeStatic.merging(["handler": "GET /static: fixed \(staticReply.count)-byte JSON, no decoding"]) { a, _ in a },
     "nginx": nginxResult.merging(["handler": "GET static \(staticBody.utf8.count)-byte file"]) { a, _ in a },
 ]
 if let m = mailwake["requests_per_second"] as? Double, let n = nginxResult["requests_per_second"] as? Double, n > 0 {
     report["ratio_mailwake_over_nginx"] = (m / n * 100).rounded() / 100
-    if let st = mailwakeStatic["requests_per_second"] as? Double { report["ratio_mailwake_static_over_nginx"] = (st / n * 100).rounded() / 100 }
+    if let st = mailwakeStatic["requests_per_second"] as? Double { report["ratio_mailwake_static_ove" +
+                                                                          "r_nginx"] = (st / n * 100).rounded() / 100 }
 }
 let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
 FileHandle.standardOutput.write(data + Data("\n".utf8))

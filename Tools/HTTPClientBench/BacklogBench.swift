@@ -20,13 +20,22 @@ final class BacklogBench: BenchRun {
     func run() async throws -> [String: Any] {
         var report: [String: Any] = [
             "benchmark": "mailwake-http-client-bench",
-            "setup": "this client and nginx (1 worker, `return 200` with a \(NginxServer.reply.utf8.count)-byte JSON body) on loopback, TLS (P-256); "
+            "setup": """
+                     this client and nginx (1 worker, `return 200` with a \(NginxServer.reply.utf8.count)-byte JSON body) on loopback, \
+                     TLS (P-256); 
+                     """
                 + "each burst starts N POSTs (\(Burst.body.count)-byte body) at once from N unstructured tasks and waits for all",
             "machine_cores": ProcessInfo.processInfo.activeProcessorCount,
             "queued": options.queued, "repeats": options.repeats,
             "cpu_note": "cpu_us_per_request: this process (client thread, callers' tasks, the pool), getrusage; "
-                + "owner_thread_cpu_us_per_request: the client's mw-http thread alone (/proc/self/task/*/schedstat); owner_thread_runqueue_wait_ms: how long "
-                + "that thread was ready to run but waited for a core (other processes' load). Shared 2-core machine: figures are noisy; compare sizes within one run",
+                + """
+                  owner_thread_cpu_us_per_request: the client's mw-http thread alone (/proc/self/task/*/schedstat); \
+                  owner_thread_runqueue_wait_ms: how long 
+                  """
+                + """
+                  that thread was ready to run but waited for a core (other processes' load). Shared 2-core machine: figures are \
+                  noisy; compare sizes within one run
+                  """,
         ]
         for proto in options.protocols {
             report[proto] = try await measure(proto)
@@ -78,7 +87,10 @@ final class BacklogBench: BenchRun {
             ] as [String: Any]
         }
         var result: [String: Any] = [
-            "http_version": proto == "h2" ? "HTTP/2 over TLS (ALPN), max_concurrent_streams \(c.maxConcurrentStreams)" : "HTTP/1.1 over TLS, keep-alive",
+            "http_version": proto == "h2" ? "HTTP/2 over TLS (ALPN), max_concurrent_streams \(c.maxConcurrentStreams)" : """
+                HTTP/1.1 over \
+                TLS, keep-alive
+                """,
             "max_connections_per_host": c.maxConnectionsPerHost,
             "warm_up": warm.summary,
             "by_queued": bySize,

@@ -17,11 +17,13 @@ struct Burst {
     var ownerThreadWaitSeconds = 0.0
 
     /// An APNs-sized payload.
-    static let body = Array(#"{"aps":{"alert":{"title":"New mail","body":"bench"},"mutable-content":1},"mw":"\#(String(repeating: "x", count: 120))"}"#.utf8)
+    static let body = Array((#"{"aps":{"alert":{"title":"New mail","body":"bench"},"mutable-content":1},"# +
+                             #""mw":"\#(String(repeating: "x", count: 120))"}"#).utf8)
 
     static func run(_ client: HTTPClient, url: String, count: Int, thread: String) async -> Burst {
         let tally = Tally(count: count)
-        let request = HTTPClient.Request(method: .post, url: url, headers: ["content-type": "application/json", "apns-topic": "net.mailwake.app"], body: body)
+        let request = HTTPClient.Request(method: .post, url: url,
+                                         headers: ["content-type": "application/json", "apns-topic": "net.mailwake.app"], body: body)
         let cpu0 = processCPUSeconds(), owner0 = threadSchedule(named: thread)
         let start = ContinuousClock.now
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

@@ -14,7 +14,8 @@ struct ClientBenchOptions {
     var h1Connections: Int
 
     static let usage = """
-        usage: mailwake-http-client-bench [--queued 100,1000,10000] [--repeat 3] [--protocols h2,h1] [--connections 8] [--h1-connections 64]
+        usage: mailwake-http-client-bench [--queued 100,1000,10000] [--repeat 3] [--protocols h2,h1] [--connections 8] [--h1-connections \
+        64]
         Queues each number of requests at once against nginx on loopback (TLS) and prints, per number, the client's
         CPU µs per completed request and completions per second, as JSON. Needs /usr/sbin/nginx and /usr/bin/openssl.
         """
@@ -23,7 +24,8 @@ struct ClientBenchOptions {
         let args = BenchArguments(arguments, tool: "mailwake-http-client-bench",
                                   names: ["--queued", "--repeat", "--protocols", "--connections", "--h1-connections"], usage: Self.usage)
         let sizes = args.string("--queued", "100,1000,10000").split(separator: ",").map { Int($0) ?? 0 }
-        guard !sizes.isEmpty, sizes.allSatisfy({ $0 >= 1 }) else { args.fail("--queued takes whole numbers of at least 1, comma-separated") }
+        guard !sizes.isEmpty,
+              sizes.allSatisfy({ $0 >= 1 }) else { args.fail("--queued takes whole numbers of at least 1, comma-separated") }
         queued = sizes
         repeats = args.count("--repeat", 3)
         protocols = args.string("--protocols", "h2,h1").split(separator: ",").map(String.init)

@@ -22,8 +22,10 @@ struct NginxServer {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-http-client-bench-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let path = { (name: String) in work.appendingPathComponent(name).path }
-        let certificateArguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("tls.key"),
-                                    "-out", path("tls.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
+        let certificateArguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                                    path("tls.key"),
+                                    "-out", path("tls.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext",
+                                    "subjectAltName=DNS:localhost,IP:127.0.0.1"]
         try await OwnThread.run { try BenchSystem.openssl(certificateArguments) }
         let h2Port = try BenchSystem.freePort(), h1Port = try BenchSystem.freePort()
         // keepalive_requests also bounds requests per HTTP/2 connection (nginx ≥ 1.19.7): a GOAWAY mid-burst would measure reconnects.
@@ -57,7 +59,8 @@ struct NginxServer {
             }
             """
         try config.write(toFile: path("nginx.conf"), atomically: true, encoding: .utf8)
-        let process = try BenchProcess(executable: nginx, arguments: ["-c", path("nginx.conf"), "-e", path("error.log")], logPath: path("nginx.log"))
+        let process = try BenchProcess(executable: nginx, arguments: ["-c", path("nginx.conf"), "-e", path("error.log")],
+                                       logPath: path("nginx.log"))
         return NginxServer(process: process, work: work, h2Port: h2Port, h1Port: h1Port, certificate: path("tls.pem"))
     }
 

@@ -20,7 +20,8 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
     let outposts: [P256.Signing.PrivateKey]
     let pairingSeconds: Double
 
-    private init(options: HeartbeatBenchOptions, stack: BenchStack, relayDatabase: PostgresClient, outposts: [P256.Signing.PrivateKey], pairingSeconds: Double) {
+    private init(options: HeartbeatBenchOptions, stack: BenchStack, relayDatabase: PostgresClient, outposts: [P256.Signing.PrivateKey],
+                 pairingSeconds: Double) {
         self.options = options
         self.stack = stack
         self.relayDatabase = relayDatabase
@@ -60,11 +61,17 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
         let real = try await realRatePhase()
         Self.progress("silence-watch passes")
         let silence = try await silencePasses()
-        let rows = try await relayDatabase.query("SELECT count(*), pg_total_relation_size('outpost_heartbeats') FROM outpost_heartbeats").single()
+        let rows = try await relayDatabase.query("""
+                                                 SELECT count(*), pg_total_relation_size('outpost_heartbeats') FROM \
+                                                 outpost_heartbeats
+                                                 """).single()
         let (count, bytes) = try rows.decode((Int64, Int64).self)
         return [
             "benchmark": "mailwake-heartbeat-bench",
-            "setup": "one mailwake-relay serve process (TLS, HTTP/1.1 keep-alive), PostgreSQL, the APNs simulator, accounts, and this client on one machine",
+            "setup": """
+                     one mailwake-relay serve process (TLS, HTTP/1.1 keep-alive), PostgreSQL, the APNs simulator, accounts, and this \
+                     client on one machine
+                     """,
             "machine_cores": ProcessInfo.processInfo.activeProcessorCount,
             "outposts": options.outposts,
             "pairing": ["seconds": round1(pairingSeconds), "per_second": (Double(options.outposts) / pairingSeconds).rounded(),
@@ -138,7 +145,10 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
             "relay_cpu_us_per_heartbeat": round1(cpu * 1e6 / Double(count)),
             "latency_ms": Percentiles(latencies.withLock { $0 }).summary,
             "postgres": m.postgres(count),
-            "postgres_note": "includes the relay's background work during the phase and the \(options.settle) s settle (gauges every 5 s, silence watch every 15 s)",
+            "postgres_note": """
+                             includes the relay's background work during the phase and the \(options.settle) s settle (gauges every 5 \
+                             s, silence watch every 15 s)
+                             """,
         ]
     }
 
@@ -159,7 +169,8 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
     func silencePasses() async throws -> [String: Double] {
         var configuration = RelayConfiguration(publicOrigin: BenchStack.origin, databaseURL: stack.relayDatabaseURL,
                                                accounts: .init(url: "http://127.0.0.1:1", token: "unused"),
-                                               apns: .init(keyFile: "/dev/null", keyID: "UNUSED", teamID: "UNUSED", bundleID: BenchStack.bundleID))
+                                               apns: .init(keyFile: "/dev/null", keyID: "UNUSED", teamID: "UNUSED",
+                                                           bundleID: BenchStack.bundleID))
         configuration.outpostSilence = 600
         let watch = SilenceWatch(database: relayDatabase, configuration: configuration, logger: .disabled, clockMS: WallClock.milliseconds)
         var times: [Double] = []

@@ -27,7 +27,8 @@ struct HeartbeatBenchOptions {
 
     init(_ arguments: some Sequence<String>) {
         let a = BenchArguments(arguments, tool: "mailwake-heartbeat-bench", names: [
-            "--url", "--outposts", "--pair-concurrency", "--rounds", "--concurrency", "--interval", "--seconds", "--silence-passes", "--settle",
+            "--url", "--outposts", "--pair-concurrency", "--rounds", "--concurrency", "--interval", "--seconds", "--silence-passes",
+            "--settle",
         ], usage: Self.usage)
         postgresURL = a.string("--url", ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"] ?? "")
         (outposts, pairConcurrency) = (a.count("--outposts", 10_000), a.count("--pair-concurrency", 32))

@@ -27,10 +27,12 @@ struct PostgresCounters {
     func since(_ earlier: PostgresCounters, per heartbeats: Int) -> [String: Any] {
         let n = Double(max(1, heartbeats))
         return [
-            "xact_commit": commits - earlier.commits, "tup_inserted": inserted - earlier.inserted, "tup_updated": updated - earlier.updated,
+            "xact_commit": commits - earlier.commits, "tup_inserted": inserted - earlier.inserted,
+            "tup_updated": updated - earlier.updated,
             "heartbeat_rows_hot_updated": hotUpdated - earlier.hotUpdated, "tup_deleted": deleted - earlier.deleted,
             "wal_bytes": walBytes - earlier.walBytes,
-            "commits_per_heartbeat": round1(Double(commits - earlier.commits) / n), "wal_bytes_per_heartbeat": (Double(walBytes - earlier.walBytes) / n).rounded(),
+            "commits_per_heartbeat": round1(Double(commits - earlier.commits) / n),
+            "wal_bytes_per_heartbeat": (Double(walBytes - earlier.walBytes) / n).rounded(),
         ]
     }
 }

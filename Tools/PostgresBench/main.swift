@@ -11,7 +11,8 @@ import MailwakePostgres
 // URL defaults to $MAILWAKE_POSTGRES_URL, then $MAILWAKE_TEST_POSTGRES_URL.
 
 struct Options {
-    var url = ProcessInfo.processInfo.environment["MAILWAKE_POSTGRES_URL"] ?? ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"]
+    var url = ProcessInfo.processInfo.environment["MAILWAKE_POSTGRES_URL"]
+        ?? ProcessInfo.processInfo.environment["MAILWAKE_TEST_POSTGRES_URL"]
     var seconds = 2.0
     var pools = [1, 4, 8]
     var concurrency = [1, 8, 32]
@@ -70,7 +71,8 @@ struct Run: Sendable {
 }
 
 /// One task's loop: round trips until the deadline; latencies in microseconds.
-func worker(_ client: PostgresClient, seed: Int, until deadline: ContinuousClock.Instant) async -> (count: Int, errors: Int, latencies: [Double]) {
+func worker(_ client: PostgresClient, seed: Int, until deadline: ContinuousClock.Instant) async -> (count: Int, errors: Int,
+    latencies: [Double]) {
     var count = 0, errors = 0
     var latencies: [Double] = []
     latencies.reserveCapacity(100_000)

@@ -17,7 +17,8 @@ while let a = args.popFirst() {
     case "--seconds": seconds = Double(args.popFirst() ?? "") ?? seconds
     case "--no-openssl-speed": useOpenSSLSpeed = false
     case "--help":
-        print("usage: mailwake-protocol-bench [--seconds S] [--no-openssl-speed]\nPrints JSON: protocol operations per second on one core and their ratio to the OpenSSL primitives they use.")
+        print("usage: mailwake-protocol-bench [--seconds S] [--no-openssl-speed]\nPrints JSON: protocol operations per second on one " +
+              "core and their ratio to the OpenSSL primitives they use.")
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8))
@@ -32,7 +33,8 @@ let deviceSigning = try P256.Signing.PrivateKey()
 let pairingID = try PairingID.generate()
 let aud = "https://push.example.net"
 let content = NotificationContent(mailbox: "Work", folder: "INBOX", from: .init(name: "Alice Example", address: "alice@example.com"),
-                                  subject: "Your verification code is 482913 — please do not share it", receivedAt: 1_764_400_000, code: "482913",
+                                  subject: "Your verification code is 482913 — please do not share it", receivedAt: 1_764_400_000,
+                                  code: "482913",
                                   ref: String(repeating: "r", count: 200))
 let plaintext = content.jsonBytes
 let context = EncryptionContext(aud: aud, pairingID: pairingID, eventID: try EventID.generate(), kind: .notification, iat: 1_764_400_000)
@@ -57,9 +59,12 @@ primitives.append(watch.measure("p256_keygen") { _ = try! P256.KeyAgreement.Priv
 primitives.append(watch.measure("ecdsa_sign") { _ = try! outpost.signature(for: message) })
 primitives.append(watch.measure("ecdsa_verify") { precondition(outpostPublic.isValidSignature(signature, for: message)) })
 primitives.append(watch.measure("ecdh") { _ = try! device.sharedSecretFromKeyAgreement(with: peer) })
-primitives.append(watch.measure("p256_public_import") { _ = try! P256.KeyAgreement.PublicKey(x963Representation: envelope.ephemeralPublicKey) })
-primitives.append(watch.measure("hkdf_sha256_32") { _ = try! HKDF.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: 32) })
-primitives.append(watch.measure("aes256gcm_seal_\(plaintext.count)") { _ = try! AESGCM.seal(plaintext, using: key, nonce: nonce, authenticating: info) })
+primitives.append(watch.measure("p256_public" +
+                                "_import") { _ = try! P256.KeyAgreement.PublicKey(x963Representation: envelope.ephemeralPublicKey) })
+primitives.append(watch.measure("hkdf_sha256_32") { _ = try! HKDF.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info,
+                                                                            outputByteCount: 32) })
+primitives.append(watch.measure("aes256gcm_seal_\(plaintext.count)") { _ = try! AESGCM.seal(plaintext, using: key, nonce: nonce,
+                                                                                            authenticating: info) })
 primitives.append(watch.measure("sha256_300") { _ = SHA256.hash(message) })
 let byName = Dictionary(uniqueKeysWithValues: primitives.map { ($0.name, $0.microsecondsPerOp) })
 func us(_ name: String) -> Double { byName[name] ?? byName.first { $0.key.hasPrefix(name) }!.value }
@@ -79,7 +84,8 @@ let header = try signer.sign(method: "POST", origin: aud, pathAndQuery: "/v1/env
 let headerValue = header.value
 operations.append(watch.measure("verify_request") {
     let h = try! SignatureHeader.parse(headerValue)
-    try! RequestVerifier.verify(h, method: "POST", origin: aud, pathAndQuery: "/v1/envelopes", body: body, publicKey: deviceSigning.publicKey, now: 1_764_400_000)
+    try! RequestVerifier.verify(h, method: "POST", origin: aud, pathAndQuery: "/v1/envelopes", body: body,
+                                publicKey: deviceSigning.publicKey, now: 1_764_400_000)
 })
 operations.append(watch.measure("fit_notification") { _ = try! content.fitted(for: context) })
 
@@ -91,7 +97,8 @@ let aes = us("aes256gcm_seal")
 let hkdf = us("hkdf_sha256_32")
 // seal = ephemeral keygen + ECDH + HKDF + AES-GCM + SHA-256 and ECDSA sign of the signing input.
 let sealPrimitivesInProcess = us("p256_keygen") + us("ecdh") + hkdf + aes + us("ecdsa_sign")
-let sealPrimitivesSpeed = perOp(speed.ecdsaSignPerSecond).flatMap { s in perOp(speed.ecdhPerSecond).map { s + $0 + us("p256_keygen") + hkdf + aes } }
+let sealPrimitivesSpeed = perOp(speed.ecdsaSignPerSecond)
+    .flatMap { s in perOp(speed.ecdhPerSecond).map { s + $0 + us("p256_keygen") + hkdf + aes } }
 // open = ECDSA verify + ECDH + HKDF + AES-GCM open.
 let openPrimitivesInProcess = us("ecdsa_verify") + us("ecdh") + hkdf + aes
 let openPrimitivesSpeed = perOp(speed.ecdsaVerifyPerSecond).flatMap { v in perOp(speed.ecdhPerSecond).map { v + $0 + hkdf + aes } }
@@ -106,8 +113,10 @@ var report: [String: Any] = [
     "plaintext_bytes": plaintext.count,
     "envelope_bytes": envelopeJSON.count,
     "openssl": String(cString: mw_openssl_version()),
-    "primitives": primitives.map { ["name": $0.name, "ops_per_second": rounded($0.opsPerSecond, 0), "us_per_op": rounded($0.microsecondsPerOp)] },
-    "operations": operations.map { ["name": $0.name, "ops_per_second": rounded($0.opsPerSecond, 0), "us_per_op": rounded($0.microsecondsPerOp)] },
+    "primitives": primitives.map { ["name": $0.name, "ops_per_second": rounded($0.opsPerSecond, 0),
+                                    "us_per_op": rounded($0.microsecondsPerOp)] },
+    "operations": operations.map { ["name": $0.name, "ops_per_second": rounded($0.opsPerSecond, 0),
+                                    "us_per_op": rounded($0.microsecondsPerOp)] },
     "ratios": [
         "seal_over_primitives_in_process": rounded(opUS["seal"]! / sealPrimitivesInProcess),
         "open_over_primitives_in_process": rounded(opUS["open"]! / openPrimitivesInProcess),

@@ -6,7 +6,9 @@ import MailwakeProtocol
 extension Commands {
     /// The device side of PROTOCOL §9 step 3.
     static let consent = CommandLineTool.Command(
-        CommandSpec("consent", summary: "Consent to a push-pairing link as the App does: print the body of POST /v1/pairings/{id}/consent (PROTOCOL §9).",
+        CommandSpec("consent",
+                    summary: "Consent to a push-pairing link as the App does: print the body of POST /v1/pairings/{id}/consent " +
+                             "(PROTOCOL §9).",
                     positionals: ["LINK"],
                     options: [OptionSpec("keys", value: "FILE", required: true, help: "the device's keygen file")])
     ) { args in
@@ -19,7 +21,9 @@ extension Commands {
 
     /// The outpost side of PROTOCOL §9 step 4.
     static let verifyConsent = CommandLineTool.Command(
-        CommandSpec("verify-consent", summary: "Verify a consent (JSON on stdin, the consent object or the whole submission) as the outpost does: mac first, then the device signature, pairing, relay and expiry (PROTOCOL §9).",
+        CommandSpec("verify-consent",
+                    summary: "Verify a consent (JSON on stdin, the consent object or the whole submission) as the outpost does: mac " +
+                             "first, then the device signature, pairing, relay and expiry (PROTOCOL §9).",
                     positionals: ["LINK"],
                     options: [OptionSpec("now", value: "N", help: "Unix seconds to check expiry against, default now")])
     ) { args in

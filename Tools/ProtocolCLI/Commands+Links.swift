@@ -20,12 +20,14 @@ extension Commands {
     ) { args in
         let ok = try decodeKey(try args.required("outpost-key"), option: "outpost-key")
         let exp = try args.int64("exp") ?? now() + 300
-        guard let env = PushEnvironment(rawValue: args.value("env") ?? "production") else { throw UsageError("--env must be production or sandbox") }
+        guard let env = PushEnvironment(rawValue: args.value("env")
+            ?? "production") else { throw UsageError("--env must be production or sandbox") }
         let pid = try args.value("pairing") ?? PairingID.generate()
         let cred = try args.value("credential").map { try decodeKey($0, option: "credential") } ?? SecureRandom.bytes(32)
         let link: String
         if let url = args.value("url") {
-            guard let pinText = args.value("pin"), let scopeText = args.value("scope") else { throw UsageError("a management link needs --pin and --scope") }
+            guard let pinText = args.value("pin"),
+                  let scopeText = args.value("scope") else { throw UsageError("a management link needs --pin and --scope") }
             let scopes = try scopeText.split(separator: ",").map { s -> ManagementScope in
                 guard let scope = ManagementScope(rawValue: String(s)) else { throw UsageError("unknown scope \(s)") }
                 return scope
@@ -35,10 +37,12 @@ extension Commands {
             if scopes.contains(.push) {
                 push = .init(relay: try args.required("relay"), environment: env, pairingID: pid, credential: cred)
             }
-            link = ManagementLink(outpostKey: ok, url: url, pin: try decodeKey(pinText, option: "pin"), token: token, scopes: scopes, expiresAt: exp, push: push).link
+            link = ManagementLink(outpostKey: ok, url: url, pin: try decodeKey(pinText, option: "pin"), token: token, scopes: scopes,
+                                  expiresAt: exp, push: push).link
             _ = try ManagementLink.parse(link)
         } else {
-            link = PairingLink(outpostKey: ok, relay: try args.required("relay"), environment: env, pairingID: pid, credential: cred, expiresAt: exp).link
+            link = PairingLink(outpostKey: ok, relay: try args.required("relay"), environment: env, pairingID: pid, credential: cred,
+                               expiresAt: exp).link
             _ = try PairingLink.parse(link)
         }
         printJSON { w in

@@ -30,7 +30,8 @@ enum Commands {
 
     static let keygen = CommandLineTool.Command(
         CommandSpec("keygen", summary: "Generate a signing and an agreement key pair (the outpost or device keys).",
-                    options: [OptionSpec("out", value: "FILE", required: true, help: "where to write the JSON key file (mode 0600, never overwritten)")])
+                    options: [OptionSpec("out", value: "FILE", required: true,
+                                         help: "where to write the JSON key file (mode 0600, never overwritten)")])
     ) { args in
         let file = try KeyFile.generate()
         let path = try args.required("out")
@@ -72,7 +73,8 @@ enum Commands {
         ])
     ) { args in
         let identity = try KeyFile.read(try args.required("identity"))
-        let deviceKey = try P256.KeyAgreement.PublicKey(x963Representation: try decodeKey(try args.required("device-key"), option: "device-key"))
+        let deviceKey = try P256.KeyAgreement.PublicKey(x963Representation: try decodeKey(try args.required("device-key"),
+                                                                                          option: "device-key"))
         guard let iat = try args.int64("iat"), iat >= 0 else { throw UsageError("--iat must be a non-negative integer") }
         let kindName = args.value("kind") ?? EnvelopeKind.notification.rawValue
         guard let kind = EnvelopeKind(rawValue: kindName) else { throw UsageError("--kind must be notification or live-activity") }
@@ -80,7 +82,8 @@ enum Commands {
         if let json = args.value("activity-json") {
             activity = try ActivityInfo.decode(Array(json.utf8))
         }
-        let context = EncryptionContext(aud: try args.required("aud"), pairingID: try args.required("pairing"), eventID: try args.required("event"),
+        let context = EncryptionContext(aud: try args.required("aud"), pairingID: try args.required("pairing"),
+                                        eventID: try args.required("event"),
                                         kind: kind, iat: UInt64(iat), activity: activity)
         let plaintext = try StandardStreams.readInput(limit: Envelope.maxCiphertextBytes)
         let envelope = try EnvelopeSealer(identity: identity.signing).seal(plaintext, to: deviceKey, context: context)
@@ -99,9 +102,11 @@ enum Commands {
         ])
     ) { args in
         let keys = try KeyFile.read(try args.required("keys"))
-        let outpostKey = try P256.Signing.PublicKey(x963Representation: try decodeKey(try args.required("outpost-key"), option: "outpost-key"))
+        let outpostKey = try P256.Signing.PublicKey(x963Representation: try decodeKey(try args.required("outpost-key"),
+                                                                                      option: "outpost-key"))
         let envelope = try Envelope.decode(try StandardStreams.readInput(limit: Envelope.maxJSONBytes + 1))
-        let opener = EnvelopeOpener(agreementKey: keys.agreement, outpostKey: outpostKey, audience: try args.required("aud"), pairingID: try args.required("pairing"))
+        let opener = EnvelopeOpener(agreementKey: keys.agreement, outpostKey: outpostKey, audience: try args.required("aud"),
+                                    pairingID: try args.required("pairing"))
         let plaintext = try opener.open(envelope)
         StandardStreams.write(bytes: plaintext)
         return .success

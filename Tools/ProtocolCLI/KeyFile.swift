@@ -36,7 +36,8 @@ struct KeyFile {
     func write(to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else {
-            throw ToolError(errno == EEXIST ? "\(path) already exists; refusing to overwrite a key file" : "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw ToolError(errno == EEXIST ? "\(path) already exists; refusing to overwrite a key file" : "cannot create \(path): " +
+                "\(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         let bytes = jsonBytes
@@ -58,7 +59,8 @@ struct KeyFile {
         if let pub = (object["signing_public"] as? String).flatMap(Base64URL.decode), pub != file.signing.publicKey.x963Representation {
             throw ToolError("\(path): signing_public does not match signing_private")
         }
-        if let pub = (object["agreement_public"] as? String).flatMap(Base64URL.decode), pub != file.agreement.publicKey.x963Representation {
+        if let pub = (object["agreement_public"] as? String).flatMap(Base64URL.decode),
+           pub != file.agreement.publicKey.x963Representation {
             throw ToolError("\(path): agreement_public does not match agreement_private")
         }
         return file

@@ -36,7 +36,8 @@ struct BenchOptions {
             case "--settle": settle = max(0, Double(args.popFirst() ?? "") ?? settle)
             case "--help":
                 print("""
-                    usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation N] [--concurrency C] [--no-receipts]
+                    usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation \
+                    N] [--concurrency C] [--no-receipts]
                                                 [--pair-concurrency C] [--footprint] [--settle S]
                     --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
                     table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)

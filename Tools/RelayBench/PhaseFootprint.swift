@@ -15,7 +15,10 @@ final class PhaseFootprint: Sendable {
         var at: ContinuousClock.Instant
     }
 
-    static let retention = "relay RETENTION 7 d, CATCHUP_RETENTION 72 h, accounts DIAGNOSTICS_RETENTION_DAYS 7 (the defaults): nothing is pruned during a run, "
+    static let retention = """
+                           relay RETENTION 7 d, CATCHUP_RETENTION 72 h, accounts DIAGNOSTICS_RETENTION_DAYS 7 (the defaults): nothing \
+                           is pruned during a run, 
+                           """
         + "so the growth is what each envelope costs while it is retained (finished rows keep their dead versions until vacuum)"
 
     let bench: RelayBench
@@ -27,7 +30,8 @@ final class PhaseFootprint: Sendable {
         self.bench = bench
         relayDatabase = PostgresClient(configuration: try .init(url: bench.relayDatabaseURL), logger: .disabled)
         let names = bench.stack.databases
-        databases = [.init(label: "relay", name: names[1], client: relayDatabase), .init(label: "accounts", name: names[0], client: bench.stack.accountsPool)]
+        databases = [.init(label: "relay", name: names[1], client: relayDatabase),
+                     .init(label: "accounts", name: names[0], client: bench.stack.accountsPool)]
         statements = await StatementStats.enable(bench.stack.admin)
     }
 
@@ -47,23 +51,32 @@ final class PhaseFootprint: Sendable {
         let accounts = PrometheusText(bench.stack.accounts.metrics.render()), relay = try await relayMetrics()
         let n = Double(max(1, envelopes))
         let requests = "mailwake_accounts_http_requests_total"
-        let calls = accounts.sum(requests, by: "route").merging(start.accounts.sum(requests, by: "route")) { $0 - $1 }.filter { $0.value > 0 }
+        let calls = accounts.sum(requests,
+                                 by: "route").merging(start.accounts.sum(requests, by: "route")) { $0 - $1 }.filter { $0.value > 0 }
         let authorizationCalls = calls["/internal/v1/authorizations"] ?? 0
-        let devices = accounts.sum("mailwake_accounts_authorization_devices_total") - start.accounts.sum("mailwake_accounts_authorization_devices_total")
+        let devices = accounts.sum("mailwake_accounts_authorization_devices_total") - start.accounts.sum("""
+            mailwake_accounts_authorizatio\
+            n_devices_total
+            """)
         let outpostCalls = calls.filter { $0.key.hasPrefix("/internal/v1/outposts") }.values.reduce(0, +)
-        let cache = relay.sum("mailwake_relay_accounts_cache_total", by: "result").merging(start.relay.sum("mailwake_relay_accounts_cache_total", by: "result")) { $0 - $1 }
+        let cache = relay.sum("mailwake_relay_accounts_cache_total",
+                              by: "result").merging(start.relay.sum("mailwake_relay_accounts_cache_total", by: "result")) { $0 - $1 }
         var report = postgres.since(start.postgres, envelopes: envelopes, seconds: seconds)
         report["seconds"] = round1(seconds)
         report["settle_seconds"] = bench.options.settle
         report["retention"] = Self.retention
         report["accounts"] = [
-            "calls_by_route": calls.mapValues { Int($0) }, "authorization_calls": Int(authorizationCalls), "devices_looked_up": Int(devices),
+            "calls_by_route": calls.mapValues { Int($0) }, "authorization_calls": Int(authorizationCalls),
+            "devices_looked_up": Int(devices),
             "authorization_calls_per_envelope": (authorizationCalls / n * 1000).rounded() / 1000,
             "devices_looked_up_per_envelope": (devices / n * 1000).rounded() / 1000,
             "devices_per_authorization_call": round1(devices / max(1, authorizationCalls)),
             "outpost_calls_per_envelope": (outpostCalls / n * 1000).rounded() / 1000,
             "relay_cache": cache.mapValues { Int($0) },
-            "how": "accounts' mailwake_accounts_http_requests_total by route and mailwake_accounts_authorization_devices_total, the relay's mailwake_relay_accounts_cache_total; differences over the phase",
+            "how": """
+                   accounts' mailwake_accounts_http_requests_total by route and mailwake_accounts_authorization_devices_total, the \
+                   relay's mailwake_relay_accounts_cache_total; differences over the phase
+                   """,
         ] as [String: Any]
         if let statements {
             report["statements"] = try await statements.read(databases: databases.map(\.name), envelopes: envelopes)

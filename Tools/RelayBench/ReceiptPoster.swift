@@ -31,7 +31,10 @@ final class ReceiptPoster: Sendable {
         var cursor: Int64 = 0
         var done = 0
         while done < pairingOf.count {
-            let r = try await bench.simulatorClient.execute(.init(url: bench.simulatorURL + "/_sim/deliveries?since=\(cursor)&limit=10000"))
+            let r = try await bench.simulatorClient.execute(.init(url: bench.simulatorURL + """
+                                                                                            /_sim/deliveries?since=\(cursor)&limi\
+                                                                                            t=10000
+                                                                                            """))
             guard let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any],
                   let list = object["deliveries"] as? [[String: Any]] else { throw BenchError("unreadable simulator answer") }
             cursor = (object["next"] as? NSNumber)?.int64Value ?? cursor
@@ -61,14 +64,17 @@ final class ReceiptPoster: Sendable {
         for start in stride(from: 0, to: events.count, by: 100) {
             let chunk = events[start..<min(start + 100, events.count)]
             let body = Array(#"{"receipts":["#.utf8)
-                + chunk.map { Array(#"{"pairing_id":"\#(pairing.pairingID)","event_id":"\#($0)","shown_at":\#(shownAt)}"#.utf8) }.joined(separator: Array(",".utf8))
+                + chunk.map { Array(#"{"pairing_id":"\#(pairing.pairingID)","event_id":"\#($0)","shown_at":\#(shownAt)}"#.utf8) }
+                    .joined(separator: Array(",".utf8))
                 + Array("]}".utf8)
             let path = "/v1/devices/\(pairing.deviceID)/receipts"
             do {
-                let r = try await SignedHTTPClient(http: bench.client, origin: BenchStack.origin, key: pairing.deviceSigning, baseURL: bench.relayURL)
+                let r = try await SignedHTTPClient(http: bench.client, origin: BenchStack.origin, key: pairing.deviceSigning,
+                                                   baseURL: bench.relayURL)
                     .send(.post, path, body: body)
                 requests.withLock { $0 += 1 }
-                if r.status == .ok { posted.withLock { $0 += chunk.count } } else { failed.withLock { $0[String(r.status.code), default: 0] += 1 } }
+                if r.status == .ok { posted.withLock { $0 += chunk.count } } else { failed.withLock { $0[String(r.status.code),
+                    default: 0] += 1 } }
             } catch {
                 failed.withLock { $0[String(describing: (error as? HTTPClientError)?.code ?? .other), default: 0] += 1 }
             }

@@ -34,7 +34,8 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
     static func prepare(_ options: BenchOptions) async throws -> RelayBench {
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
-                                               keepDeliveries: max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds) + options.saturation)),
+                                               keepDeliveries: max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds)
+                                                                                      + options.saturation)),
                                                connections: options.concurrency)
         // Devices registered at accounts, each paired with one outpost through the relay.
         let pairings: [BenchPairing]
@@ -43,7 +44,9 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             let outposts = try (0..<options.outposts).map { _ in try P256.Signing.PrivateKey() }
             progress("pairing \(options.outposts * options.devicesPerOutpost) devices")
             pairings = try await BenchPairing.makeMany(outposts: outposts, devicesPerOutpost: options.devicesPerOutpost, stack: stack,
-                                                       concurrency: options.pairConcurrency) { if $0 % 10_000 == 0 { progress("paired \($0)") } }
+                                                       concurrency: options.pairConcurrency) {
+                    if $0 % 10_000 == 0 { progress("paired \($0)") }
+                }
         } catch {
             await stack.tearDown()
             throw error
@@ -74,16 +77,23 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         Self.progress("done")
         return [
             "benchmark": "mailwake-relay-bench",
-            "setup": "one mailwake-relay serve process (TLS, HTTP/1.1 keep-alive), PostgreSQL, the APNs simulator (HTTP/2 + TLS), accounts, and this client on one machine",
+            "setup": """
+                     one mailwake-relay serve process (TLS, HTTP/1.1 keep-alive), PostgreSQL, the APNs simulator (HTTP/2 + TLS), \
+                     accounts, and this client on one machine
+                     """,
             "machine_cores": ProcessInfo.processInfo.activeProcessorCount,
             "outposts": options.outposts, "devices_per_outpost": options.devicesPerOutpost,
-            "pairing": ["devices": pairings.count, "seconds": round1(pairingSeconds), "per_second": (Double(pairings.count) / pairingSeconds).rounded(),
+            "pairing": ["devices": pairings.count, "seconds": round1(pairingSeconds),
+                        "per_second": (Double(pairings.count) / pairingSeconds).rounded(),
                         "concurrency": options.pairConcurrency],
             "ecdsa_p256_verify_us": round1(verifyMicros),
             "ecdsa_p256_verify_note": "CPU time of this thread, median of 5 rounds of 600 verifies, measured before the load",
             "fixed_rate": fixed, "saturation": saturation,
             "target": "≥ 8,000/s sustained; p99 accept → APNs < 50 ms at 2,000/s (DESIGN.md §6)",
-            "hops_note": "fixed_rate.accepted_to_sent_ms, sent_to_displayed_ms, accepted_to_displayed_ms: from the relay's deliveries rows after the devices' receipts (PROTOCOL §13)",
+            "hops_note": """
+                         fixed_rate.accepted_to_sent_ms, sent_to_displayed_ms, accepted_to_displayed_ms: from the relay's deliveries \
+                         rows after the devices' receipts (PROTOCOL §13)
+                         """,
         ]
     }
 
@@ -121,7 +131,8 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     }
 
     func post(_ envelope: Envelope) async throws {
-        let r = try await client.execute(.init(method: .post, url: relayURL + "/v1/envelopes", headers: ["Content-Type": "application/json"],
+        let r = try await client.execute(.init(method: .post, url: relayURL + "/v1/envelopes",
+                                               headers: ["Content-Type": "application/json"],
                                                body: envelope.jsonBytes))
         guard r.status == .accepted else { throw BenchError("an envelope was answered \(r.status.code): \(r.text)") }
     }
@@ -198,9 +209,13 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "relay_cpu_note": options.receipts ? "includes the receipt requests of the phase" : "no receipts (--no-receipts)",
             "failed_submissions": failed,
             "receipts": [
-                "posted": receipts.posted.withLock { $0 }, "requests": receipts.requests.withLock { $0 }, "failed": receipts.failed.withLock { $0 },
+                "posted": receipts.posted.withLock { $0 }, "requests": receipts.requests.withLock { $0 },
+                "failed": receipts.failed.withLock { $0 },
                 "displayed": hops.displayed,
-                "how": "each simulated device learns of its pushes by polling the APNs simulator every 50 ms and posts one receipt request per poll; shown_at = when it learned",
+                "how": """
+                       each simulated device learns of its pushes by polling the APNs simulator every 50 ms and posts one receipt \
+                       request per poll; shown_at = when it learned
+                       """,
             ] as [String: Any],
             "accepted_to_sent_ms": Percentiles(hops.acceptedToSent).summary,
             "sent_to_displayed_ms": Percentiles(hops.sentToDisplayed).summary,
@@ -210,7 +225,8 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
     /// Per-hop latencies of the phase's deliveries from the relay's own record
     /// (accepted_ms, sent_ms, displayed_ms; the relay's clock, as its histograms).
-    func receiptHops(_ eventIDs: [String]) async throws -> (displayed: Int, acceptedToSent: [Double], sentToDisplayed: [Double], acceptedToDisplayed: [Double]) {
+    func receiptHops(_ eventIDs: [String]) async throws -> (displayed: Int, acceptedToSent: [Double], sentToDisplayed: [Double],
+                                                            acceptedToDisplayed: [Double]) {
         let db = PostgresClient(configuration: try .init(url: relayDatabaseURL), logger: .disabled)
         var b = PostgresBindings()
         b.append(PostgresArray(eventIDs))
@@ -283,11 +299,15 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             guard let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any],
                   let list = object["deliveries"] as? [[String: Any]] else { throw BenchError("unreadable simulator answer") }
             for d in list where (d["status"] as? Int) == 200 {
-                if let id = d["apns_id"] as? String, let at = (d["received_at_ms"] as? NSNumber)?.doubleValue { all.append(Received(eventID: id, receivedMS: at)) }
+                if let id = d["apns_id"] as? String,
+                   let at = (d["received_at_ms"] as? NSNumber)?.doubleValue { all.append(Received(eventID: id, receivedMS: at)) }
             }
             cursor = (object["next"] as? NSNumber)?.int64Value ?? cursor
             if all.count >= total { return all }
-            guard ContinuousClock.now < deadline else { throw BenchError("the simulator received \(all.count) of \(total) pushes in \(timeout) s") }
+            guard ContinuousClock.now < deadline else { throw BenchError("""
+                                                                         the simulator received \(all.count) of \(total) pushes in \
+                                                                         \(timeout) s
+                                                                         """) }
             if list.count < 10000 { try await Task.sleep(for: .milliseconds(100)) }
         }
     }

@@ -74,9 +74,11 @@ extension VectorBuilder {
                              ("tag", { $0.ciphertext = $0.ciphertext.flipping($0.ciphertext.count * 8 - 8) }),
                              ("salt", { $0.salt = $0.salt.flipping(0) }),
                              ("nonce", { $0.nonce = $0.nonce.flipping(95) }),
-                             ("epk (another valid point)", { $0.ephemeralPublicKey = VectorKeys.agreement("stranger").publicKey.x963Representation }),
+                             ("epk (another valid point)",
+                              { $0.ephemeralPublicKey = VectorKeys.agreement("stranger").publicKey.x963Representation }),
                              ("iat (AAD)", { $0.context.iat += 60 }),
-                             ("event_id (AAD)", { $0.context.eventID = "01936f3e-7c1a-7d2b-9c4e-2f1a0b3c4d5f" })] as [(String, (inout Envelope) -> Void)] {
+                             ("event_id (AAD)", { $0.context.eventID = "01936f3e-7c1a-7d2b-9c4e-2f1a0b3c4d5f" })] as [(String,
+                                 (inout Envelope) -> Void)] {
             var e = base
             edit(&e)
             out.append(openCase("re-signed after changing \(name)", "decryption_failed", envelope: resigned(e)))
@@ -96,16 +98,23 @@ extension VectorBuilder {
         out.append(openCase("v is 2", "malformed", envelopeJSON: editedJSON(base) { $0["v"] = 2 }))
         out.append(openCase("unknown alg", "malformed", envelopeJSON: editedJSON(base) { $0["alg"] = "P256-HKDF-SHA256-A128GCM" }))
         out.append(openCase("unknown kind", "malformed", envelopeJSON: editedJSON(base) { $0["kind"] = "silent" }))
-        out.append(openCase("live-activity without activity", "malformed", envelopeJSON: editedJSON(base) { $0["kind"] = "live-activity" }))
+        out.append(openCase("live-activity without activity", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["kind"] = "live-activity" }))
         out.append(openCase("notification with activity", "malformed", envelopeJSON: editedJSON(base) {
             $0["activity"] = ["id": "a", "event": "start", "timestamp": 1, "stale_date": 0, "dismissal_date": 0]
         }))
-        out.append(openCase("sig of 63 bytes", "malformed", envelopeJSON: editedJSON(base) { $0["sig"] = Base64URL.encode(base.signature.dropLast()) }))
-        out.append(openCase("epk of 33 bytes", "malformed", envelopeJSON: editedJSON(base) { $0["epk"] = Base64URL.encode(base.ephemeralPublicKey.prefix(33)) }))
-        out.append(openCase("salt of 16 bytes", "malformed", envelopeJSON: editedJSON(base) { $0["salt"] = Base64URL.encode(base.salt.prefix(16)) }))
-        out.append(openCase("nonce of 16 bytes", "malformed", envelopeJSON: editedJSON(base) { $0["nonce"] = Base64URL.encode(base.salt.prefix(16)) }))
-        out.append(openCase("ct shorter than a tag", "malformed", envelopeJSON: editedJSON(base) { $0["ct"] = Base64URL.encode(base.ciphertext.prefix(15)) }))
-        out.append(openCase("padded base64", "malformed", envelopeJSON: editedJSON(base) { $0["salt"] = Base64URL.encode(base.salt) + "=" }))
+        out.append(openCase("sig of 63 bytes", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["sig"] = Base64URL.encode(base.signature.dropLast()) }))
+        out.append(openCase("epk of 33 bytes", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["epk"] = Base64URL.encode(base.ephemeralPublicKey.prefix(33)) }))
+        out.append(openCase("salt of 16 bytes", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["salt"] = Base64URL.encode(base.salt.prefix(16)) }))
+        out.append(openCase("nonce of 16 bytes", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["nonce"] = Base64URL.encode(base.salt.prefix(16)) }))
+        out.append(openCase("ct shorter than a tag", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["ct"] = Base64URL.encode(base.ciphertext.prefix(15)) }))
+        out.append(openCase("padded base64", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["salt"] = Base64URL.encode(base.salt) + "=" }))
         out.append(openCase("standard base64 alphabet", "malformed", envelopeJSON: editedJSON(base) {
             $0["sig"] = "+" + String(Base64URL.encode(base.signature).dropFirst())
         }))
@@ -118,9 +127,12 @@ extension VectorBuilder {
         }))
         out.append(openCase("iat is a fraction", "malformed", envelopeJSON: editedJSON(base) { $0["iat"] = 1.5 }))
         out.append(openCase("iat is negative", "malformed", envelopeJSON: editedJSON(base) { $0["iat"] = -1 }))
-        out.append(openCase("event_id not a UUIDv7", "malformed", envelopeJSON: editedJSON(base) { $0["event_id"] = "01936f3e-7c1a-4d2b-9c4e-2f1a0b3c4d5e" }))
-        out.append(openCase("event_id upper case", "malformed", envelopeJSON: editedJSON(base) { $0["event_id"] = "01936F3E-7C1A-7D2B-9C4E-2F1A0B3C4D5E" }))
-        out.append(openCase("pairing_id of 15 bytes", "malformed", envelopeJSON: editedJSON(base) { $0["pairing_id"] = Base64URL.encode(VectorKeys.bytes("p15", count: 15)) }))
+        out.append(openCase("event_id not a UUIDv7", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["event_id"] = "01936f3e-7c1a-4d2b-9c4e-2f1a0b3c4d5e" }))
+        out.append(openCase("event_id upper case", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["event_id"] = "01936F3E-7C1A-7D2B-9C4E-2F1A0B3C4D5E" }))
+        out.append(openCase("pairing_id of 15 bytes", "malformed",
+                            envelopeJSON: editedJSON(base) { $0["pairing_id"] = Base64URL.encode(VectorKeys.bytes("p15", count: 15)) }))
         do {
             let text = String(decoding: base.jsonBytes, as: UTF8.self)
             let dup = text.replacingOccurrences(of: "{\"v\":1,", with: "{\"v\":1,\"aud\":\"https://push.example.org\",")
@@ -144,16 +156,19 @@ extension VectorBuilder {
         }
         var flipped = base
         flipped.ciphertext = flipped.ciphertext.flipping(33)
-        return [c("relay: bit flip in ct", "bad_signature", flipped), c("relay: pinned key of another outpost", "bad_signature", base, key: otherOutpost)]
+        return [c("relay: bit flip in ct", "bad_signature", flipped),
+                c("relay: pinned key of another outpost", "bad_signature", base, key: otherOutpost)]
     }
 
     func consentCases() -> [JSON] {
         let good = consent()
         let secrets = try! PairingSecrets(credential: credential)
         let outpostKey = outpost.publicKey.x963Representation
-        func c(_ name: String, _ error: String, _ consent: PairingConsent, credential: [UInt8]? = nil, pairing: String? = nil, aud: String? = nil,
+        func c(_ name: String, _ error: String, _ consent: PairingConsent, credential: [UInt8]? = nil, pairing: String? = nil,
+               aud: String? = nil,
                now: Int64? = nil, outpostKey: [UInt8]? = nil) -> JSON {
-            c(name, error, json: object(consent.jsonBytes), credential: credential, pairing: pairing, aud: aud, now: now, outpostKey: outpostKey)
+            c(name, error, json: object(consent.jsonBytes), credential: credential, pairing: pairing, aud: aud, now: now,
+              outpostKey: outpostKey)
         }
         func c(_ name: String, _ error: String, json: Any, credential: [UInt8]? = nil, pairing: String? = nil, aud: String? = nil,
                now: Int64? = nil, outpostKey: [UInt8]? = nil) -> JSON {
@@ -177,14 +192,16 @@ extension VectorBuilder {
         flippedMAC.mac = flippedMAC.mac.flipping(5)
         // The malicious relay: it holds relay_token (and SHA-256 of it), never mac_key.
         var relayMade = good
-        relayMade.mac = HMACSHA256.authenticationCode(for: good.consentInput(outpostKey: outpostKey, audience: aud), key: secrets.relayToken)
+        relayMade.mac = HMACSHA256.authenticationCode(for: good.consentInput(outpostKey: outpostKey, audience: aud),
+                                                      key: secrets.relayToken)
         var laterExp = good
         laterExp.expiresAt += 3600
         let otherDevice = resealed { $0.deviceID = KeyIdentity.id(of: otherOutpost.publicKey) }
         let badPoint = resealed { $0.deviceAgreementKey[64] ^= 1 }
         let otherAudience = "https://push.example.org"
         let forOtherAudience = try! PairingConsent.create(
-            for: PairingLink(outpostKey: outpostKey, relay: otherAudience, environment: .production, pairingID: pairingID, credential: credential, expiresAt: consentExp),
+            for: PairingLink(outpostKey: outpostKey, relay: otherAudience, environment: .production, pairingID: pairingID,
+                             credential: credential, expiresAt: consentExp),
             signingKey: deviceSigning, agreementKey: deviceAgreement.publicKey)
         var revision1 = (object(good.jsonBytes) as! [String: Any])
         revision1["v"] = 1
@@ -198,7 +215,8 @@ extension VectorBuilder {
             c("consent: for another outpost", "bad_mac", good, outpostKey: otherOutpost.publicKey.x963Representation),
             c("consent: exp extended by the sender", "bad_mac", laterExp),
             c("consent: bit flip in sig", "bad_signature", flippedSig),
-            c("consent: for another pairing", "wrong_pairing", good, pairing: Base64URL.encode(VectorKeys.bytes("other-pairing", count: 16))),
+            c("consent: for another pairing", "wrong_pairing", good,
+              pairing: Base64URL.encode(VectorKeys.bytes("other-pairing", count: 16))),
             c("consent: expired", "expired", good, now: consentExp + 1),
             c("consent: device_id of another key", "wrong_key", otherDevice),
             c("consent: agreement key not on the curve", "invalid_key", badPoint),
@@ -208,7 +226,8 @@ extension VectorBuilder {
 
     func manageConsentCases() -> [JSON] {
         let offered = ["manage", "content", "push"]
-        func c(_ name: String, _ error: String, _ body: ManagementConsent, token: [UInt8]? = nil, offered: [String] = offered, now: Int64? = nil) -> JSON {
+        func c(_ name: String, _ error: String, _ body: ManagementConsent, token: [UInt8]? = nil, offered: [String] = offered,
+               now: Int64? = nil) -> JSON {
             ["name": name, "operation": "verify_manage_consent", "error": error,
              "input": ["body": object(body.jsonBytes), "outpost_public": b64(outpost.publicKey.x963Representation),
                        "token": b64(token ?? self.token), "offered_scopes": offered, "now": now ?? Int64(iat)] as JSON]
@@ -230,7 +249,8 @@ extension VectorBuilder {
     func refCases() -> [JSON] {
         func c(_ name: String, _ error: String, _ ref: String, device: String? = nil, key: [UInt8]? = nil) -> JSON {
             ["name": name, "operation": "verify_ref", "error": error,
-             "input": ["ref": ref, "outpost_public": b64(key ?? outpost.publicKey.x963Representation), "device_id": device ?? deviceID] as JSON]
+             "input": ["ref": ref, "outpost_public": b64(key ?? outpost.publicKey.x963Representation),
+                       "device_id": device ?? deviceID] as JSON]
         }
         let good = try! reference().sign(with: outpost)
         let parts = good.split(separator: ".").map(String.init)
@@ -257,8 +277,10 @@ extension VectorBuilder {
         let header = signHeader(rc)
         func c(_ name: String, _ error: String, header h: String? = nil, method: String? = nil, origin: String? = nil, path: String? = nil,
                body: [UInt8]? = nil, key: [UInt8]? = nil, now: Int64? = nil, seen: [String]? = nil) -> JSON {
-            var input: JSON = ["header": h ?? header.value, "method": method ?? rc.method, "origin": origin ?? rc.origin, "path": path ?? rc.path,
-                               "body": b64(body ?? rc.body), "public_key": b64(key ?? rc.signer.publicKey.x963Representation), "now": now ?? rc.ts]
+            var input: JSON = ["header": h ?? header.value, "method": method ?? rc.method, "origin": origin ?? rc.origin,
+                               "path": path ?? rc.path,
+                               "body": b64(body ?? rc.body), "public_key": b64(key ?? rc.signer.publicKey.x963Representation),
+                               "now": now ?? rc.ts]
             if let seen { input["seen_nonces"] = seen }
             return ["name": name, "operation": "verify_request", "error": error, "input": input]
         }
@@ -274,9 +296,12 @@ extension VectorBuilder {
             c("request: 301 s in the future", "clock_skew", now: rc.ts - 301),
             c("request: nonce replayed", "replayed", seen: [b64(header.nonce)]),
             c("request: keyid of another key", "wrong_key", key: otherOutpost.publicKey.x963Representation),
-            c("request: missing sig parameter", "malformed", header: "keyid=\"\(header.keyID)\", ts=\"\(header.timestamp)\", nonce=\"\(b64(header.nonce))\""),
-            c("request: unquoted ts", "malformed", header: header.value.replacingOccurrences(of: "ts=\"\(header.timestamp)\"", with: "ts=\(header.timestamp)")),
-            c("request: nonce of 8 bytes", "malformed", header: header.value.replacingOccurrences(of: b64(header.nonce), with: b64(Array(header.nonce.prefix(8))))),
+            c("request: missing sig parameter", "malformed",
+              header: "keyid=\"\(header.keyID)\", ts=\"\(header.timestamp)\", nonce=\"\(b64(header.nonce))\""),
+            c("request: unquoted ts", "malformed",
+              header: header.value.replacingOccurrences(of: "ts=\"\(header.timestamp)\"", with: "ts=\(header.timestamp)")),
+            c("request: nonce of 8 bytes", "malformed",
+              header: header.value.replacingOccurrences(of: b64(header.nonce), with: b64(Array(header.nonce.prefix(8))))),
         ]
     }
 
@@ -293,7 +318,8 @@ extension VectorBuilder {
         pathRelay.relay = "https://push.example.net/v1"
         let manage = manageLink(scopes: [.manage]).link
         return [
-            c("link: v not first", "malformed", good.replacingOccurrences(of: "pair?v=2&ok=", with: "pair?ok=").replacingOccurrences(of: "&relay=", with: "&v=2&relay=")),
+            c("link: v not first", "malformed",
+              good.replacingOccurrences(of: "pair?v=2&ok=", with: "pair?ok=").replacingOccurrences(of: "&relay=", with: "&v=2&relay=")),
             c("link: v is 1 (revision 1)", "upgrade_required", good.replacingOccurrences(of: "pair?v=2&", with: "pair?v=1&")),
             c("link: v is 3", "malformed", good.replacingOccurrences(of: "pair?v=2&", with: "pair?v=3&")),
             c("manage link: v is 2", "malformed", manage.replacingOccurrences(of: "manage?v=1&", with: "manage?v=2&")),
@@ -301,13 +327,16 @@ extension VectorBuilder {
             c("link: repeated pid", "malformed", good + "&pid=\(pairingID)"),
             c("link: unknown parameter", "malformed", good + "&x=1"),
             c("link: unknown env", "malformed", good.replacingOccurrences(of: "env=production", with: "env=staging")),
-            c("link: short credential", "malformed", good.replacingOccurrences(of: b64(credential), with: b64(Array(credential.prefix(16))))),
+            c("link: short credential", "malformed",
+              good.replacingOccurrences(of: b64(credential), with: b64(Array(credential.prefix(16))))),
             c("link: outpost key not on the curve", "invalid_key", badPoint.link),
             c("link: plain http relay", "malformed", httpRelay.link),
             c("link: relay with a path", "malformed", pathRelay.link),
             c("link: other scheme", "malformed", good.replacingOccurrences(of: "mailwake://", with: "https://")),
-            c("manage link: push parameters without push scope", "malformed", manage + "&relay=\(LinkQuery.encode(aud))&env=production&pid=\(pairingID)&cred=\(b64(credential))"),
-            c("manage link: push scope without pairing parameters", "malformed", manage.replacingOccurrences(of: "scope=manage", with: "scope=manage,push")),
+            c("manage link: push parameters without push scope", "malformed",
+              manage + "&relay=\(LinkQuery.encode(aud))&env=production&pid=\(pairingID)&cred=\(b64(credential))"),
+            c("manage link: push scope without pairing parameters", "malformed",
+              manage.replacingOccurrences(of: "scope=manage", with: "scope=manage,push")),
             c("manage link: unknown scope", "malformed", manage.replacingOccurrences(of: "scope=manage", with: "scope=admin")),
             c("manage link: short pin", "malformed", manage.replacingOccurrences(of: b64(pin), with: b64(Array(pin.prefix(20))))),
         ]

@@ -21,7 +21,8 @@ struct VectorBuilder {
 
     func activityJSON(_ a: ActivityInfo?) -> Any {
         guard let a else { return NSNull() }
-        return ["id": a.id, "event": a.event.rawValue, "timestamp": a.timestamp, "stale_date": a.staleDate, "dismissal_date": a.dismissalDate] as JSON
+        return ["id": a.id, "event": a.event.rawValue, "timestamp": a.timestamp, "stale_date": a.staleDate,
+                "dismissal_date": a.dismissalDate] as JSON
     }
 
     // MARK: fingerprint and context
@@ -38,8 +39,10 @@ struct VectorBuilder {
     }
 
     var activityContext: EncryptionContext {
-        EncryptionContext(aud: aud, pairingID: pairingID, eventID: "01936f3e-8000-7abc-8def-0123456789ab", kind: .liveActivity, iat: iat + 5,
-                          activity: ActivityInfo(id: "code-activity-1", event: .start, timestamp: iat + 5, staleDate: iat + 600, dismissalDate: 0))
+        EncryptionContext(aud: aud, pairingID: pairingID, eventID: "01936f3e-8000-7abc-8def-0123456789ab", kind: .liveActivity,
+                          iat: iat + 5,
+                          activity: ActivityInfo(id: "code-activity-1", event: .start, timestamp: iat + 5, staleDate: iat + 600,
+                                                 dismissalDate: 0))
     }
 
     func contexts() -> [JSON] {
@@ -64,7 +67,8 @@ struct VectorBuilder {
         let v: JSON = [
             "name": name,
             "outpost_signing_private": b64(outpost.rawRepresentation), "outpost_signing_public": b64(outpost.publicKey.x963Representation),
-            "device_agreement_private": b64(deviceAgreement.rawRepresentation), "device_agreement_public": b64(deviceAgreement.publicKey.x963Representation),
+            "device_agreement_private": b64(deviceAgreement.rawRepresentation),
+            "device_agreement_public": b64(deviceAgreement.publicKey.x963Representation),
             "ephemeral_private": b64(eph.rawRepresentation), "ephemeral_public": b64(eph.publicKey.x963Representation),
             "salt": b64(salt), "nonce": b64(nonce),
             "aud": context.aud, "pairing_id": context.pairingID, "event_id": context.eventID, "kind": context.kind.rawValue,
@@ -82,7 +86,8 @@ struct VectorBuilder {
             sealVector(name: "notification", context: notificationContext, plaintext: samplePlaintext, label: "n1").0,
             sealVector(name: "live-activity start", context: activityContext, plaintext: samplePlaintext, label: "la1").0,
             sealVector(name: "empty plaintext", context: EncryptionContext(aud: "https://relay.example:8443", pairingID: pairingID,
-                                                                          eventID: "01936f3e-9000-7000-8000-000000000001", kind: .notification, iat: 0),
+                                                                          eventID: "01936f3e-9000-7000-8000-000000000001",
+                                                                          kind: .notification, iat: 0),
                        plaintext: [], label: "e1").0,
         ]
     }
@@ -106,10 +111,12 @@ struct VectorBuilder {
         return [[
             "name": "pairing consent",
             "outpost_public": b64(outpost.publicKey.x963Representation),
-            "device_signing_private": b64(deviceSigning.rawRepresentation), "device_signing_public": b64(deviceSigning.publicKey.x963Representation),
+            "device_signing_private": b64(deviceSigning.rawRepresentation),
+            "device_signing_public": b64(deviceSigning.publicKey.x963Representation),
             "device_agreement_public": b64(deviceAgreement.publicKey.x963Representation),
             "pairing_id": pairingID, "aud": aud, "credential": b64(credential), "exp": consentExp, "device_id": c.deviceID,
-            "relay_token": b64(secrets.relayToken), "relay_token_hash": b64(secrets.relayTokenHash), "mac_key": b64(secrets.macKey.rawBytes),
+            "relay_token": b64(secrets.relayToken), "relay_token_hash": b64(secrets.relayTokenHash),
+            "mac_key": b64(secrets.macKey.rawBytes),
             "consent_input": b64(input), "mac": b64(c.mac), "consent": object(c.jsonBytes), "submission": object(submission.jsonBytes),
         ]]
     }
@@ -118,7 +125,8 @@ struct VectorBuilder {
     var pin: [UInt8] { VectorKeys.bytes("pin", count: 32) }
 
     func manageLink(scopes: [ManagementScope]) -> ManagementLink {
-        let push = scopes.contains(.push) ? ManagementLink.PushOffer(relay: aud, environment: .sandbox, pairingID: pairingID, credential: credential) : nil
+        let push = scopes.contains(.push) ? ManagementLink.PushOffer(relay: aud, environment: .sandbox, pairingID: pairingID,
+                                                                     credential: credential) : nil
         return ManagementLink(outpostKey: outpost.publicKey.x963Representation, url: "https://outpost.home.example:8443", pin: pin,
                               token: token, scopes: scopes, expiresAt: consentExp, push: push)
     }
@@ -137,7 +145,8 @@ struct VectorBuilder {
             return [
                 "name": "manage consent " + requested.map(\.rawValue).joined(separator: ","),
                 "outpost_public": b64(outpost.publicKey.x963Representation),
-                "device_signing_private": b64(deviceSigning.rawRepresentation), "device_signing_public": b64(deviceSigning.publicKey.x963Representation),
+                "device_signing_private": b64(deviceSigning.rawRepresentation),
+                "device_signing_public": b64(deviceSigning.publicKey.x963Representation),
                 "device_agreement_public": b64(deviceAgreement.publicKey.x963Representation),
                 "token": b64(token), "scopes": requested.map(\.rawValue), "exp": consentExp, "device_id": c.deviceID,
                 "signing_input": b64(input), "body": object(c.jsonBytes),
@@ -157,7 +166,8 @@ struct VectorBuilder {
             let ref = try! r.sign(with: outpost)
             return [
                 "name": i == 0 ? "inbox reference" : "folder with quotes and CJK",
-                "outpost_signing_private": b64(outpost.rawRepresentation), "outpost_signing_public": b64(outpost.publicKey.x963Representation),
+                "outpost_signing_private": b64(outpost.rawRepresentation),
+                "outpost_signing_public": b64(outpost.publicKey.x963Representation),
                 "payload": object(r.payloadBytes), "ref_payload": b64(r.payloadBytes),
                 "signing_input": b64(MessageReference.signingInput(payload: r.payloadBytes)), "ref": ref,
             ] as JSON
@@ -165,14 +175,16 @@ struct VectorBuilder {
     }
 
     struct RequestCase {
-        var name: String, signer: P256.Signing.PrivateKey, method: String, origin: String, path: String, body: [UInt8], ts: Int64, nonceLabel: String
+        var name: String, signer: P256.Signing.PrivateKey, method: String, origin: String, path: String, body: [UInt8], ts: Int64,
+            nonceLabel: String
     }
 
     var requestCases: [RequestCase] {
         [
             RequestCase(name: "outpost registers a pairing", signer: outpost, method: "POST", origin: aud, path: "/v1/pairings",
                         body: Array(#"{"pairing_id":"x"}"#.utf8), ts: Int64(iat), nonceLabel: "r1"),
-            RequestCase(name: "device long-poll with query, empty body", signer: deviceSigning, method: "GET", origin: "https://accounts.example.net",
+            RequestCase(name: "device long-poll with query, empty body", signer: deviceSigning, method: "GET",
+                        origin: "https://accounts.example.net",
                         path: "/v1/pairings/\(pairingID)/consent?wait=30", body: [], ts: Int64(iat) + 1, nonceLabel: "r2"),
         ]
     }
@@ -188,7 +200,8 @@ struct VectorBuilder {
             let input = RequestSigningInput.build(method: c.method, origin: c.origin, pathAndQuery: c.path, timestamp: c.ts,
                                                   nonce: header.nonce, bodyDigest: SHA256.hash(c.body))
             return [
-                "name": c.name, "signing_private": b64(c.signer.rawRepresentation), "signing_public": b64(c.signer.publicKey.x963Representation),
+                "name": c.name, "signing_private": b64(c.signer.rawRepresentation),
+                "signing_public": b64(c.signer.publicKey.x963Representation),
                 "keyid": header.keyID, "method": c.method, "origin": c.origin, "path": c.path, "ts": c.ts, "nonce": b64(header.nonce),
                 "body": b64(c.body), "signing_input": b64(input), "header": header.value,
             ] as JSON
@@ -219,7 +232,8 @@ struct VectorBuilder {
                 params["pid"] = push.pairingID
                 params["cred"] = b64(push.credential)
             }
-            out.append(["name": "management " + scopes.map(\.rawValue).joined(separator: ","), "kind": "manage", "params": params, "link": m.link])
+            out.append(["name": "management " + scopes.map(\.rawValue).joined(separator: ","), "kind": "manage", "params": params,
+                        "link": m.link])
         }
         return out
     }

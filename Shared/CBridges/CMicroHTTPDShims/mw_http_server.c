@@ -28,6 +28,9 @@ struct mw_http_server {
     /* Connections suspended and not yet picked up again after their resume:
      * MHD aborts if it is stopped while any is left. */
     atomic_int suspended;
+    /* Responses queued and not yet sent to the end: stopping closes their
+     * connections, so the stop waits for them too. */
+    atomic_int sending;
 };
 
 enum request_state { REQ_HEADERS = 0, REQ_BODY, REQ_DISPATCHED, REQ_DONE };
@@ -54,6 +57,7 @@ struct mw_http_request {
     size_t discarded;
     unsigned int status;
     struct MHD_Response *response;
+    int sending; /* counted in server->sending until MHD reports the request completed */
 };
 
 /* Per-connection context: the raw URI of the request being parsed. MHD gives
@@ -206,6 +210,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
             MHD_destroy_response(r->response);
             r->response = NULL;
             r->state = REQ_DONE;
+            if (ok == MHD_YES) {
+                r->sending = 1;
+                atomic_fetch_add(&server->sending, 1);
+            }
             return ok;
         }
     case REQ_DONE:
@@ -219,6 +227,9 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     (void)cls;
     (void)connection;
     (void)toe;
+    struct mw_http_request *r = *con_cls;
+    /* Sent to the end, or the connection ended: either way nothing is left to send. */
+    if (r && r->sending) atomic_fetch_sub(&r->server->sending, 1);
     request_free(*con_cls);
     *con_cls = NULL;
 }
@@ -351,8 +362,13 @@ int mw_http_server_stop(mw_http_server *s, unsigned int wait_ms) {
      * each resumed connection up again, since stopping with one still marked
      * suspended aborts the process. */
     struct timespec pause = {0, 1000000};
-    for (unsigned int waited = 0; atomic_load(&s->suspended) > 0 && waited < wait_ms; waited++) nanosleep(&pause, NULL);
+    unsigned int waited = 0;
+    for (; atomic_load(&s->suspended) > 0 && waited < wait_ms; waited++) nanosleep(&pause, NULL);
     if (atomic_load(&s->suspended) > 0) return 0; /* leave the daemon running rather than abort */
+    /* Stopping closes every connection: first let the answers already queued
+     * (the last ones of the drain, the 503s to stragglers) reach their clients,
+     * within what is left of the wait. */
+    for (; atomic_load(&s->sending) > 0 && waited < wait_ms; waited++) nanosleep(&pause, NULL);
     MHD_stop_daemon(s->daemon);
     if (s->certificate_pem) memset(s->certificate_pem, 0, strlen(s->certificate_pem));
     if (s->private_key_pem) memset(s->private_key_pem, 0, strlen(s->private_key_pem));

@@ -17,7 +17,8 @@ public enum BearerTokenPolicy {
             throw ConfigurationValueError("still holds the \(placeholder) placeholder: replace it with \(advice)")
         }
         guard token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw ConfigurationValueError("must be visible ASCII characters without spaces (it is sent in an Authorization header): use \(advice)")
+            throw ConfigurationValueError("must be visible ASCII characters without spaces (it is sent in an Authorization header): use " +
+                                          "\(advice)")
         }
         guard token.utf8.count >= minimumLength else {
             throw ConfigurationValueError("is shorter than \(minimumLength) characters: use \(advice)")

@@ -20,14 +20,16 @@ extension ConfigurationSetting where Value == String {
 extension ConfigurationSetting where Value == [String] {
     /// Comma-separated bearer tokens (secret), each checked by `BearerTokenPolicy`; empty means none.
     public static func bearerTokens(_ name: String, help: String) -> Self {
-        Self(name: name, help: help, valueDescription: "comma-separated bearer tokens of \(BearerTokenPolicy.minimumLength)+ characters", isSecret: true,
+        Self(name: name, help: help, valueDescription: "comma-separated bearer tokens of \(BearerTokenPolicy.minimumLength)+ characters",
+             isSecret: true,
              fallback: .raw("")) { (raw: String) throws(ConfigurationValueError) -> [String] in
             let tokens = raw.split(separator: ",").map { String($0.trimmingSpaces) }.filter { !$0.isEmpty }
             for (index, token) in tokens.enumerated() {
                 do throws(ConfigurationValueError) {
                     try BearerTokenPolicy.check(token)
                 } catch {
-                    throw ConfigurationValueError(tokens.count == 1 ? error.reason : "token \(index + 1) of \(tokens.count) " + error.reason)
+                    throw ConfigurationValueError(tokens.count == 1 ? error.reason : "token \(index + 1) of " +
+                                                                                     "\(tokens.count) " + error.reason)
                 }
             }
             return tokens

@@ -7,7 +7,8 @@ import Darwin
 extension ConfigurationSetting where Value == String {
     /// Text. Empty is refused unless `allowEmpty`. `secret` keeps the value
     /// out of errors and summaries and allows `<KEY>_FILE`.
-    public static func string(_ name: String, default value: String? = nil, secret: Bool = false, allowEmpty: Bool = false, help: String) -> Self {
+    public static func string(_ name: String, default value: String? = nil, secret: Bool = false, allowEmpty: Bool = false,
+                              help: String) -> Self {
         Self(name: name, help: help, valueDescription: secret ? "text (secret)" : "text", isSecret: secret,
              fallback: value.map { .raw($0) } ?? .required) { (raw: String) throws(ConfigurationValueError) -> String in
             guard allowEmpty || !raw.isEmpty else { throw ConfigurationValueError("must not be empty") }
@@ -57,10 +58,13 @@ extension ConfigurationSetting where Value == Bool {
 
 extension ConfigurationSetting where Value == Duration {
     /// A number of seconds (`30`, `2.5`) within `range` seconds.
-    public static func duration(_ name: String, default value: Duration? = nil, range: ClosedRange<Double> = 0...31_536_000, help: String) -> Self {
-        let reason = "must be a number of seconds from \(ConfigurationSetting.format(range.lowerBound)) to \(ConfigurationSetting.format(range.upperBound))"
+    public static func duration(_ name: String, default value: Duration? = nil, range: ClosedRange<Double> = 0...31_536_000,
+                                help: String) -> Self {
+        let reason = "must be a number of seconds from \(ConfigurationSetting.format(range.lowerBound)) to " +
+                     "\(ConfigurationSetting.format(range.upperBound))"
         return Self(name: name, help: help, valueDescription: "seconds", isSecret: false,
-                    fallback: value.map { .raw(ConfigurationSetting.format($0)) } ?? .required) { (raw: String) throws(ConfigurationValueError) -> Duration in
+                    fallback: value.map { .raw(ConfigurationSetting.format($0)) }
+                        ?? .required) { (raw: String) throws(ConfigurationValueError) -> Duration in
             let parts = raw.split(separator: ".", omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }),
                   let seconds = Double(raw), range.contains(seconds)
@@ -83,7 +87,8 @@ extension ConfigurationSetting {
 
 extension ConfigurationSetting where Value == ConfigURL {
     /// An absolute URL with one of `schemes` (`https` only by default).
-    public static func url(_ name: String, default value: String? = nil, schemes: Set<String> = ["https"], secret: Bool = false, help: String) -> Self {
+    public static func url(_ name: String, default value: String? = nil, schemes: Set<String> = ["https"], secret: Bool = false,
+                           help: String) -> Self {
         Self(name: name, help: help, valueDescription: schemes.sorted().joined(separator: "/") + " URL", isSecret: secret,
              fallback: value.map { .raw($0) } ?? .required) { (raw: String) throws(ConfigurationValueError) -> ConfigURL in
             try ConfigURL.parse(raw, schemes: schemes)
@@ -92,7 +97,8 @@ extension ConfigurationSetting where Value == ConfigURL {
 
     /// An origin: `scheme://host[:port]`, no path.
     public static func origin(_ name: String, default value: String? = nil, schemes: Set<String> = ["https"], help: String) -> Self {
-        Self(name: name, help: help, valueDescription: schemes.sorted().joined(separator: "/") + " origin (scheme://host[:port])", isSecret: false,
+        Self(name: name, help: help, valueDescription: schemes.sorted().joined(separator: "/") + " origin (scheme://host[:port])",
+             isSecret: false,
              fallback: value.map { .raw($0) } ?? .required) { (raw: String) throws(ConfigurationValueError) -> ConfigURL in
             try ConfigURL.parse(raw, schemes: schemes, originOnly: true)
         }
@@ -103,7 +109,8 @@ extension ConfigurationSetting where Value == [String] {
     /// Comma-separated items; spaces around items and empty items are dropped.
     public static func list(_ name: String, default value: [String]? = nil, help: String) -> Self {
         Self(name: name, help: help, valueDescription: "comma-separated list", isSecret: false,
-             fallback: value.map { .raw($0.joined(separator: ",")) } ?? .required) { (raw: String) throws(ConfigurationValueError) -> [String] in
+             fallback: value.map { .raw($0.joined(separator: ",")) }
+                 ?? .required) { (raw: String) throws(ConfigurationValueError) -> [String] in
             raw.split(separator: ",").map { String($0.trimmingSpaces) }.filter { !$0.isEmpty }
         }
     }
@@ -111,7 +118,8 @@ extension ConfigurationSetting where Value == [String] {
 
 extension ConfigurationSetting where Value == LogLevel {
     /// A log level name (`info`, `debug`...).
-    public static func logLevel(_ name: String = "LOG_LEVEL", default value: LogLevel = .info, help: String = "Lowest level of log lines written to stderr.") -> Self {
+    public static func logLevel(_ name: String = "LOG_LEVEL", default value: LogLevel = .info,
+                                help: String = "Lowest level of log lines written to stderr.") -> Self {
         let names = LogLevel.allCases.map(\.description).joined(separator: ", ")
         return Self(name: name, help: help, valueDescription: "one of \(names)", isSecret: false,
                     fallback: .raw(value.description)) { (raw: String) throws(ConfigurationValueError) -> LogLevel in

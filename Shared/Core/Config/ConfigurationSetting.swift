@@ -72,7 +72,8 @@ public struct ConfigurationSetting<Value: Sendable>: AnyConfigurationSetting {
 
     /// The same setting marked secret.
     public func secret() -> ConfigurationSetting<Value> {
-        ConfigurationSetting(name: name, help: help, valueDescription: valueDescription, isSecret: true, fallback: fallback, parser: parser)
+        ConfigurationSetting(name: name, help: help, valueDescription: valueDescription, isSecret: true, fallback: fallback,
+                             parser: parser)
     }
 
     static func isValidName(_ name: String) -> Bool {

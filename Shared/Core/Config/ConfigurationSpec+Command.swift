@@ -12,7 +12,8 @@ extension ConfigurationSpec {
         let spec = self
         return CommandLineTool.Command(CommandSpec(
             "settings", summary: "Print every setting with its default and meaning, as Markdown.",
-            options: [OptionSpec("keys", help: "print only the variable names this program reads, one a line (secrets also as <KEY>_FILE)")]
+            options: [OptionSpec("keys",
+                                 help: "print only the variable names this program reads, one a line (secrets also as <KEY>_FILE)")]
         )) { args in
             StandardStreams.write(args.flag("keys") ? spec.acceptedKeys.joined(separator: "\n") + "\n" : spec.markdownTable() + "\n")
             return .success

@@ -51,7 +51,8 @@ public struct ConfigurationSpec: Sendable {
         help: "read settings from FILE (KEY=value lines, systemd EnvironmentFile format); environment variables override it")
 
     /// Loads with `--config` from parsed arguments (when given) and the process environment.
-    public func load(arguments: ParsedArguments, environment: [String: String] = ProcessEnvironment.current()) throws(ConfigurationError) -> ServiceConfiguration {
+    public func load(arguments: ParsedArguments,
+                     environment: [String: String] = ProcessEnvironment.current()) throws(ConfigurationError) -> ServiceConfiguration {
         try load(configFile: arguments.value("config"), environment: environment)
     }
 
@@ -61,9 +62,11 @@ public struct ConfigurationSpec: Sendable {
         var fileRaw: [String: Given] = [:]
         if let configFile {
             let file = try EnvironmentFile(contentsOf: configFile)
-            fileRaw = try given(file.entries.map { ($0.key, $0.value, ConfigurationSource.file(path: configFile, line: $0.line)) }, strict: true, warnings: &warnings)
+            fileRaw = try given(file.entries.map { ($0.key, $0.value, ConfigurationSource.file(path: configFile, line: $0.line)) },
+                                strict: true, warnings: &warnings)
             if let mode = FileReading.mode(configFile), mode & 0o007 != 0, fileRaw.values.contains(where: { $0.setting.isSecret }) {
-                warnings.append("\(configFile) holds secret settings and can be read by other users (mode \(String(mode, radix: 8))); chmod 600 or 640 it")
+                warnings.append("\(configFile) holds secret settings and can be read by other users (mode \(String(mode, radix: 8))); " +
+                                "chmod 600 or 640 it")
             }
         }
         let envRaw = try given(environment.map { ($0.key, $0.value, ConfigurationSource.environment) }, strict: false, warnings: &warnings)
@@ -119,13 +122,15 @@ public struct ConfigurationSpec: Sendable {
 
     /// Matches `MAILWAKE_<SERVICE>_*` variables to settings (and secret `_FILE`
     /// references). Unknown ones are errors when `strict`, warnings otherwise.
-    private func given(_ pairs: [(String, String, ConfigurationSource)], strict: Bool, warnings: inout [String]) throws(ConfigurationError) -> [String: Given] {
+    private func given(_ pairs: [(String, String, ConfigurationSource)], strict: Bool,
+                       warnings: inout [String]) throws(ConfigurationError) -> [String: Given] {
         let byName = Dictionary(uniqueKeysWithValues: settings.map { ($0.name, $0) })
         var out: [String: Given] = [:]
         for (key, raw, source) in pairs.sorted(by: { $0.0 < $1.0 }) {
             guard key.hasPrefix(prefix) else {
                 if strict, key.uppercased().hasPrefix(prefix) {
-                    throw ConfigurationError(key: key, reason: "is not a setting of mailwake-\(service) (names are upper case)", source: source)
+                    throw ConfigurationError(key: key, reason: "is not a setting of mailwake-\(service) (names are upper case)",
+                                             source: source)
                 }
                 continue
             }
@@ -138,13 +143,15 @@ public struct ConfigurationSpec: Sendable {
             }
             guard let match else {
                 if strict {
-                    throw ConfigurationError(key: key, reason: "is not a setting of mailwake-\(service) (see --help for the list)", source: source)
+                    throw ConfigurationError(key: key, reason: "is not a setting of mailwake-\(service) (see --help for the list)",
+                                             source: source)
                 }
                 warnings.append("ignoring unknown environment variable \(key)")
                 continue
             }
             if out[match.setting.name] != nil {
-                throw ConfigurationError(key: prefix + match.setting.name, reason: "is given both directly and as \(prefix + match.setting.name)_FILE", source: source)
+                throw ConfigurationError(key: prefix + match.setting.name,
+                                         reason: "is given both directly and as \(prefix + match.setting.name)_FILE", source: source)
             }
             out[match.setting.name] = match
         }

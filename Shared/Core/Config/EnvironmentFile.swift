@@ -159,7 +159,8 @@ public struct EnvironmentFile: Sendable {
 
         static func isValidKey(_ key: String) -> Bool {
             guard let first = key.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
-            return key.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+            return key.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0)
+                || $0 == "_" }
         }
     }
 }

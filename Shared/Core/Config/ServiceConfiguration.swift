@@ -10,7 +10,8 @@ public struct ServiceConfiguration: Sendable {
     /// a config file holding secrets that others can read). Never values.
     public let warnings: [String]
 
-    init(prefix: String, values: [String: any Sendable], sources: [String: ConfigurationSource], secretNames: Set<String>, warnings: [String]) {
+    init(prefix: String, values: [String: any Sendable], sources: [String: ConfigurationSource], secretNames: Set<String>,
+         warnings: [String]) {
         self.prefix = prefix
         self.values = values
         self.sources = sources

@@ -136,7 +136,8 @@ public final class ServiceGroup: Sendable {
 
         // Stop the others, last registered first.
         var hurry = false
-        let graceSeconds = Double(configuration.gracePeriod.components.seconds) + Double(configuration.gracePeriod.components.attoseconds) / 1e18
+        let graceSeconds =
+            Double(configuration.gracePeriod.components.seconds) + Double(configuration.gracePeriod.components.attoseconds) / 1e18
         for index in services.indices.reversed() where running.contains(index) {
             let name = services[index].name
             tasks[index].cancel()
@@ -160,9 +161,11 @@ public final class ServiceGroup: Sendable {
                     let otherName = services[other].name
                     if let error, !(error is CancellationError) {
                         failures.append(.init(service: otherName, error: error))
-                        logger.error("service failed while stopping", ["component": .string(otherName), "error": .string(String(describing: error))])
+                        logger.error("service failed while stopping",
+                                     ["component": .string(otherName), "error": .string(String(describing: error))])
                     } else {
-                        logger.info(cancelled.contains(other) ? "service stopped" : "service ended during shutdown", ["component": .string(otherName)])
+                        logger.info(cancelled.contains(other) ? "service stopped" : "service ended during shutdown",
+                                    ["component": .string(otherName)])
                     }
                     if other == index { break stopping }
                 case .graceExpired(let expired) where expired == index:

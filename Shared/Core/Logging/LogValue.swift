@@ -1,6 +1,7 @@
 /// A value in a log record's metadata.
 public enum LogValue: Sendable, Hashable, CustomStringConvertible,
-    ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByStringInterpolation
+    ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByStringInterpolation
 {
     case string(String)
     case int(Int64)

@@ -36,16 +36,24 @@ public struct Logger: Sendable {
         guard level >= self.level else { return }
         var merged = self.metadata
         for (k, v) in metadata() { merged[k] = v }
-        sink.write(LogRecord(timestamp: WallClock.fractionalSeconds(), level: level, message: message(), service: service, metadata: merged))
+        sink.write(LogRecord(timestamp: WallClock.fractionalSeconds(), level: level, message: message(), service: service,
+                             metadata: merged))
     }
 
-    public func trace(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.trace, message(), metadata()) }
-    public func debug(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.debug, message(), metadata()) }
-    public func info(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.info, message(), metadata()) }
-    public func notice(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.notice, message(), metadata()) }
-    public func warning(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.warning, message(), metadata()) }
-    public func error(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.error, message(), metadata()) }
-    public func critical(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.critical, message(), metadata()) }
+    public func trace(_ message: @autoclosure () -> String,
+                      _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.trace, message(), metadata()) }
+    public func debug(_ message: @autoclosure () -> String,
+                      _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.debug, message(), metadata()) }
+    public func info(_ message: @autoclosure () -> String,
+                     _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.info, message(), metadata()) }
+    public func notice(_ message: @autoclosure () -> String,
+                       _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.notice, message(), metadata()) }
+    public func warning(_ message: @autoclosure () -> String,
+                        _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.warning, message(), metadata()) }
+    public func error(_ message: @autoclosure () -> String,
+                      _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.error, message(), metadata()) }
+    public func critical(_ message: @autoclosure () -> String,
+                         _ metadata: @autoclosure () -> [String: LogValue] = [:]) { log(.critical, message(), metadata()) }
 
     /// A logger that drops everything (for tools and tests that do not care).
     public static let disabled = Logger(service: "disabled", level: .critical, sink: NullLogSink())

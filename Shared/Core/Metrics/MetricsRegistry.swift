@@ -28,7 +28,8 @@ public final class MetricsRegistry: Sendable {
 
     /// The counter `name` with `labels`, created on first use.
     public func counter(_ name: String, help: String, labels: MetricLabels = [:]) -> Counter {
-        guard case .counter(let c) = series(name, .counter, help, [], labels, make: { .counter(Counter()) }) else { fatalError("unreachable") }
+        guard case .counter(let c) = series(name, .counter, help, [], labels,
+                                            make: { .counter(Counter()) }) else { fatalError("unreachable") }
         return c
     }
 
@@ -39,20 +40,24 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// The histogram `name` with `labels` and bucket bounds, created on first use.
-    public func histogram(_ name: String, help: String, labels: MetricLabels = [:], buckets: [Double] = Histogram.latencyBuckets) -> Histogram {
+    public func histogram(_ name: String, help: String, labels: MetricLabels = [:],
+                          buckets: [Double] = Histogram.latencyBuckets) -> Histogram {
         precondition(!buckets.isEmpty && zip(buckets, buckets.dropFirst()).allSatisfy { $0 < $1 }, "buckets must ascend")
-        guard case .histogram(let h) = series(name, .histogram, help, buckets, labels, make: { .histogram(Histogram(bounds: buckets)) }) else { fatalError("unreachable") }
+        guard case .histogram(let h) = series(name, .histogram, help, buckets, labels,
+                                              make: { .histogram(Histogram(bounds: buckets)) }) else { fatalError("unreachable") }
         return h
     }
 
-    private func series(_ name: String, _ kind: Kind, _ help: String, _ buckets: [Double], _ labels: MetricLabels, make: () -> Series) -> Series {
+    private func series(_ name: String, _ kind: Kind, _ help: String, _ buckets: [Double], _ labels: MetricLabels,
+                        make: () -> Series) -> Series {
         precondition(Self.isValidName(name), "invalid metric name \(name)")
         for (label, _) in labels.pairs {
             precondition(Self.isValidName(label) && !label.hasPrefix("__") && label != "le", "invalid label name \(label)")
         }
         return families.withLock { all in
             var family = all[name] ?? Family(kind: kind, help: help, buckets: buckets)
-            precondition(family.kind == kind && family.help == help && family.buckets == buckets, "metric \(name) registered twice with different definitions")
+            precondition(family.kind == kind && family.help == help && family.buckets == buckets,
+                         "metric \(name) registered twice with different definitions")
             if let existing = family.series[labels] { return existing }
             let created = make()
             family.series[labels] = created
@@ -63,8 +68,10 @@ public final class MetricsRegistry: Sendable {
     }
 
     static func isValidName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+        guard let first = name.unicodeScalars.first,
+              first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0)
+            || ("0"..."9").contains($0) }
     }
 
     /// The text exposition of every metric, families sorted by name.

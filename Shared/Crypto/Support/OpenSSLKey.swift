@@ -1,7 +1,8 @@
 import COpenSSLShims
 
 /// Owns one OpenSSL key handle and frees it exactly once.
-// @unchecked Sendable is safe because the EVP_PKEY is never mutated after creation and OpenSSL 3 allows concurrent read-only use (sign, verify, derive).
+// @unchecked Sendable is safe because the EVP_PKEY is never mutated after creation and OpenSSL 3 allows concurrent read-only use (sign,
+// verify, derive).
 final class OpenSSLKey: @unchecked Sendable {
     let handle: OpaquePointer
 

@@ -12,7 +12,8 @@ public enum AESCBC {
 
     /// Decrypts and removes the padding; throws on a wrong key or damaged data (bad padding).
     public static func decrypt(_ ciphertext: [UInt8], key: [UInt8], iv: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw CryptoError(.invalidLength, "AES-CBC ciphertext is not whole blocks") }
+        guard !ciphertext.isEmpty,
+              ciphertext.count % 16 == 0 else { throw CryptoError(.invalidLength, "AES-CBC ciphertext is not whole blocks") }
         return try run(encrypt: false, ciphertext, key: key, iv: iv)
     }
 
@@ -24,7 +25,8 @@ public enum AESCBC {
             mw_aes256cbc(encrypt ? 1 : 0, key, iv, input, input.count, o.baseAddress)
         }
         guard n >= 0 else {
-            throw encrypt ? CryptoError(.internalFailure, "AES-256-CBC encryption failed") : CryptoError(.authenticationFailure, "AES-256-CBC: wrong key or damaged data")
+            throw encrypt ? CryptoError(.internalFailure, "AES-256-CBC encryption failed") : CryptoError(.authenticationFailure,
+                "AES-256-CBC: wrong key or damaged data")
         }
         return Array(out.prefix(n))
     }

@@ -14,7 +14,8 @@ public enum AESGCM {
     ///   - key: a 32-byte key.
     ///   - nonce: 12 bytes, never reused with the same key.
     ///   - aad: additional authenticated data.
-    public static func seal(_ plaintext: [UInt8], using key: SymmetricKey, nonce: [UInt8], authenticating aad: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func seal(_ plaintext: [UInt8], using key: SymmetricKey, nonce: [UInt8],
+                            authenticating aad: [UInt8]) throws(CryptoError) -> [UInt8] {
         try checkSizes(key: key, nonce: nonce)
         var out = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
         let rc = key.withUnsafeBytes { k in
@@ -34,7 +35,8 @@ public enum AESGCM {
     }
 
     /// Decrypts `ciphertext‖tag`, or throws `authenticationFailure`.
-    public static func open(_ sealed: [UInt8], using key: SymmetricKey, nonce: [UInt8], authenticating aad: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func open(_ sealed: [UInt8], using key: SymmetricKey, nonce: [UInt8],
+                            authenticating aad: [UInt8]) throws(CryptoError) -> [UInt8] {
         try checkSizes(key: key, nonce: nonce)
         guard sealed.count >= tagByteCount else {
             throw CryptoError(.invalidLength, "AES-GCM ciphertext is shorter than its 16-byte tag")

@@ -9,7 +9,8 @@ public enum HKDF {
     ///   - salt: the salt; empty means a string of zeros (RFC 5869 §2.2).
     ///   - info: context and application specific information.
     ///   - outputByteCount: 1 ... 8160 bytes.
-    public static func deriveKey(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], outputByteCount: Int) throws(CryptoError) -> SymmetricKey {
+    public static func deriveKey(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8],
+                                 outputByteCount: Int) throws(CryptoError) -> SymmetricKey {
         try check(ikmCount: inputKeyMaterial.count, outputByteCount: outputByteCount)
         var (out, rc) = inputKeyMaterial.withUnsafeBytes { derive($0, salt: salt, info: info, outputByteCount: outputByteCount) }
         guard rc == 1 else { throw CryptoError(.internalFailure, "HKDF-SHA256 derivation failed") }
@@ -17,7 +18,8 @@ public enum HKDF {
     }
 
     /// Derives `outputByteCount` bytes from raw input key material.
-    public static func deriveKey(inputKeyMaterial ikm: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], outputByteCount: Int) throws(CryptoError) -> SymmetricKey {
+    public static func deriveKey(inputKeyMaterial ikm: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8],
+                                 outputByteCount: Int) throws(CryptoError) -> SymmetricKey {
         try check(ikmCount: ikm.count, outputByteCount: outputByteCount)
         var (out, rc) = derive(ikm, salt: salt, info: info, outputByteCount: outputByteCount)
         guard rc == 1 else { throw CryptoError(.internalFailure, "HKDF-SHA256 derivation failed") }

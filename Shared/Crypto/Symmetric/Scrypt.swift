@@ -12,7 +12,8 @@ public enum Scrypt {
     ///   - r: the block size, at least 1.
     ///   - p: the parallelisation, at least 1.
     ///   - outputByteCount: bytes of key wanted (32 for AES-256).
-    public static func deriveKey(passphrase: [UInt8], salt: [UInt8], logN: Int, r: Int, p: Int, outputByteCount: Int = 32) throws(CryptoError) -> SymmetricKey {
+    public static func deriveKey(passphrase: [UInt8], salt: [UInt8], logN: Int, r: Int, p: Int,
+                                 outputByteCount: Int = 32) throws(CryptoError) -> SymmetricKey {
         guard (1...30).contains(logN), r >= 1, p >= 1, r <= Int(UInt32.max), p <= Int(UInt32.max), outputByteCount > 0 else {
             throw CryptoError(.invalidLength, "scrypt parameters out of range (logN 1...30, r and p at least 1)")
         }

@@ -31,7 +31,8 @@ public struct ServerCertificate: Sendable, Hashable {
     ///   - commonName: the subject's CN.
     ///   - subjectAltNames: DNS names and IP literals the certificate is for.
     ///   - days: validity.
-    public static func selfSigned(commonName: String, subjectAltNames: [String], days: Int = 3650) throws(CryptoError) -> (certificate: ServerCertificate, privateKeyPEM: String) {
+    public static func selfSigned(commonName: String, subjectAltNames: [String],
+                                  days: Int = 3650) throws(CryptoError) -> (certificate: ServerCertificate, privateKeyPEM: String) {
         var cert: UnsafeMutablePointer<CChar>?
         var key: UnsafeMutablePointer<CChar>?
         let cStrings = subjectAltNames.map { strdupASCII($0) }

@@ -210,7 +210,9 @@ final class CurlEngine: @unchecked Sendable {
             for command in batch {
                 switch command {
                 case .add(let job):
-                    if state == .running { enqueue(job) } else { finish(job, .failure(HTTPClientError(.shutdown, "the HTTP client was shut down"))) }
+                    if state == .running { enqueue(job) } else { finish(job,
+                                                                        .failure(HTTPClientError(.shutdown,
+                                                                            "the HTTP client was shut down"))) }
                 case .cancel(let id):
                     cancel(id: id)
                 }
@@ -370,7 +372,9 @@ final class CurlEngine: @unchecked Sendable {
     static func startFloor(_ timeout: Duration) -> Duration { min(.seconds(1), timeout / 10) }
 
     private static func queueTimeout(_ job: Job) -> HTTPClientError {
-        HTTPClientError(.timeout, "timed out after \(HTTPClient.milliseconds(job.timeout)) ms waiting in the client's queue for a connection or stream")
+        HTTPClientError(.timeout,
+                        "timed out after \(HTTPClient.milliseconds(job.timeout)) ms waiting in the client's queue for a connection " +
+                        "or stream")
     }
 
     /// Until the next waiting job's deadline, at most 1 s.
@@ -445,8 +449,10 @@ final class ClientMetrics: Sendable {
         self.prefix = prefix
         self.client = client
         inFlight = registry.gauge(prefix + "_in_flight", help: "HTTP client requests in flight.", labels: ["client": client])
-        queued = registry.gauge(prefix + "_queued", help: "HTTP client requests waiting for a connection or stream.", labels: ["client": client])
-        duration = registry.histogram(prefix + "_request_duration_seconds", help: "HTTP client request duration in seconds.", labels: ["client": client])
+        queued = registry.gauge(prefix + "_queued", help: "HTTP client requests waiting for a connection or stream.",
+                                labels: ["client": client])
+        duration = registry.histogram(prefix + "_request_duration_seconds", help: "HTTP client request duration in seconds.",
+                                      labels: ["client": client])
     }
 
     func record(outcome: String, seconds: Double) {

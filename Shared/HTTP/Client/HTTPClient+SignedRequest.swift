@@ -19,8 +19,10 @@ extension HTTPClient.Request {
     ///   - timeout: overrides the client's total timeout.
     public static func signed(_ method: HTTPMethod, baseURL: String, _ pathAndQuery: String, body: [UInt8]? = nil,
                               key: P256.Signing.PrivateKey, origin: String, timestamp: Int64, nonce: [UInt8]? = nil,
-                              signedTarget: String? = nil, headers: HTTPHeaders = [:], timeout: Duration? = nil) throws -> HTTPClient.Request {
-        let signature = try RequestSigner(key: key).sign(method: method.rawValue, origin: origin, pathAndQuery: signedTarget ?? pathAndQuery,
+                              signedTarget: String? = nil, headers: HTTPHeaders = [:],
+                              timeout: Duration? = nil) throws -> HTTPClient.Request {
+        let signature = try RequestSigner(key: key).sign(method: method.rawValue, origin: origin,
+                                                         pathAndQuery: signedTarget ?? pathAndQuery,
                                                          body: body ?? [], timestamp: timestamp, nonce: nonce)
         var all = headers
         all.add(SignatureHeader.name, signature.value)

@@ -37,7 +37,8 @@ public final class HTTPClient: Sendable {
         trustFile = configuration.caFile ?? Self.systemBundle
         self.logger = logger.with("http_client", .string(configuration.name))
         if configuration.httpVersion != .http1_1 && mw_curl_supports_http2() == 0 {
-            logger.warning("libcurl was built without HTTP/2; requests will use HTTP/1.1", ["curl": .string(String(cString: mw_curl_version()))])
+            logger.warning("libcurl was built without HTTP/2; requests will use HTTP/1.1",
+                           ["curl": .string(String(cString: mw_curl_version()))])
         }
         engine = try CurlEngine(configuration: configuration, logger: self.logger, metrics: metrics)
         try engine.start(name: configuration.name)
@@ -63,7 +64,8 @@ public final class HTTPClient: Sendable {
         let engine = self.engine
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let job = Job(transfer: transfer, continuation: continuation, method: request.method, origin: origin, logger: logger, timeout: timeout)
+                let job = Job(transfer: transfer, continuation: continuation, method: request.method, origin: origin, logger: logger,
+                              timeout: timeout)
                 guard engine.submit(job) else {
                     continuation.resume(throwing: HTTPClientError(.shutdown, "the HTTP client was shut down"))
                     return
@@ -213,9 +215,12 @@ public final class HTTPClient: Sendable {
     /// curl computes itself, and URLs with spaces or control characters.
     static func validate(_ request: Request) throws {
         func bad(_ why: String) -> HTTPClientError { HTTPClientError(.invalidRequest, why) }
-        guard !request.method.rawValue.isEmpty, request.method.rawValue.utf8.allSatisfy(isTokenByte) else { throw bad("method is not an HTTP token") }
+        guard !request.method.rawValue.isEmpty,
+              request.method.rawValue.utf8.allSatisfy(isTokenByte) else { throw bad("method is not an HTTP token") }
         let url = request.url.utf8
-        guard !url.isEmpty, !url.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw bad("URL is empty or contains spaces or control characters") }
+        guard !url.isEmpty,
+              !url.contains(where: { $0 <= 0x20
+                  || $0 == 0x7F }) else { throw bad("URL is empty or contains spaces or control characters") }
         guard hasPrefixIgnoringASCIICase(url, "https://") || hasPrefixIgnoringASCIICase(url, "http://") else {
             throw bad("URL scheme must be https or http")
         }
@@ -267,7 +272,8 @@ public final class HTTPClient: Sendable {
         let bytes = Array(url.utf8)
         var schemeEnd: Int?
         if bytes.count >= 3 {
-            for i in 0...(bytes.count - 3) where bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") {
+            for i in 0...(bytes.count - 3) where bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/")
+                && bytes[i + 2] == UInt8(ascii: "/") {
                 schemeEnd = i + 3
                 break
             }

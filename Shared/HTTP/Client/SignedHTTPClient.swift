@@ -44,7 +44,8 @@ public struct SignedHTTPClient: Sendable {
     ///   - timestamp: another time than the clock's (tests of the window).
     ///   - nonce: a given nonce (tests of replays).
     ///   - signedTarget: sign another target than the one sent (tests of refusals).
-    public func send(_ method: HTTPMethod, _ pathAndQuery: String, body: [UInt8]? = nil, headers: HTTPHeaders = [:], timeout: Duration? = nil,
+    public func send(_ method: HTTPMethod, _ pathAndQuery: String, body: [UInt8]? = nil, headers: HTTPHeaders = [:],
+                     timeout: Duration? = nil,
                      signer: P256.Signing.PrivateKey? = nil, timestamp: Int64? = nil, nonce: [UInt8]? = nil,
                      signedTarget: String? = nil) async throws -> HTTPClient.Response {
         try await http.execute(request(method, pathAndQuery, body: body, headers: headers, timeout: timeout, signer: signer,
@@ -52,10 +53,12 @@ public struct SignedHTTPClient: Sendable {
     }
 
     /// The signed request `send` would send (for callers that send it later or elsewhere).
-    public func request(_ method: HTTPMethod, _ pathAndQuery: String, body: [UInt8]? = nil, headers: HTTPHeaders = [:], timeout: Duration? = nil,
+    public func request(_ method: HTTPMethod, _ pathAndQuery: String, body: [UInt8]? = nil, headers: HTTPHeaders = [:],
+                        timeout: Duration? = nil,
                         signer: P256.Signing.PrivateKey? = nil, timestamp: Int64? = nil, nonce: [UInt8]? = nil,
                         signedTarget: String? = nil) throws -> HTTPClient.Request {
-        try .signed(method, baseURL: baseURL, pathAndQuery, body: body, key: signer ?? key, origin: origin, timestamp: timestamp ?? clock(),
+        try .signed(method, baseURL: baseURL, pathAndQuery, body: body, key: signer ?? key, origin: origin,
+                    timestamp: timestamp ?? clock(),
                     nonce: nonce, signedTarget: signedTarget, headers: headers, timeout: timeout)
     }
 }

@@ -17,7 +17,9 @@ enum TransferResult {
         var headerLength = 0
         let headerBytes = mw_transfer_header_block(transfer.raw, &headerLength)
         let headers = headerLength > 0 && headerBytes != nil
-            ? headerBytes!.withMemoryRebound(to: UInt8.self, capacity: headerLength) { parseHeaderBlock(UnsafeBufferPointer(start: $0, count: headerLength)) }
+            ? headerBytes!.withMemoryRebound(to: UInt8.self,
+                                             capacity: headerLength) { parseHeaderBlock(UnsafeBufferPointer(start: $0,
+                                                 count: headerLength)) }
             : HTTPHeaders()
         return .success(HTTPClient.Response(status: HTTPStatus(status), headers: headers, body: body,
                                             version: httpVersion(version), transfer: info(easy)))
@@ -30,7 +32,8 @@ enum TransferResult {
         _ = mw_curl_get_long(easy, CURLINFO_LOCAL_PORT, &port)
         _ = mw_curl_get_off_t(easy, CURLINFO_TOTAL_TIME_T, &total)
         _ = mw_curl_get_off_t(easy, CURLINFO_CONNECT_TIME_T, &connect)
-        return HTTPClient.TransferInfo(newConnections: connects, localPort: port, totalSeconds: Double(total) / 1e6, connectSeconds: Double(connect) / 1e6)
+        return HTTPClient.TransferInfo(newConnections: connects, localPort: port, totalSeconds: Double(total) / 1e6,
+                                       connectSeconds: Double(connect) / 1e6)
     }
 
     static func httpVersion(_ v: Int) -> HTTPClient.HTTPVersion {
@@ -84,7 +87,8 @@ enum TransferResult {
     static func error(_ transfer: CurlTransfer, _ result: CURLcode, responseStarted: Bool) -> HTTPClientError {
         let refused = String(cString: mw_transfer_refused_address(transfer.raw))
         if result == CURLE_ABORTED_BY_CALLBACK, !refused.isEmpty {
-            return HTTPClientError(.refusedAddress, "refused to connect to \(refused): not a public address (loopback, private or link-local)",
+            return HTTPClientError(.refusedAddress,
+                                   "refused to connect to \(refused): not a public address (loopback, private or link-local)",
                                    curlCode: Int(result.rawValue))
         }
         let summary = String(cString: curl_easy_strerror(result))

@@ -20,7 +20,8 @@ public struct RouterTestClient: Sendable {
     ///   - logger: handed to handlers in their context (`Logger.disabled` unless a test reads logs).
     ///   - remoteAddress: the peer address handlers see.
     ///   - responseHeaders: headers added to every response without one, as `HTTPServer.Configuration.responseHeaders`.
-    public init(_ router: Router, logger: Logger = .disabled, remoteAddress: String = "127.0.0.1", responseHeaders: [(String, String)] = []) {
+    public init(_ router: Router, logger: Logger = .disabled, remoteAddress: String = "127.0.0.1",
+                responseHeaders: [(String, String)] = []) {
         responder = router.responder()
         self.logger = logger
         self.remoteAddress = remoteAddress

@@ -77,7 +77,8 @@ public enum Base64URL {
 
     /// Decodes a field (its UTF-8 bytes) that must hold exactly `count` bytes.
     static func decode(_ chars: ArraySlice<UInt8>, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
-        guard let bytes = chars.withUnsafeBufferPointer({ decode($0) }) else { throw .malformed("\(field) is not base64url without padding") }
+        guard let bytes = chars.withUnsafeBufferPointer({ decode($0) }) else { throw .malformed("\(field) is not base64url without " +
+                                                                                                "padding") }
         guard bytes.count == count else { throw .malformed("\(field) must be \(count) bytes, got \(bytes.count)") }
         return bytes
     }
@@ -92,7 +93,8 @@ public enum Base64URL {
         guard chars.count <= encodedLength(of: range.upperBound) else {
             throw ProtocolError(.tooLarge, "\(field) is longer than \(range.upperBound) bytes")
         }
-        guard let bytes = chars.withUnsafeBufferPointer({ decode($0) }) else { throw .malformed("\(field) is not base64url without padding") }
+        guard let bytes = chars.withUnsafeBufferPointer({ decode($0) }) else { throw .malformed("\(field) is not base64url without " +
+                                                                                                "padding") }
         guard range.contains(bytes.count) else {
             throw .malformed("\(field) must be \(range.lowerBound)...\(range.upperBound) bytes, got \(bytes.count)")
         }

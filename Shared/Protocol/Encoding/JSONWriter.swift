@@ -89,7 +89,8 @@ public struct JSONWriter: Sendable {
             case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0x00..<0x20:
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)],
+                                        hex[Int(b & 0xF)]])
             default: out.append(b)
             }
         }

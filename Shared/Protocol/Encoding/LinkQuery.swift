@@ -93,7 +93,8 @@ public enum LinkQuery {
             let labels = host.split(separator: ".", omittingEmptySubsequences: false)
             for label in labels {
                 let ok = (1...63).contains(label.utf8.count)
-                    && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
+                    && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                        || $0 == 0x2D }
                     && label.utf8.first != 0x2D && label.utf8.last != 0x2D
                 guard ok else { throw .malformed("\(field) must be https://host[:port] with a DNS name or IP address host") }
             }

@@ -33,7 +33,8 @@ extension StrictJSON {
         }
 
         private func required(_ key: String) throws(ProtocolError) -> Value {
-            guard let member = members.first(where: { $0.key.elementsEqual(key.utf8) }) else { throw .malformed("missing field \(name(key))") }
+            guard let member = members.first(where: { $0.key.elementsEqual(key.utf8) }) else { throw .malformed("missing field " +
+                "\(name(key))") }
             guard member.value != .null else { throw .malformed("null at \(name(key))") }
             return member.value
         }
@@ -55,7 +56,8 @@ extension StrictJSON {
         /// An integer that fits `Int64` (no fraction or exponent).
         public func int64(_ key: String) throws(ProtocolError) -> Int64 {
             guard case .number(let text) = try required(key) else { throw .malformed("wrong type at \(name(key))") }
-            guard let value = Self.integer(text) else { throw .malformed("invalid value at \(name(key)): not an integer that fits 64 bits") }
+            guard let value = Self.integer(text) else { throw .malformed("invalid value at \(name(key)): not an integer that fits " +
+                                                                         "64 bits") }
             return value
         }
 

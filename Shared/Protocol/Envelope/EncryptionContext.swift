@@ -18,7 +18,8 @@ public struct EncryptionContext: Sendable, Hashable {
     /// Present exactly when `kind == .liveActivity`.
     public var activity: ActivityInfo?
 
-    public init(aud: String, pairingID: String, eventID: String, kind: EnvelopeKind, iat: UInt64, activity: ActivityInfo? = nil, alg: String = EncryptionContext.algorithm) {
+    public init(aud: String, pairingID: String, eventID: String, kind: EnvelopeKind, iat: UInt64, activity: ActivityInfo? = nil,
+                alg: String = EncryptionContext.algorithm) {
         self.alg = alg
         self.aud = aud
         self.pairingID = pairingID
@@ -32,7 +33,8 @@ public struct EncryptionContext: Sendable, Hashable {
     public func validate() throws(ProtocolError) {
         guard alg == Self.algorithm else { throw .malformed("alg must be \(Self.algorithm)") }
         guard !aud.isEmpty else { throw .malformed("aud is empty") }
-        guard aud.utf8.count <= Self.maxAudienceBytes else { throw ProtocolError(.tooLarge, "aud is longer than \(Self.maxAudienceBytes) bytes") }
+        guard aud.utf8.count <= Self.maxAudienceBytes else { throw ProtocolError(.tooLarge,
+                                                                                 "aud is longer than \(Self.maxAudienceBytes) bytes") }
         try PairingID.check(pairingID)
         try EventID.check(eventID)
         switch (kind, activity) {

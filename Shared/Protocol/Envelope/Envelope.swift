@@ -23,7 +23,8 @@ public struct Envelope: Sendable, Hashable {
     /// `sig`: raw ECDSA `r‖s` by the outpost identity key.
     public var signature: [UInt8]
 
-    public init(context: EncryptionContext, ephemeralPublicKey: [UInt8], salt: [UInt8], nonce: [UInt8], ciphertext: [UInt8], signature: [UInt8]) {
+    public init(context: EncryptionContext, ephemeralPublicKey: [UInt8], salt: [UInt8], nonce: [UInt8], ciphertext: [UInt8],
+                signature: [UInt8]) {
         self.context = context
         self.ephemeralPublicKey = ephemeralPublicKey
         self.salt = salt
@@ -56,7 +57,9 @@ public struct Envelope: Sendable, Hashable {
         guard salt.count == 32 else { throw .malformed("salt must be 32 bytes") }
         guard nonce.count == 12 else { throw .malformed("nonce must be 12 bytes") }
         guard ciphertext.count >= 16 else { throw .malformed("ct is shorter than its 16-byte tag") }
-        guard ciphertext.count <= Self.maxCiphertextBytes else { throw ProtocolError(.tooLarge, "ct is longer than \(Self.maxCiphertextBytes) bytes") }
+        guard ciphertext.count <= Self.maxCiphertextBytes else { throw ProtocolError(.tooLarge,
+                                                                                     "ct is longer than " +
+                                                                                     "\(Self.maxCiphertextBytes) bytes") }
         guard signature.count == 64 else { throw .malformed("sig must be 64 bytes") }
     }
 
@@ -89,7 +92,8 @@ public struct Envelope: Sendable, Hashable {
     /// duplicate keys, non-integers, wrong lengths and a `v` other than 1 are
     /// refused.
     public static func decode(_ json: [UInt8]) throws(ProtocolError) -> Envelope {
-        let fields = try StrictJSON.Fields(StrictJSON.parse(json, limits: .init(maxBytes: maxJSONBytes)), allowed: fieldNames, in: "envelope")
+        let fields = try StrictJSON.Fields(StrictJSON.parse(json, limits: .init(maxBytes: maxJSONBytes)), allowed: fieldNames,
+                                           in: "envelope")
         let envelope = try Envelope(fields: fields)
         try envelope.validateShape()
         return envelope
@@ -107,7 +111,8 @@ public struct Envelope: Sendable, Hashable {
         guard let kind = EnvelopeKind(rawValue: try c.string("kind", maxBytes: 32)) else {
             throw .malformed("kind must be notification or live-activity")
         }
-        let activity = try c.object("activity", allowed: ActivityInfo.fieldNames, in: "activity").map { f throws(ProtocolError) in try ActivityInfo(fields: f) }
+        let activity = try c.object("activity", allowed: ActivityInfo.fieldNames,
+                                    in: "activity").map { f throws(ProtocolError) in try ActivityInfo(fields: f) }
         context = EncryptionContext(
             aud: try c.string("aud", maxBytes: EncryptionContext.maxAudienceBytes),
             pairingID: try c.string("pairing_id", maxBytes: 22),

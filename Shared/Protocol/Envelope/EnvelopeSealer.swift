@@ -24,7 +24,8 @@ public struct EnvelopeSealer: Sendable {
     ///   - plaintext: the notification JSON (§6).
     ///   - recipient: the device's key-agreement public key, locked at pairing.
     ///   - context: audience, pairing, event, kind, time and activity.
-    public func seal(_ plaintext: [UInt8], to recipient: P256.KeyAgreement.PublicKey, context: EncryptionContext) throws(ProtocolError) -> Envelope {
+    public func seal(_ plaintext: [UInt8], to recipient: P256.KeyAgreement.PublicKey,
+                     context: EncryptionContext) throws(ProtocolError) -> Envelope {
         let ephemeral: P256.KeyAgreement.PrivateKey
         let salt: [UInt8], nonce: [UInt8]
         do {
@@ -35,7 +36,8 @@ public struct EnvelopeSealer: Sendable {
             throw ProtocolError(.internalFailure, "could not generate the ephemeral key, salt or nonce")
         }
         // No trace: the shared secret and the AES key stay in wiped memory.
-        return try seal(plaintext, to: recipient, context: context, ephemeralKey: ephemeral, salt: salt, nonce: nonce, tracing: false).envelope
+        return try seal(plaintext, to: recipient, context: context, ephemeralKey: ephemeral, salt: salt, nonce: nonce,
+                        tracing: false).envelope
     }
 
     /// Seals with caller-supplied randomness and returns the trace (the
@@ -45,7 +47,8 @@ public struct EnvelopeSealer: Sendable {
         _ plaintext: [UInt8], to recipient: P256.KeyAgreement.PublicKey, context: EncryptionContext,
         ephemeralKey: P256.KeyAgreement.PrivateKey, salt: [UInt8], nonce: [UInt8]
     ) throws(ProtocolError) -> (envelope: Envelope, trace: Trace) {
-        let (envelope, trace) = try seal(plaintext, to: recipient, context: context, ephemeralKey: ephemeralKey, salt: salt, nonce: nonce, tracing: true)
+        let (envelope, trace) = try seal(plaintext, to: recipient, context: context, ephemeralKey: ephemeralKey, salt: salt, nonce: nonce,
+                                         tracing: true)
         guard let trace else { throw ProtocolError(.internalFailure, "no trace was made") }
         return (envelope, trace)
     }
@@ -69,9 +72,12 @@ public struct EnvelopeSealer: Sendable {
             }
             let input = Envelope.signingInput(context: contextBytes, epk: epk, salt: salt, nonce: nonce, ct: ct)
             let sig = try identity.signature(for: input)
-            let envelope = Envelope(context: context, ephemeralPublicKey: epk, salt: salt, nonce: nonce, ciphertext: ct, signature: sig.rawRepresentation)
+            let envelope = Envelope(context: context, ephemeralPublicKey: epk, salt: salt, nonce: nonce, ciphertext: ct,
+                                    signature: sig.rawRepresentation)
             guard tracing else { return (envelope, nil) }
-            return (envelope, Trace(context: contextBytes, sharedSecret: shared.rawBytesForTesting, info: info, key: key.rawBytes, signingInput: input))
+            return (envelope,
+                    Trace(context: contextBytes, sharedSecret: shared.rawBytesForTesting, info: info, key: key.rawBytes,
+                          signingInput: input))
         } catch let error as ProtocolError {
             throw error
         } catch {

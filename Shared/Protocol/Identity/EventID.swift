@@ -24,7 +24,8 @@ public enum EventID {
             if k == 8 || k == 13 || k == 18 || k == 23 {
                 guard c == UInt8(ascii: "-") else { return false }
             } else {
-                guard (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f")) else { return false }
+                guard (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+                    || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f")) else { return false }
             }
         }
         guard u[14] == UInt8(ascii: "7") else { return false }

@@ -14,7 +14,8 @@ public struct ManagementConsent: Sendable, Hashable {
     public var expiresAt: Int64
     public var signature: [UInt8]
 
-    public init(deviceID: String, deviceSigningKey: [UInt8], deviceAgreementKey: [UInt8], token: [UInt8], scopes: [ManagementScope], expiresAt: Int64, signature: [UInt8]) {
+    public init(deviceID: String, deviceSigningKey: [UInt8], deviceAgreementKey: [UInt8], token: [UInt8], scopes: [ManagementScope],
+                expiresAt: Int64, signature: [UInt8]) {
         self.deviceID = deviceID
         self.deviceSigningKey = deviceSigningKey
         self.deviceAgreementKey = deviceAgreementKey
@@ -27,7 +28,8 @@ public struct ManagementConsent: Sendable, Hashable {
     /// `lp("mailwake/manage-consent/v1") ‖ lp(SHA-256(outpost_pub)) ‖ lp(device_id)
     /// ‖ lp(device_signing_key) ‖ lp(device_agreement_key) ‖ lp(SHA-256(tok))
     /// ‖ lp(sorted scopes joined with ",") ‖ lp(u64be(exp))`.
-    public static func signingInput(outpostKey: [UInt8], deviceID: String, deviceSigningKey: [UInt8], deviceAgreementKey: [UInt8], token: [UInt8], scopes: [ManagementScope], expiresAt: Int64) -> [UInt8] {
+    public static func signingInput(outpostKey: [UInt8], deviceID: String, deviceSigningKey: [UInt8], deviceAgreementKey: [UInt8],
+                                    token: [UInt8], scopes: [ManagementScope], expiresAt: Int64) -> [UInt8] {
         var s = SigningInput(capacity: 320)
         s.lp("mailwake/manage-consent/v1")
         s.lp(SHA256.hash(outpostKey).bytes)
@@ -41,11 +43,13 @@ public struct ManagementConsent: Sendable, Hashable {
     }
 
     /// The device side: accepts `link` for `scopes` (all offered ones by default).
-    public static func create(for link: ManagementLink, scopes: [ManagementScope]? = nil, signingKey: P256.Signing.PrivateKey, agreementKey: P256.KeyAgreement.PublicKey) throws(ProtocolError) -> ManagementConsent {
+    public static func create(for link: ManagementLink, scopes: [ManagementScope]? = nil, signingKey: P256.Signing.PrivateKey,
+                              agreementKey: P256.KeyAgreement.PublicKey) throws(ProtocolError) -> ManagementConsent {
         let requested = scopes ?? link.scopes
         let signingPub = signingKey.publicKey.x963Representation
         let deviceID = KeyIdentity.id(of: signingPub)
-        let input = signingInput(outpostKey: link.outpostKey, deviceID: deviceID, deviceSigningKey: signingPub, deviceAgreementKey: agreementKey.x963Representation,
+        let input = signingInput(outpostKey: link.outpostKey, deviceID: deviceID, deviceSigningKey: signingPub,
+                                 deviceAgreementKey: agreementKey.x963Representation,
                                  token: link.token, scopes: requested, expiresAt: link.expiresAt)
         do {
             let sig = try signingKey.signature(for: input)
@@ -65,15 +69,18 @@ public struct ManagementConsent: Sendable, Hashable {
     ///   - offeredScopes: the scopes the invitation offered.
     ///   - now: Unix seconds.
     @discardableResult
-    public func verify(outpostKey: [UInt8], token expected: [UInt8], offeredScopes: [ManagementScope], now: Int64) throws(ProtocolError) -> (signing: P256.Signing.PublicKey, agreement: P256.KeyAgreement.PublicKey) {
+    public func verify(outpostKey: [UInt8], token expected: [UInt8], offeredScopes: [ManagementScope],
+                       now: Int64) throws(ProtocolError) -> (signing: P256.Signing.PublicKey, agreement: P256.KeyAgreement.PublicKey) {
         let keys = try PairingConsent.deviceKeys(signing: deviceSigningKey, agreement: deviceAgreementKey, deviceID: deviceID)
         guard ConstantTime.equals(token, expected) else { throw ProtocolError(.badCredential, "token does not match the invitation") }
         for scope in scopes where !offeredScopes.contains(scope) {
             throw ProtocolError(.scopeNotOffered, "scope \(scope.rawValue) was not offered")
         }
-        let input = Self.signingInput(outpostKey: outpostKey, deviceID: deviceID, deviceSigningKey: deviceSigningKey, deviceAgreementKey: deviceAgreementKey,
+        let input = Self.signingInput(outpostKey: outpostKey, deviceID: deviceID, deviceSigningKey: deviceSigningKey,
+                                      deviceAgreementKey: deviceAgreementKey,
                                       token: token, scopes: scopes, expiresAt: expiresAt)
-        guard let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature), keys.signing.isValidSignature(sig, for: input) else {
+        guard let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+              keys.signing.isValidSignature(sig, for: input) else {
             throw ProtocolError(.badSignature, "management consent signature does not verify")
         }
         guard now <= expiresAt else { throw ProtocolError(.expired, "the invitation has expired") }

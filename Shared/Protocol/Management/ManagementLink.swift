@@ -34,7 +34,8 @@ public struct ManagementLink: Sendable, Hashable {
     /// Present exactly when `scopes` contains `push`.
     public var push: PushOffer?
 
-    public init(outpostKey: [UInt8], url: String, pin: [UInt8], token: [UInt8], scopes: [ManagementScope], expiresAt: Int64, push: PushOffer? = nil) {
+    public init(outpostKey: [UInt8], url: String, pin: [UInt8], token: [UInt8], scopes: [ManagementScope], expiresAt: Int64,
+                push: PushOffer? = nil) {
         self.outpostKey = outpostKey
         self.url = url
         self.pin = pin
@@ -46,16 +47,19 @@ public struct ManagementLink: Sendable, Hashable {
 
     /// The link string.
     public var link: String {
-        var s = "mailwake://manage?v=1&ok=\(Base64URL.encode(outpostKey))&url=\(LinkQuery.encode(url))&pin=\(Base64URL.encode(pin))&tok=\(Base64URL.encode(token))&scope=\(scopes.map(\.rawValue).joined(separator: ","))&exp=\(expiresAt)"
+        var s = "mailwake://manage?v=1&ok=\(Base64URL.encode(outpostKey))&url=\(LinkQuery.encode(url))&pin=\(Base64URL.encode(pin))" +
+                "&tok=\(Base64URL.encode(token))&scope=\(scopes.map(\.rawValue).joined(separator: ","))&exp=\(expiresAt)"
         if let push {
-            s += "&relay=\(LinkQuery.encode(push.relay))&env=\(push.environment.rawValue)&pid=\(push.pairingID)&cred=\(Base64URL.encode(push.credential))"
+            s += "&relay=\(LinkQuery.encode(push.relay))&env=\(push.environment.rawValue)&pid=\(push.pairingID)" +
+                 "&cred=\(Base64URL.encode(push.credential))"
         }
         return s
     }
 
     /// The push-pairing link equivalent of the `push` offer, for the relay step.
     public var pairingLink: PairingLink? {
-        push.map { PairingLink(outpostKey: outpostKey, relay: $0.relay, environment: $0.environment, pairingID: $0.pairingID, credential: $0.credential, expiresAt: expiresAt) }
+        push.map { PairingLink(outpostKey: outpostKey, relay: $0.relay, environment: $0.environment, pairingID: $0.pairingID,
+                               credential: $0.credential, expiresAt: expiresAt) }
     }
 
     /// Parses and validates a management link.

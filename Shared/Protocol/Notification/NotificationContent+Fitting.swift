@@ -9,7 +9,8 @@ extension NotificationContent {
     /// - Parameters:
     ///   - context: the envelope context the plaintext will be sealed under.
     ///   - limit: the payload limit, 4096 by default.
-    public func fitted(for context: EncryptionContext, limit: Int = APNsPayload.maxBytes, liveActivity: APNsPayload.LiveActivitySettings = .init()) throws(ProtocolError) -> NotificationContent {
+    public func fitted(for context: EncryptionContext, limit: Int = APNsPayload.maxBytes,
+                       liveActivity: APNsPayload.LiveActivitySettings = .init()) throws(ProtocolError) -> NotificationContent {
         try fitted(toPlaintextBytes: try Self.plaintextBudget(for: context, limit: limit, liveActivity: liveActivity))
     }
 

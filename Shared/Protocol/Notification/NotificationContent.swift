@@ -28,7 +28,8 @@ public struct NotificationContent: Sendable, Hashable {
     /// Whether a trusted receiving server authenticated the sender's domain (revision 2); nil: unknown.
     public var senderAuth: SenderAuthentication?
 
-    public init(mailbox: String, folder: String, from: Sender, subject: String, receivedAt: UInt64, code: String? = nil, ref: String? = nil,
+    public init(mailbox: String, folder: String, from: Sender, subject: String, receivedAt: UInt64, code: String? = nil,
+                ref: String? = nil,
                 senderAuth: SenderAuthentication? = nil) {
         self.mailbox = mailbox
         self.folder = folder

@@ -13,7 +13,8 @@ public struct ConsentSubmission: Sendable, Hashable, Codable {
     }
 
     /// The App's submission for `link`: its relay token and a fresh consent.
-    public static func create(for link: PairingLink, signingKey: P256.Signing.PrivateKey, agreementKey: P256.KeyAgreement.PublicKey) throws(ProtocolError) -> ConsentSubmission {
+    public static func create(for link: PairingLink, signingKey: P256.Signing.PrivateKey,
+                              agreementKey: P256.KeyAgreement.PublicKey) throws(ProtocolError) -> ConsentSubmission {
         ConsentSubmission(relayToken: try PairingSecrets(credential: link.credential).relayToken,
                           consent: try PairingConsent.create(for: link, signingKey: signingKey, agreementKey: agreementKey))
     }

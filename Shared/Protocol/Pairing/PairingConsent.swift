@@ -21,7 +21,8 @@ public struct PairingConsent: Sendable, Hashable {
     /// `HMAC-SHA256(mac_key, consent_input)`, 32 bytes.
     public var mac: [UInt8]
 
-    public init(pairingID: String, deviceID: String, deviceSigningKey: [UInt8], deviceAgreementKey: [UInt8], expiresAt: Int64, signature: [UInt8], mac: [UInt8]) {
+    public init(pairingID: String, deviceID: String, deviceSigningKey: [UInt8], deviceAgreementKey: [UInt8], expiresAt: Int64,
+                signature: [UInt8], mac: [UInt8]) {
         self.pairingID = pairingID
         self.deviceID = deviceID
         self.deviceSigningKey = deviceSigningKey
@@ -49,16 +50,19 @@ public struct PairingConsent: Sendable, Hashable {
 
     /// This consent's input bound to `outpostKey` and `audience`.
     public func consentInput(outpostKey: [UInt8], audience: String) -> [UInt8] {
-        Self.consentInput(pairingID: pairingID, outpostKey: outpostKey, audience: audience, deviceID: deviceID, deviceSigningKey: deviceSigningKey,
+        Self.consentInput(pairingID: pairingID, outpostKey: outpostKey, audience: audience, deviceID: deviceID,
+                          deviceSigningKey: deviceSigningKey,
                           deviceAgreementKey: deviceAgreementKey, expiresAt: expiresAt)
     }
 
     /// The device side: consents to `link` with the device's keys.
-    public static func create(for link: PairingLink, signingKey: P256.Signing.PrivateKey, agreementKey: P256.KeyAgreement.PublicKey) throws(ProtocolError) -> PairingConsent {
+    public static func create(for link: PairingLink, signingKey: P256.Signing.PrivateKey,
+                              agreementKey: P256.KeyAgreement.PublicKey) throws(ProtocolError) -> PairingConsent {
         let signingPub = signingKey.publicKey.x963Representation
         let deviceID = KeyIdentity.id(of: signingPub)
         let input = consentInput(pairingID: link.pairingID, outpostKey: link.outpostKey, audience: link.relay, deviceID: deviceID,
-                                 deviceSigningKey: signingPub, deviceAgreementKey: agreementKey.x963Representation, expiresAt: link.expiresAt)
+                                 deviceSigningKey: signingPub, deviceAgreementKey: agreementKey.x963Representation,
+                                 expiresAt: link.expiresAt)
         let secrets = try PairingSecrets(credential: link.credential)
         do {
             let sig = try signingKey.signature(for: input)
@@ -86,11 +90,13 @@ public struct PairingConsent: Sendable, Hashable {
     /// - Returns: the device's validated public keys.
     @discardableResult
     public func verifySignature(outpostKey: [UInt8], audience: String, pairingID expected: String, expectedExpiry: Int64? = nil,
-                                now: Int64) throws(ProtocolError) -> (signing: P256.Signing.PublicKey, agreement: P256.KeyAgreement.PublicKey) {
+                                now: Int64) throws(ProtocolError) -> (signing: P256.Signing.PublicKey,
+                                                                      agreement: P256.KeyAgreement.PublicKey) {
         let keys = try Self.deviceKeys(signing: deviceSigningKey, agreement: deviceAgreementKey, deviceID: deviceID)
         guard pairingID == expected else { throw ProtocolError(.wrongPairing, "consent is for another pairing") }
         let input = consentInput(outpostKey: outpostKey, audience: audience)
-        guard let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature), keys.signing.isValidSignature(sig, for: input) else {
+        guard let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+              keys.signing.isValidSignature(sig, for: input) else {
             throw ProtocolError(.badSignature, "consent signature does not verify for this outpost, relay and expiry")
         }
         if let expectedExpiry, expectedExpiry != expiresAt { throw ProtocolError(.expired, "consent expiry differs from the pairing's") }
@@ -109,10 +115,13 @@ public struct PairingConsent: Sendable, Hashable {
         guard mac.count == 32, secrets.isValidMAC(mac, for: consentInput(outpostKey: outpostKey, audience: audience)) else {
             throw ProtocolError(.badMAC, "the consent's mac does not verify: it was not made with this pairing's credential")
         }
-        return try verifySignature(outpostKey: outpostKey, audience: audience, pairingID: pairingID, expectedExpiry: expectedExpiry, now: now)
+        return try verifySignature(outpostKey: outpostKey, audience: audience, pairingID: pairingID, expectedExpiry: expectedExpiry,
+                                   now: now)
     }
 
-    static func deviceKeys(signing: [UInt8], agreement: [UInt8], deviceID: String) throws(ProtocolError) -> (signing: P256.Signing.PublicKey, agreement: P256.KeyAgreement.PublicKey) {
+    static func deviceKeys(signing: [UInt8], agreement: [UInt8],
+                           deviceID: String) throws(ProtocolError) -> (signing: P256.Signing.PublicKey,
+                                                                       agreement: P256.KeyAgreement.PublicKey) {
         guard let s = try? P256.Signing.PublicKey(x963Representation: signing) else {
             throw ProtocolError(.invalidKey, "device_signing_key is not a valid P-256 point")
         }
@@ -165,7 +174,9 @@ extension PairingConsent: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let v = try c.decode(Int64.self, forKey: .v)
         guard v != 1 else {
-            throw ProtocolError(.upgradeRequired, "this consent is pairing revision 1, which any relay could forge: update the App to pair with this outpost")
+            throw ProtocolError(.upgradeRequired,
+                                "this consent is pairing revision 1, which any relay could forge: update the App to pair with this " +
+                                "outpost")
         }
         guard v == Self.version else { throw ProtocolError.malformed("unsupported consent version \(v)") }
         pairingID = try c.decodeString(.pairingID, maxBytes: 22)

@@ -14,7 +14,8 @@ public struct PairingLink: Sendable, Hashable {
     /// Expiry, Unix seconds.
     public var expiresAt: Int64
 
-    public init(outpostKey: [UInt8], relay: String, environment: PushEnvironment, pairingID: String, credential: [UInt8], expiresAt: Int64) {
+    public init(outpostKey: [UInt8], relay: String, environment: PushEnvironment, pairingID: String, credential: [UInt8],
+                expiresAt: Int64) {
         self.outpostKey = outpostKey
         self.relay = relay
         self.environment = environment
@@ -25,7 +26,8 @@ public struct PairingLink: Sendable, Hashable {
 
     /// The link string, parameters in the order of §9.
     public var link: String {
-        "mailwake://pair?v=\(Self.version)&ok=\(Base64URL.encode(outpostKey))&relay=\(LinkQuery.encode(relay))&env=\(environment.rawValue)&pid=\(pairingID)&cred=\(Base64URL.encode(credential))&exp=\(expiresAt)"
+        "mailwake://pair?v=\(Self.version)&ok=\(Base64URL.encode(outpostKey))&relay=\(LinkQuery.encode(relay))" +
+            "&env=\(environment.rawValue)&pid=\(pairingID)&cred=\(Base64URL.encode(credential))&exp=\(expiresAt)"
     }
 
     /// The link version this code speaks.
@@ -39,7 +41,8 @@ public struct PairingLink: Sendable, Hashable {
     public static func parse(_ link: String) throws(ProtocolError) -> PairingLink {
         let params = try LinkQuery.parse(link, host: "pair")
         try checkVersion(params, expected: version, upgrade: [
-            "1": "this pairing code is revision 1, which any relay could forge: upgrade the outpost (mailwake-outpost) and run `pair` again",
+            "1": "this pairing code is revision 1, which any relay could forge: upgrade the outpost (mailwake-outpost) and run " +
+                 "`pair` again",
         ])
         let allowed: Set<String> = ["v", "ok", "relay", "env", "pid", "cred", "exp"]
         let dict = try collect(params, allowed: allowed, required: allowed)
@@ -63,7 +66,8 @@ public struct PairingLink: Sendable, Hashable {
         guard first.1 == expected else { throw .malformed("unsupported link version \(first.1)") }
     }
 
-    static func collect(_ params: [(String, String)], allowed: Set<String>, required: Set<String>) throws(ProtocolError) -> [String: String] {
+    static func collect(_ params: [(String, String)], allowed: Set<String>,
+                        required: Set<String>) throws(ProtocolError) -> [String: String] {
         var dict: [String: String] = [:]
         for (k, v) in params {
             guard allowed.contains(k) else { throw .malformed("link has unknown parameter \(k)") }

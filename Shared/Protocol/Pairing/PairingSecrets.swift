@@ -20,7 +20,8 @@ public struct PairingSecrets: Sendable {
     public init(credential: [UInt8]) throws(ProtocolError) {
         guard credential.count == 32 else { throw ProtocolError(.malformed, "the pairing credential must be 32 bytes") }
         do {
-            relayToken = try HKDF.deriveKey(inputKeyMaterial: credential, salt: [], info: Array(Self.relayTokenInfo.utf8), outputByteCount: 32)
+            relayToken = try HKDF.deriveKey(inputKeyMaterial: credential, salt: [], info: Array(Self.relayTokenInfo.utf8),
+                                            outputByteCount: 32)
                 .withUnsafeBytes { Array($0) }
             macKey = try HKDF.deriveKey(inputKeyMaterial: credential, salt: [], info: Array(Self.macKeyInfo.utf8), outputByteCount: 32)
         } catch {

@@ -20,5 +20,6 @@ public struct ProblemCode: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    private static let byRawValue: [String: ProblemCode] = Dictionary(all.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+    private static let byRawValue: [String: ProblemCode] = Dictionary(all.map { ($0.rawValue, $0) },
+                                                                      uniquingKeysWith: { first, _ in first })
 }

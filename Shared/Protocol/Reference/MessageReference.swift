@@ -66,7 +66,8 @@ public struct MessageReference: Sendable, Hashable {
             throw ProtocolError(.internalFailure, "signing the reference failed")
         }
         let ref = Base64URL.encode(payload) + "." + Base64URL.encode(sig.rawRepresentation)
-        guard ref.utf8.count <= Self.maxLength else { throw ProtocolError(.tooLarge, "reference longer than \(Self.maxLength) characters") }
+        guard ref.utf8.count <= Self.maxLength else { throw ProtocolError(.tooLarge,
+                                                                          "reference longer than \(Self.maxLength) characters") }
         return ref
     }
 
@@ -77,7 +78,8 @@ public struct MessageReference: Sendable, Hashable {
     ///   - ref: the reference string from the request.
     ///   - outpostKey: this outpost's identity public key.
     ///   - deviceID: the device making the signed request.
-    public static func verify(_ ref: String, outpostKey: P256.Signing.PublicKey, deviceID: String) throws(ProtocolError) -> MessageReference {
+    public static func verify(_ ref: String, outpostKey: P256.Signing.PublicKey,
+                              deviceID: String) throws(ProtocolError) -> MessageReference {
         guard ref.utf8.count <= maxLength else { throw ProtocolError(.tooLarge, "reference longer than \(maxLength) characters") }
         let parts = ref.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let sigBytes = Base64URL.decode(parts[1]) else {

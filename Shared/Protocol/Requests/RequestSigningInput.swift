@@ -13,7 +13,8 @@ public enum RequestSigningInput {
     ///   - timestamp: the `ts` parameter.
     ///   - nonce: the 16 nonce bytes.
     ///   - bodyDigest: SHA-256 of the body bytes (of nothing for no body).
-    public static func build(method: String, origin: String, pathAndQuery: String, timestamp: Int64, nonce: [UInt8], bodyDigest: SHA256.Digest) -> [UInt8] {
+    public static func build(method: String, origin: String, pathAndQuery: String, timestamp: Int64, nonce: [UInt8],
+                             bodyDigest: SHA256.Digest) -> [UInt8] {
         var s = SigningInput(capacity: 128 + origin.utf8.count + pathAndQuery.utf8.count)
         s.lp("mailwake/request/v1")
         s.lp(method)

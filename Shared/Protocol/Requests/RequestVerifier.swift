@@ -36,29 +36,36 @@ public struct RequestVerifier: Sendable {
     ///   - body: the body bytes.
     ///   - publicKey: the signer's key: known, or from the body on first contact.
     ///   - now: Unix seconds.
-    public func verifySignature(headerValue: String, method: String, pathAndQuery: String, body: [UInt8], publicKey: P256.Signing.PublicKey, now: Int64) throws(ProtocolError) -> SignatureHeader {
+    public func verifySignature(headerValue: String, method: String, pathAndQuery: String, body: [UInt8],
+                                publicKey: P256.Signing.PublicKey, now: Int64) throws(ProtocolError) -> SignatureHeader {
         let header = try SignatureHeader.parse(headerValue)
-        try Self.verify(header, method: method, origin: configuration.origin, pathAndQuery: pathAndQuery, body: body, publicKey: publicKey, now: now, maxSkew: configuration.maxClockSkew)
+        try Self.verify(header, method: method, origin: configuration.origin, pathAndQuery: pathAndQuery, body: body, publicKey: publicKey,
+                        now: now, maxSkew: configuration.maxClockSkew)
         return header
     }
 
     /// Verifies the request completely, recording its nonce.
-    public func verify(headerValue: String, method: String, pathAndQuery: String, body: [UInt8], publicKey: P256.Signing.PublicKey, now: Int64) async throws -> SignatureHeader {
-        let header = try verifySignature(headerValue: headerValue, method: method, pathAndQuery: pathAndQuery, body: body, publicKey: publicKey, now: now)
-        let fresh = try await nonces.insertIfAbsent(keyID: header.keyID, nonce: header.nonce, expiresAt: header.timestamp + configuration.maxClockSkew + 1, now: now)
+    public func verify(headerValue: String, method: String, pathAndQuery: String, body: [UInt8], publicKey: P256.Signing.PublicKey,
+                       now: Int64) async throws -> SignatureHeader {
+        let header = try verifySignature(headerValue: headerValue, method: method, pathAndQuery: pathAndQuery, body: body,
+                                         publicKey: publicKey, now: now)
+        let fresh = try await nonces.insertIfAbsent(keyID: header.keyID, nonce: header.nonce,
+                                                    expiresAt: header.timestamp + configuration.maxClockSkew + 1, now: now)
         guard fresh else { throw ProtocolError(.replayed, "nonce already used within the replay window") }
         return header
     }
 
     /// The stateless checks of §8 for a parsed header.
-    public static func verify(_ header: SignatureHeader, method: String, origin: String, pathAndQuery: String, body: [UInt8], publicKey: P256.Signing.PublicKey, now: Int64, maxSkew: Int64 = 300) throws(ProtocolError) {
+    public static func verify(_ header: SignatureHeader, method: String, origin: String, pathAndQuery: String, body: [UInt8],
+                              publicKey: P256.Signing.PublicKey, now: Int64, maxSkew: Int64 = 300) throws(ProtocolError) {
         guard header.keyID == KeyIdentity.id(of: publicKey) else {
             throw ProtocolError(.wrongKey, "keyid does not match the signing key")
         }
         guard abs(now - header.timestamp) <= maxSkew else {
             throw ProtocolError(.clockSkew, "ts is more than \(maxSkew) s from the receiver's clock")
         }
-        let input = RequestSigningInput.build(method: method.uppercased(), origin: origin, pathAndQuery: pathAndQuery, timestamp: header.timestamp, nonce: header.nonce, bodyDigest: SHA256.hash(body))
+        let input = RequestSigningInput.build(method: method.uppercased(), origin: origin, pathAndQuery: pathAndQuery,
+                                              timestamp: header.timestamp, nonce: header.nonce, bodyDigest: SHA256.hash(body))
         guard let sig = try? P256.Signing.ECDSASignature(rawRepresentation: header.signature),
               publicKey.isValidSignature(sig, for: input)
         else {

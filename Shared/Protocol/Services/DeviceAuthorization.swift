@@ -77,7 +77,8 @@ public struct DeviceAuthorization: Codable, Sendable, Hashable {
         if let apnsToken { w.string("apns_token", apnsToken) } else { w.raw("apns_token", Array("null".utf8)) }
         w.string("apns_environment", apnsEnvironment.rawValue)
         w.string("bundle_id", bundleID)
-        if let pushToStartToken { w.string("push_to_start_token", pushToStartToken) } else { w.raw("push_to_start_token", Array("null".utf8)) }
+        if let pushToStartToken { w.string("push_to_start_token", pushToStartToken) } else { w.raw("push_to_start_token",
+            Array("null".utf8)) }
         w.string("signing_key", signingKey)
         w.string("agreement_key", agreementKey)
         w.endObject()

@@ -145,7 +145,8 @@ public final class SQLiteConnection {
     }
 
     /// The first column of the first row decoded as `T`, or nil when there is no row.
-    public func queryValue<T: SQLiteDecodable>(_ sql: String, _ parameters: any SQLiteBindable..., as type: T.Type = T.self) throws(SQLiteError) -> T? {
+    public func queryValue<T: SQLiteDecodable>(_ sql: String, _ parameters: any SQLiteBindable...,
+                                               as type: T.Type = T.self) throws(SQLiteError) -> T? {
         guard let row = try rows(sql, .positional(parameters.map(\.sqliteValue)), limit: 1).first else { return nil }
         return try row.get(0, as: T.self)
     }
@@ -158,7 +159,8 @@ public final class SQLiteConnection {
         let text = message.map { String(cString: $0) }
         sqlite3_free(message)
         guard rc == SQLITE_OK else {
-            throw SQLiteError(SQLiteError.code(for: rc, context: .sql), text ?? String(cString: sqlite3_errstr(rc)), resultCode: sqlite3_extended_errcode(handle))
+            throw SQLiteError(SQLiteError.code(for: rc, context: .sql), text ?? String(cString: sqlite3_errstr(rc)),
+                              resultCode: sqlite3_extended_errcode(handle))
         }
     }
 
@@ -191,7 +193,8 @@ public final class SQLiteConnection {
         }
     }
 
-    private func withStatement<R>(_ sql: String, _ parameters: Parameters, _ body: (SQLiteStatement) throws(SQLiteError) -> R) throws(SQLiteError) -> R {
+    private func withStatement<R>(_ sql: String, _ parameters: Parameters,
+                                  _ body: (SQLiteStatement) throws(SQLiteError) -> R) throws(SQLiteError) -> R {
         guard !isClosed else { throw SQLiteError.closedError }
         let statement: SQLiteStatement
         if let cached = cache.checkOut(sql) {

@@ -42,7 +42,8 @@ extension SQLiteDatabase {
             return error
         }
         guard let backup = sqlite3_backup_init(destinationHandle, "main", source.handle, "main") else {
-            throw abandon(SQLiteError.from(sqlite3_extended_errcode(destinationHandle), db: destinationHandle, context: .backup, what: "starting the backup"))
+            throw abandon(SQLiteError.from(sqlite3_extended_errcode(destinationHandle), db: destinationHandle, context: .backup,
+                                           what: "starting the backup"))
         }
 
         backupsInProgress += 1
@@ -54,7 +55,8 @@ extension SQLiteDatabase {
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED else {
                 sqlite3_backup_finish(backup)
-                throw abandon(SQLiteError(SQLiteError.code(for: rc, context: .backup), "backup step failed: \(String(cString: sqlite3_errstr(rc)))", resultCode: rc))
+                throw abandon(SQLiteError(SQLiteError.code(for: rc, context: .backup),
+                                          "backup step failed: \(String(cString: sqlite3_errstr(rc)))", resultCode: rc))
             }
             steps += 1
             // Restarted too often by other connections' writes: copy the rest at once.

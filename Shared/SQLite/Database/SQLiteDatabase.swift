@@ -100,7 +100,8 @@ public actor SQLiteDatabase {
     }
 
     /// The first column of the first row decoded as `T`, or nil when there is no row.
-    public func queryValue<T: SQLiteDecodable>(_ sql: String, _ parameters: any SQLiteBindable..., as type: T.Type = T.self) throws(SQLiteError) -> T? {
+    public func queryValue<T: SQLiteDecodable>(_ sql: String, _ parameters: any SQLiteBindable...,
+                                               as type: T.Type = T.self) throws(SQLiteError) -> T? {
         guard let row = try liveConnection().queryRow(sql, parameters: parameters) else { return nil }
         return try row.get(0, as: T.self)
     }

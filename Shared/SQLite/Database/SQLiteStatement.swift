@@ -39,7 +39,9 @@ final class SQLiteStatement {
         guard let stmt else { throw SQLiteError(.statementShape, "empty SQL statement") }
         if trailingStatement || trailingError {
             sqlite3_finalize(stmt)
-            throw SQLiteError(.statementShape, "more than one SQL statement given where one was expected (use executeScript for scripts without parameters)")
+            throw SQLiteError(.statementShape,
+                              "more than one SQL statement given where one was expected (use executeScript for scripts without " +
+                              "parameters)")
         }
         self.handle = stmt
         self.db = db

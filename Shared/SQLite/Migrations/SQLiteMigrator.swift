@@ -46,16 +46,19 @@ public struct SQLiteMigrator: Sendable {
         for migration in pending {
             let applied = try connection.transaction(.immediate) { c -> Bool in
                 // Another process may have applied it since the check.
-                guard try c.queryValue("SELECT 1 FROM schema_migrations WHERE version = ?", migration.version, as: Int64.self) == nil else {
+                guard try c.queryValue("SELECT 1 FROM schema_migrations WHERE version = ?", migration.version,
+                                       as: Int64.self) == nil else {
                     return false
                 }
                 do {
                     try c.executeScript(migration.sql)
                 } catch let error as SQLiteError {
-                    throw SQLiteError(error.code, "migration \(migration.version) (\(migration.name)) failed: \(error.message)", resultCode: error.resultCode)
+                    throw SQLiteError(error.code, "migration \(migration.version) (\(migration.name)) failed: \(error.message)",
+                                      resultCode: error.resultCode)
                 }
                 if try !c.query("PRAGMA foreign_key_check").isEmpty {
-                    throw SQLiteError(.migration, "migration \(migration.version) (\(migration.name)) leaves rows that violate foreign keys")
+                    throw SQLiteError(.migration,
+                                      "migration \(migration.version) (\(migration.name)) leaves rows that violate foreign keys")
                 }
                 try c.execute(
                     "INSERT INTO schema_migrations (version, name, checksum) VALUES (?, ?, ?)",
@@ -92,17 +95,23 @@ public struct SQLiteMigrator: Sendable {
         let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
         for record in applied {
             guard let migration = known[record.version] else {
-                throw SQLiteError(.migration, "the database has migration \(record.version) (\(record.name)) that this program does not know: it was written by a newer version")
+                throw SQLiteError(.migration,
+                                  "the database has migration \(record.version) (\(record.name)) that this program does not know: it " +
+                                  "was written by a newer version")
             }
             guard migration.checksum == record.checksum else {
-                throw SQLiteError(.migrationChecksumMismatch, "migration \(record.version) (\(record.name)) was changed after it was applied (recorded \(record.checksum), now \(migration.checksum)); add a new migration instead")
+                throw SQLiteError(.migrationChecksumMismatch,
+                                  "migration \(record.version) (\(record.name)) was changed after it was applied (recorded " +
+                                  "\(record.checksum), now \(migration.checksum)); add a new migration instead")
             }
         }
         let appliedVersions = Set(applied.map(\.version))
         let newest = applied.map(\.version).max() ?? 0
         let pending = migrations.filter { !appliedVersions.contains($0.version) }
         if let stray = pending.first(where: { $0.version < newest }) {
-            throw SQLiteError(.migration, "migration \(stray.version) (\(stray.name)) is older than the newest applied migration \(newest) and was never applied")
+            throw SQLiteError(.migration,
+                              "migration \(stray.version) (\(stray.name)) is older than the newest applied migration \(newest) and was " +
+                              "never applied")
         }
         return pending
     }

@@ -86,7 +86,9 @@ public struct AppStoreJWSVerifier: Sendable {
             throw AppStoreVerificationError(.bundleMismatch, "the transaction is for another bundle")
         }
         guard transaction.environment == configuration.environment else {
-            throw AppStoreVerificationError(.environmentMismatch, "the transaction is from \(Self.name(transaction.environment)), expected \(configuration.environment)")
+            throw AppStoreVerificationError(.environmentMismatch,
+                                            "the transaction is from \(Self.name(transaction.environment)), expected " +
+                                            "\(configuration.environment)")
         }
         return transaction
     }
@@ -97,7 +99,9 @@ public struct AppStoreJWSVerifier: Sendable {
     public func verifyRenewalInfo(_ jws: String) throws(AppStoreVerificationError) -> AppStoreRenewalInfo {
         let info = try verifyJWS(jws, as: AppStoreRenewalInfo.self, signedDate: \.signedDate)
         guard info.environment == configuration.environment else {
-            throw AppStoreVerificationError(.environmentMismatch, "the renewal info is from \(Self.name(info.environment)), expected \(configuration.environment)")
+            throw AppStoreVerificationError(.environmentMismatch,
+                                            "the renewal info is from \(Self.name(info.environment)), expected " +
+                                            "\(configuration.environment)")
         }
         return info
     }
@@ -122,7 +126,9 @@ public struct AppStoreJWSVerifier: Sendable {
             }
         }
         guard data.environment == configuration.environment else {
-            throw AppStoreVerificationError(.environmentMismatch, "the notification is from \(Self.name(data.environment)), expected \(configuration.environment)")
+            throw AppStoreVerificationError(.environmentMismatch,
+                                            "the notification is from \(Self.name(data.environment)), expected " +
+                                            "\(configuration.environment)")
         }
         var transaction: AppStoreTransaction?
         var renewalInfo: AppStoreRenewalInfo?
@@ -137,10 +143,12 @@ public struct AppStoreJWSVerifier: Sendable {
             throw error.within("signedRenewalInfo")
         }
         if payload.notificationType != .test, transaction == nil {
-            throw AppStoreVerificationError(.payloadMalformed, "a \(payload.notificationType.rawValue) notification must carry signedTransactionInfo")
+            throw AppStoreVerificationError(.payloadMalformed,
+                                            "a \(payload.notificationType.rawValue) notification must carry signedTransactionInfo")
         }
         if let transaction, let renewalInfo, transaction.originalTransactionId != renewalInfo.originalTransactionId {
-            throw AppStoreVerificationError(.payloadMalformed, "signedTransactionInfo and signedRenewalInfo name different original transactions")
+            throw AppStoreVerificationError(.payloadMalformed,
+                                            "signedTransactionInfo and signedRenewalInfo name different original transactions")
         }
         return AppStoreNotification(
             notificationType: payload.notificationType, subtype: payload.subtype, notificationUUID: payload.notificationUUID,

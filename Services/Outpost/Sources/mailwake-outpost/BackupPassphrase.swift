@@ -18,7 +18,8 @@ enum BackupPassphrase {
         let first = try line(prompt: terminal ? "Backup passphrase: " : nil)
         guard !first.isEmpty else { throw UsageError("expected the backup passphrase on standard input (one line)") }
         if confirm {
-            guard first.count >= minimumLength else { throw UsageError("the backup passphrase must be at least \(minimumLength) characters") }
+            guard first.count >= minimumLength else { throw UsageError("the backup passphrase must be at least \(minimumLength) " +
+                                                                       "characters") }
             if terminal, try line(prompt: "Again: ") != first { throw UsageError("the two passphrases differ") }
         }
         return Array(first.utf8)

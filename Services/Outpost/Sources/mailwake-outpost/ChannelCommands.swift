@@ -13,9 +13,11 @@ private let commonOptions = [
 private let linkOption = OptionSpec("link", value: "URL", help: "A link the notification opens (e.g. your webmail)")
 
 /// A new channel of `kind` named by `--name`, at `--<urlOption>` or `defaultURL`.
-private func newRecord(_ args: ParsedArguments, _ kind: ChannelRecord.Kind, urlOption: String, defaultURL: String?) throws -> ChannelRecord {
+private func newRecord(_ args: ParsedArguments, _ kind: ChannelRecord.Kind, urlOption: String,
+                       defaultURL: String?) throws -> ChannelRecord {
     let url = try args.value(urlOption) ?? defaultURL ?? args.required(urlOption)
-    var record = ChannelRecord(name: try args.required("name"), kind: kind, url: try checkedURL(url, allowPrivate: args.flag("allow-private")))
+    var record = ChannelRecord(name: try args.required("name"), kind: kind,
+                               url: try checkedURL(url, allowPrivate: args.flag("allow-private")))
     if let link = args.value("link") { record.options.link = try checkedURL(link, allowPrivate: true) }
     return record
 }
@@ -33,7 +35,8 @@ private func checkedURL(_ text: String, allowPrivate: Bool) throws -> String {
     guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil, ["https", "http"].contains(scheme) else {
         throw UsageError("\(text) is not an http(s) URL")
     }
-    if scheme == "http", !allowPrivate { throw UsageError("\(text): plain http only together with --allow-private (a server on your own network)") }
+    if scheme == "http",
+       !allowPrivate { throw UsageError("\(text): plain http only together with --allow-private (a server on your own network)") }
     return text
 }
 
@@ -47,17 +50,21 @@ private func addChannel(_ args: ParsedArguments, _ record: ChannelRecord, _ secr
     let (store, _) = try await openStore(args)
     try await store.addChannel(record, secrets: secrets)
     await store.close()
-    say("Channel '\(record.name)' (\(record.kind.rawValue)) added. `mailwake-outpost channel test \(record.name)` sends a test notification.")
+    say("Channel '\(record.name)' (\(record.kind.rawValue)) added. `mailwake-outpost channel test \(record.name)` sends a test " +
+        "notification.")
 }
 
 /// `mailwake-outpost channel add bark|pushover|webhook`, `list`, `remove`, `test`.
 let channelCommands: [CommandLineTool.Command] = [
-    .init(CommandSpec("channel add bark", summary: "Send notifications to the Bark app (api.day.app or your own bark-server).", options: commonOptions + [
+    .init(CommandSpec("channel add bark", summary: "Send notifications to the Bark app (api.day.app or your own bark-server).",
+                      options: commonOptions + [
         OptionSpec("server", value: "URL", help: "The Bark server (default https://api.day.app)"),
         OptionSpec("device-key", value: "KEY", required: true, help: "The device key the Bark app shows"),
-        OptionSpec("encryption", value: "MODE", help: "gcm or cbc: the Bark app's push encryption (AES-256); the 32-character key is read from standard input"),
+        OptionSpec("encryption", value: "MODE",
+                   help: "gcm or cbc: the Bark app's push encryption (AES-256); the 32-character key is read from standard input"),
         OptionSpec("group", value: "G", help: "Notification group (default: the mailbox label)"),
-        OptionSpec("level", value: "L", help: "active, timeSensitive, passive or critical (default: timeSensitive with a code, else active)"),
+        OptionSpec("level", value: "L",
+                   help: "active, timeSensitive, passive or critical (default: timeSensitive with a code, else active)"),
         linkOption,
     ])) { args in
         var record = try newRecord(args, .bark, urlOption: "server", defaultURL: "https://api.day.app")
@@ -71,14 +78,17 @@ let channelCommands: [CommandLineTool.Command] = [
             record.options.encryption = mode
         }
         if let level = args.value("level") {
-            guard ["active", "timeSensitive", "passive", "critical"].contains(level) else { throw UsageError("--level must be active, timeSensitive, passive or critical") }
+            guard ["active", "timeSensitive", "passive",
+                   "critical"].contains(level) else { throw UsageError("--level must be active, timeSensitive, passive or critical") }
             record.options.level = level
         }
         record.options.group = args.value("group")
         try await addChannel(args, record, secrets)
         return .success
     },
-    .init(CommandSpec("channel add pushover", summary: "Send notifications with Pushover; the application token is read from standard input.", options: commonOptions + [
+    .init(CommandSpec("channel add pushover",
+                      summary: "Send notifications with Pushover; the application token is read from standard input.",
+                      options: commonOptions + [
         OptionSpec("user", value: "KEY", required: true, help: "Your Pushover user (or group) key"),
         OptionSpec("priority", value: "P", help: "-2 to 2 (default 0)"),
         linkOption,
@@ -95,15 +105,18 @@ let channelCommands: [CommandLineTool.Command] = [
         try await addChannel(args, record, secrets)
         return .success
     },
-    .init(CommandSpec("channel add webhook", summary: "POST each notification to a URL, signed the Standard Webhooks way.", options: commonOptions + [
+    .init(CommandSpec("channel add webhook", summary: "POST each notification to a URL, signed the Standard Webhooks way.",
+                      options: commonOptions + [
         OptionSpec("url", value: "URL", required: true, help: "The endpoint"),
-        OptionSpec("secret-stdin", help: "Read the whsec_ signing secret from standard input (default: a new one is made and printed once)"),
+        OptionSpec("secret-stdin",
+                   help: "Read the whsec_ signing secret from standard input (default: a new one is made and printed once)"),
     ])) { args in
         let record = try newRecord(args, .webhook, urlOption: "url", defaultURL: nil)
         var secrets = ChannelSecrets()
         let generated = !args.flag("secret-stdin")
         let secret = generated ? try ChannelRequest.newWebhookSecret() : try secretLine("the whsec_ secret")
-        guard ChannelRequest.webhookKey(secret) != nil else { throw UsageError("the secret must be whsec_ followed by base64 of 16–64 bytes") }
+        guard ChannelRequest.webhookKey(secret) != nil else { throw UsageError("the secret must be whsec_ followed by base64 of " +
+                                                                               "16–64 bytes") }
         secrets.webhookSecret = secret
         try await addChannel(args, record, secrets)
         if generated { say("Signing secret (shown once; give it to the receiver): \(secret)") }
@@ -123,7 +136,8 @@ let channelCommands: [CommandLineTool.Command] = [
         }
         return .success
     },
-    .init(CommandSpec("channel remove", summary: "Remove a channel and its stored secrets.", positionals: ["NAME"], options: [dataDirOption])) { args in
+    .init(CommandSpec("channel remove", summary: "Remove a channel and its stored secrets.", positionals: ["NAME"],
+                      options: [dataDirOption])) { args in
         let (store, _) = try await openStore(args)
         let removed = try await store.removeChannel(name: args.positionals[0])
         await store.close()
@@ -131,7 +145,8 @@ let channelCommands: [CommandLineTool.Command] = [
         say("Channel '\(args.positionals[0])' removed.")
         return .success
     },
-    .init(CommandSpec("channel test", summary: "Send a test notification through one channel now and print the outcome.", positionals: ["NAME"],
+    .init(CommandSpec("channel test", summary: "Send a test notification through one channel now and print the outcome.",
+                      positionals: ["NAME"],
                       options: [dataDirOption])) { args in
         let (store, _) = try await openStore(args)
         guard let channel = try await store.channel(name: args.positionals[0]) else {
@@ -141,7 +156,8 @@ let channelCommands: [CommandLineTool.Command] = [
         let secrets = try await store.channelSecrets(channel.id)
         await store.close()
         let now = WallClock.seconds()
-        let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
+        let content = NotificationContent(mailbox: "test", folder: "INBOX",
+                                          from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
                                           subject: "Test notification from your outpost", receivedAt: UInt64(now), code: "123456")
         let sender = ChannelSender()
         defer { sender.shutdown() }

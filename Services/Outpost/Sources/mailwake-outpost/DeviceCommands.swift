@@ -20,11 +20,14 @@ private func parseScope(_ s: String) throws -> ManagementScope {
     return scope
 }
 
-private let mailboxesOption = OptionSpec("mailboxes", value: "LABELS", help: "Limit content to these mailboxes (comma-separated labels; default all)")
+private let mailboxesOption = OptionSpec("mailboxes", value: "LABELS",
+                                         help: "Limit content to these mailboxes (comma-separated labels; default all)")
 
 /// `mailwake-outpost invite`, `devices list|grant|revoke`, `changes`.
 let deviceCommands: [CommandLineTool.Command] = [
-    .init(CommandSpec("invite", summary: "Invite the App to manage this outpost, read message bodies and/or receive pushes: shows a one-time link and QR code (5 minutes).", options: [
+    .init(CommandSpec("invite",
+                      summary: "Invite the App to manage this outpost, read message bodies and/or receive pushes: shows a one-time link " +
+                               "and QR code (5 minutes).", options: [
         dataDirOption, ConfigurationSpec.configOption,
         OptionSpec("scope", value: "SCOPES", required: true, help: "What to offer: a comma list of manage, content, push"),
         mailboxesOption,
@@ -61,7 +64,8 @@ let deviceCommands: [CommandLineTool.Command] = [
         if let device { say("Paired for push: device \(device.deviceID), fingerprint \(device.fingerprint)") }
         return redeemed != nil || device != nil ? .success : .failure
     },
-    .init(CommandSpec("devices list", summary: "List the devices this outpost knows, with their permissions and pairings.", options: [dataDirOption])) { args in
+    .init(CommandSpec("devices list", summary: "List the devices this outpost knows, with their permissions and pairings.",
+                      options: [dataDirOption])) { args in
         let (store, _) = try await openStore(args)
         let devices = try await store.knownDevices()
         let pairings = try await store.pairings()
@@ -73,7 +77,8 @@ let deviceCommands: [CommandLineTool.Command] = [
                 guard scope == .content, let ids = d.permission(.content)?.mailboxIDs else { return scope.rawValue }
                 return "content (\(ids.map { mailboxes[$0] ?? "#\($0)" }.joined(separator: ", ")))"
             }
-            say("device \(d.deviceID)  \(d.fingerprint)  since \(time(d.addedAt))  permissions: \(scopes.isEmpty ? "none" : scopes.joined(separator: ", "))")
+            say("device \(d.deviceID)  \(d.fingerprint)  since \(time(d.addedAt))  permissions: " +
+                "\(scopes.isEmpty ? "none" : scopes.joined(separator: ", "))")
             for p in pairings where p.deviceID == d.deviceID {
                 let state = p.active ? "active, Live Activities \(p.liveActivities.rawValue)" : "unpaired \(p.unpairedAt.map(time) ?? "")"
                 say("    pairing \(p.pairingID)  paired \(time(p.pairedAt))  \(state)")
@@ -96,7 +101,8 @@ let deviceCommands: [CommandLineTool.Command] = [
         say("Granted \(scope.rawValue) to \(args.positionals[0]).")
         return .success
     },
-    .init(CommandSpec("devices revoke", summary: "Revoke a device's manage, content or push permission; it takes effect on the device's next request.",
+    .init(CommandSpec("devices revoke",
+                      summary: "Revoke a device's manage, content or push permission; it takes effect on the device's next request.",
                       positionals: ["DEVICE_ID", "SCOPE"], options: [dataDirOption])) { args in
         let scope = try parseScope(args.positionals[1])
         let id = args.positionals[0]
@@ -118,7 +124,8 @@ let deviceCommands: [CommandLineTool.Command] = [
         say("Revoked \(scope.rawValue) from \(id).")
         return .success
     },
-    .init(CommandSpec("changes", summary: "The administrator log: every change to devices, permissions and settings, and who made it.", options: [
+    .init(CommandSpec("changes", summary: "The administrator log: every change to devices, permissions and settings, and who made it.",
+                      options: [
         dataDirOption, OptionSpec("limit", value: "N", help: "How many, newest first (default 50)"),
     ])) { args in
         let (store, _) = try await openStore(args)

@@ -5,20 +5,26 @@ import OutpostService
 
 /// `mailwake-outpost mailbox add|list|remove|test`.
 let mailboxCommands: [CommandLineTool.Command] = [
-    .init(CommandSpec("mailbox add", summary: "Add an IMAP mailbox to watch (the password or token command is stored encrypted).", options: [
+    .init(CommandSpec("mailbox add", summary: "Add an IMAP mailbox to watch (the password or token command is stored encrypted).",
+                      options: [
         dataDirOption,
         OptionSpec("label", value: "L", required: true, help: "A name for it, shown in notifications (e.g. Work, Gmail)"),
-        OptionSpec("provider", value: "NAME", help: "Fill in a provider's settings: \(ProviderPreset.names.joined(separator: ", ")) (see `mailbox providers`); other options override them"),
+        OptionSpec("provider", value: "NAME",
+                   help: "Fill in a provider's settings: \(ProviderPreset.names.joined(separator: ", ")) (see `mailbox providers`); " +
+                         "other options override them"),
         OptionSpec("host", value: "H", help: "The IMAP server, e.g. imap.gmail.com (required without --provider)"),
         OptionSpec("port", value: "P", help: "Default 993 with --tls implicit, 143 with starttls or none"),
         OptionSpec("tls", value: "MODE", help: "implicit (default), starttls, or none (a loopback server only)"),
         OptionSpec("ca-file", value: "FILE", help: "A PEM CA bundle trusted instead of the system's (a private CA)"),
         OptionSpec("user", value: "U", required: true, help: "The login name"),
         OptionSpec("password-stdin", help: "Read the password from standard input (one line)"),
-        OptionSpec("oauth2-token-command", value: "CMD", help: "A shell command that prints a fresh OAuth 2 access token (XOAUTH2: Gmail, Outlook)"),
+        OptionSpec("oauth2-token-command", value: "CMD",
+                   help: "A shell command that prints a fresh OAuth 2 access token (XOAUTH2: Gmail, Outlook)"),
         OptionSpec("folders", value: "LIST", help: "Comma-separated folders to watch (default INBOX)"),
         OptionSpec("max-connections", value: "N", help: "Most connections to this account at once (default 10, or the provider's)"),
-        OptionSpec("authserv-id", value: "LIST", help: "Receiving servers whose Authentication-Results to trust for sender authenticity: comma-separated ids, *.domain, or - for Exchange Online (default: the provider's; none without one)"),
+        OptionSpec("authserv-id", value: "LIST",
+                   help: "Receiving servers whose Authentication-Results to trust for sender authenticity: comma-separated ids, " +
+                         "*.domain, or - for Exchange Online (default: the provider's; none without one)"),
         OptionSpec("no-test", help: "Store it without connecting first"),
         ConfigurationSpec.configOption,
     ] + OAuthAuthorization.options, discussion: """
@@ -34,7 +40,8 @@ let mailboxCommands: [CommandLineTool.Command] = [
             }
             return preset
         }
-        guard !label.isEmpty, label.count <= 64, !label.contains(where: \.isNewline) else { throw UsageError("--label must be 1–64 characters on one line") }
+        guard !label.isEmpty, label.count <= 64,
+        !label.contains(where: \.isNewline) else { throw UsageError("--label must be 1–64 characters on one line") }
         let security: IMAPEndpoint.Security
         switch args.value("tls") ?? preset?.security.rawValue ?? "implicit" {
         case "implicit": security = .implicitTLS
@@ -49,7 +56,8 @@ let mailboxCommands: [CommandLineTool.Command] = [
         guard let host = args.value("host") ?? preset?.host else { throw UsageError("--host is required (or name a --provider)") }
         var endpoint = IMAPEndpoint(host: host, port: port ?? (args.value("tls") == nil ? preset?.port : nil), security: security,
                                     caFile: args.value("ca-file"))
-        if security == .none, !endpoint.isLoopback { throw UsageError("--tls none is only allowed for a server on this machine (localhost, 127.0.0.1, ::1)") }
+        if security == .none,
+        !endpoint.isLoopback { throw UsageError("--tls none is only allowed for a server on this machine (localhost, 127.0.0.1, ::1)") }
         if let ca = endpoint.caFile {
             guard FileManager.default.isReadableFile(atPath: ca) else { throw UsageError("--ca-file \(ca) cannot be read") }
             endpoint.caFile = URL(fileURLWithPath: ca).standardizedFileURL.path
@@ -59,12 +67,17 @@ let mailboxCommands: [CommandLineTool.Command] = [
         let builtInOAuth = OAuthAuthorization.requested(args)
         guard [usesPassword, tokenCommand != nil, builtInOAuth].filter({ $0 }).count == 1 else {
             var hint = ""
-            if let preset { hint = preset.authentication == .oauth2 ? " (\(preset.name) expects OAuth 2: --oauth, or --oauth2-token-command)" : " (\(preset.name): \(preset.passwordNote ?? "the account password"))" }
+            if let preset {
+                hint = preset.authentication == .oauth2
+                    ? " (\(preset.name) expects OAuth 2: --oauth, or --oauth2-token-command)"
+                    : " (\(preset.name): \(preset.passwordNote ?? "the account password"))"
+            }
             throw UsageError("give exactly one of --password-stdin, --oauth and --oauth2-token-command" + hint)
         }
         let secret: String
         if usesPassword {
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw UsageError("--password-stdin: no password on standard input") }
+            guard let line = readLine(strippingNewline: true),
+                  !line.isEmpty else { throw UsageError("--password-stdin: no password on standard input") }
             secret = line
         } else if builtInOAuth {
             let (existing, _) = try await openStore(args)   // before the browser: an unknown data dir or a taken label fails now
@@ -76,7 +89,8 @@ let mailboxCommands: [CommandLineTool.Command] = [
             guard !OAuthGrant.isGrant(tokenCommand!) else { throw UsageError("--oauth2-token-command is not a shell command") }
             secret = tokenCommand!
         }
-        let folders = (args.value("folders") ?? "INBOX").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let folders = (args.value("folders")
+            ?? "INBOX").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !folders.isEmpty else { throw UsageError("--folders names no folder") }
         let maxConnections = Int(try args.int64("max-connections") ?? Int64(preset?.maxConnections ?? 10))
         guard (1...100).contains(maxConnections) else { throw UsageError("--max-connections must be 1–100") }
@@ -90,27 +104,35 @@ let mailboxCommands: [CommandLineTool.Command] = [
             let report = try await MailboxProbe.run(record, secret: secret)
             say(report.text)
             let missing = folders.filter { f in !report.folders.contains { $0.name == f } }
-            if !missing.isEmpty { throw OutpostCommandError("the server has no folder \(missing.joined(separator: ", ")) (see the list above)") }
+            if !missing.isEmpty { throw OutpostCommandError("the server has no folder \(missing.joined(separator: ", ")) (see the " +
+                                                            "list above)") }
         }
         let (store, _) = try await openStore(args)
         defer { Task { await store.close() } }
         try await store.addMailbox(record, secret: secret)
         await store.close()
-        say("Mailbox '\(label)' added: watching \(folders.joined(separator: ", ")). A running `serve` starts watching it within 30 seconds.")
+        say("Mailbox '\(label)' added: watching \(folders.joined(separator: ", ")). A running `serve` starts watching it within 30 " +
+            "seconds.")
         return .success
     },
-    .init(CommandSpec("mailbox list", summary: "List the mailboxes and how their folders are being watched.", options: [dataDirOption])) { args in
+    .init(CommandSpec("mailbox list", summary: "List the mailboxes and how their folders are being watched.",
+                      options: [dataDirOption])) { args in
         let (store, _) = try await openStore(args)
         let mailboxes = try await store.mailboxes()
         let states = try await store.folderStates()
         var builtInOAuth: Set<Int64> = []
-        for m in mailboxes where m.authentication == .oauth2 { if OAuthGrant.isGrant(try await store.mailboxSecret(m.id)) { builtInOAuth.insert(m.id) } }
+        for m in mailboxes where m.authentication == .oauth2 {
+            if OAuthGrant.isGrant(try await store.mailboxSecret(m.id)) { builtInOAuth.insert(m.id) }
+        }
         await store.close()
         if mailboxes.isEmpty { say("No mailboxes. Add one with `mailwake-outpost mailbox add`.") }
         for m in mailboxes {
-            let auth = m.authentication == .password ? "password" : builtInOAuth.contains(m.id) ? "OAuth 2 (built-in)" : "OAuth 2 (token command)"
-            say("\(m.label)  \(m.username) @ \(m.endpoint.host):\(m.endpoint.port) (\(m.endpoint.security.rawValue) TLS), \(auth)\(m.enabled ? "" : ", disabled")")
-            let trust = m.trustedAuthservIDs.isEmpty ? "no receiving server trusted (sender authenticity unknown)" : "trusting \(m.trustedAuthservIDs.joined(separator: ", "))"
+            let auth =
+                m.authentication == .password ? "password" : builtInOAuth.contains(m.id) ? "OAuth 2 (built-in)" : "OAuth 2 (token command)"
+            say("\(m.label)  \(m.username) @ \(m.endpoint.host):\(m.endpoint.port) (\(m.endpoint.security.rawValue) TLS), " +
+                "\(auth)\(m.enabled ? "" : ", disabled")")
+            let trust = m.trustedAuthservIDs.isEmpty ? "no receiving server trusted (sender authenticity " +
+                                                       "unknown)" : "trusting \(m.trustedAuthservIDs.joined(separator: ", "))"
             say("    \(m.provider.flatMap { ProviderPreset.all[$0]?.name }.map { $0 + ", " } ?? "")\(trust)")
             for folder in m.folders {
                 let s = states.first { $0.mailboxID == m.id && $0.folder == folder }
@@ -119,7 +141,8 @@ let mailboxCommands: [CommandLineTool.Command] = [
         }
         return .success
     },
-    .init(CommandSpec("mailbox trust", summary: "Set the receiving servers whose Authentication-Results decide sender authenticity (sender_auth).",
+    .init(CommandSpec("mailbox trust",
+                      summary: "Set the receiving servers whose Authentication-Results decide sender authenticity (sender_auth).",
                       positionals: ["LABEL", "AUTHSERV_IDS"], options: [dataDirOption], discussion: """
         AUTHSERV_IDS is comma-separated: exact ids (mx.google.com), *.domain for a provider's hosts
         (*.messagingengine.com), - for Exchange Online's headers without an id, or "" to trust none.
@@ -142,7 +165,9 @@ let mailboxCommands: [CommandLineTool.Command] = [
         for name in ProviderPreset.names {
             let p = ProviderPreset.all[name]!
             let login = p.authentication == .oauth2 ? "OAuth 2" : "password: \(p.passwordNote ?? "the account password")"
-            say("\(name): \(p.name), \(p.host):\(p.port) \(p.security.rawValue), \(login); \(p.maxConnections) connections, IDLE renewed every \(p.idleRestart.components.seconds / 60) min; trusts \(p.trustedAuthservIDs.isEmpty ? "no receiving server" : p.trustedAuthservIDs.joined(separator: ", "))")
+            say("\(name): \(p.name), \(p.host):\(p.port) \(p.security.rawValue), \(login); \(p.maxConnections) connections, IDLE " +
+                "renewed every \(p.idleRestart.components.seconds / 60) min; trusts " +
+                "\(p.trustedAuthservIDs.isEmpty ? "no receiving server" : p.trustedAuthservIDs.joined(separator: ", "))")
         }
         return .success
     },
@@ -157,7 +182,8 @@ let mailboxCommands: [CommandLineTool.Command] = [
         say("Mailbox '\(label)' removed with its credentials. A running `serve` stops watching it within 30 seconds.")
         return .success
     }),
-    .init(CommandSpec("mailbox test", summary: "Connect, log in, list folders and report the server's capabilities.", positionals: ["LABEL"],
+    .init(CommandSpec("mailbox test", summary: "Connect, log in, list folders and report the server's capabilities.",
+                      positionals: ["LABEL"],
                       options: [dataDirOption])) { args in
         let label = args.positionals[0]
         let (store, _) = try await openStore(args)
@@ -185,7 +211,8 @@ func parseAuthservIDs(_ text: String) throws(UsageError) -> [String] {
     let ids = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
     for id in ids where id != "-" {
         let host = id.hasPrefix("*.") ? String(id.dropFirst(2)) : id
-        guard !host.isEmpty, host.count <= 253, host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }), host.contains(".") || !id.hasPrefix("*.")
+        guard !host.isEmpty, host.count <= 253, host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }),
+              host.contains(".") || !id.hasPrefix("*.")
         else { throw UsageError("authserv-id '\(id)' is not a host name, *.domain or -") }
     }
     return ids

@@ -10,11 +10,17 @@ import OutpostService
 /// grant to store sealed. Tokens are never printed.
 enum OAuthAuthorization {
     static let options: [OptionSpec] = [
-        OptionSpec("oauth", help: "Authorize with OAuth 2 here, in the terminal (Gmail: a browser URL and a loopback redirect; Microsoft: a code to enter); needs --provider gmail or outlook"),
-        OptionSpec("oauth-paste", help: "With --oauth on a host without a browser: open the printed URL anywhere, then paste the address the browser was sent to"),
+        OptionSpec("oauth",
+                   help: "Authorize with OAuth 2 here, in the terminal (Gmail: a browser URL and a loopback redirect; Microsoft: a code " +
+                         "to enter); needs --provider gmail or outlook"),
+        OptionSpec("oauth-paste",
+                   help: "With --oauth on a host without a browser: open the printed URL anywhere, then paste the address the browser " +
+                         "was sent to"),
         OptionSpec("oauth-flow", value: "FLOW", help: "device or loopback (default: device for Microsoft, loopback for Google)"),
-        OptionSpec("oauth-client-id", value: "ID", help: "The registered client id (default: MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_ID or _MICROSOFT_CLIENT_ID)"),
-        OptionSpec("oauth-client-secret", value: "S", help: "Google's Desktop app client secret (default: MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_SECRET)"),
+        OptionSpec("oauth-client-id", value: "ID",
+                   help: "The registered client id (default: MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_ID or _MICROSOFT_CLIENT_ID)"),
+        OptionSpec("oauth-client-secret", value: "S",
+                   help: "Google's Desktop app client secret (default: MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_SECRET)"),
         OptionSpec("oauth-authorization-url", value: "URL", help: "Override the authorization endpoint"),
         OptionSpec("oauth-token-url", value: "URL", help: "Override the token endpoint"),
         OptionSpec("oauth-device-url", value: "URL", help: "Override the device authorization endpoint"),
@@ -36,7 +42,8 @@ enum OAuthAuthorization {
             throw UsageError("--oauth needs --provider gmail or --provider outlook (microsoft); other servers: --oauth2-token-command")
         }
         let configuration = try settings(args)
-        guard var endpoints = OAuthSettings.endpoints(provider: provider, configuration) else { throw UsageError("no built-in OAuth 2 for \(provider)") }
+        guard var endpoints = OAuthSettings.endpoints(provider: provider,
+                                                      configuration) else { throw UsageError("no built-in OAuth 2 for \(provider)") }
         if let id = args.value("oauth-client-id") { endpoints.clientID = id }
         if let secret = args.value("oauth-client-secret") { endpoints.clientSecret = secret.isEmpty ? nil : secret }
         if let url = args.value("oauth-authorization-url") { endpoints.authorizationURL = url }
@@ -44,7 +51,8 @@ enum OAuthAuthorization {
         if let url = args.value("oauth-device-url") { endpoints.deviceAuthorizationURL = url }
         let setting = provider == "gmail" ? "MAILWAKE_OUTPOST_OAUTH_GOOGLE_CLIENT_ID" : "MAILWAKE_OUTPOST_OAUTH_MICROSOFT_CLIENT_ID"
         guard !endpoints.clientID.isEmpty else {
-            throw UsageError("--oauth needs a registered client id: set \(setting) or pass --oauth-client-id (docs/outpost.md, \"OAuth 2 for Gmail and Microsoft\", shows how to register one)")
+            throw UsageError("--oauth needs a registered client id: set \(setting) or pass --oauth-client-id (docs/outpost.md, \"OAuth " +
+                             "2 for Gmail and Microsoft\", shows how to register one)")
         }
         let flow = args.flag("oauth-paste") ? "paste" : (args.value("oauth-flow") ?? (provider == "outlook" ? "device" : "loopback"))
         let client = OAuthClient(endpoints: endpoints)
@@ -60,7 +68,9 @@ enum OAuthAuthorization {
             throw OutpostCommandError("OAuth 2 authorization failed: \(error.message)")
         }
         let grant: OAuthGrant
-        do { grant = try OAuthGrant(endpoints: endpoints, response: response) } catch { throw OutpostCommandError("OAuth 2 authorization failed: \(error.message)") }
+        do { grant = try OAuthGrant(endpoints: endpoints,
+                                    response: response) } catch { throw OutpostCommandError("OAuth 2 authorization failed: " +
+                                                                                            "\(error.message)") }
         say("Authorized: the provider issued an access token and a refresh token (the refresh token is stored sealed under secret.key).")
         return grant.encoded()
     }
@@ -83,8 +93,10 @@ enum OAuthAuthorization {
         say("    \(authorization.userCode)")
         say("")
         if let complete = authorization.verificationURIComplete { say("(or open \(complete), which has the code in it)") }
-        say("Waiting for you to approve (the code expires in \(max(1, authorization.expiresIn / 60)) min; checking every \(authorization.interval) s)…")
-        return try await client.pollForToken(authorization, onInterval: { say("The server asked to be polled more slowly: checking every \($0) s.") })
+        say("Waiting for you to approve (the code expires in \(max(1, authorization.expiresIn / 60)) min; checking every " +
+            "\(authorization.interval) s)…")
+        return try await client.pollForToken(authorization,
+                                             onInterval: { say("The server asked to be polled more slowly: checking every \($0) s.") })
     }
 
     /// RFC 8252 §7.3: a loopback listener takes the browser's redirect; PKCE binds the code to this process.
@@ -123,7 +135,9 @@ enum OAuthAuthorization {
         guard let line = await readLineOffPool(), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw OAuthError("invalid_request", "nothing was pasted")
         }
-        let code = AuthorizationRedirect.isResponse(line) ? try AuthorizationRedirect.code(from: line, expectedState: state) : line.trimmingCharacters(in: .whitespaces)
+        let code = AuthorizationRedirect.isResponse(line)
+            ? try AuthorizationRedirect.code(from: line, expectedState: state)
+            : line.trimmingCharacters(in: .whitespaces)
         return try await client.exchange(code: code, verifier: pkce.verifier, redirectURI: redirectURI)
     }
 

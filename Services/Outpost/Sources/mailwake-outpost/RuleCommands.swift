@@ -22,12 +22,15 @@ private func scope(_ args: ParsedArguments, _ store: OutpostStore) async throws 
 
 /// `mailwake-outpost rules set|list|remove`.
 let ruleCommands: [CommandLineTool.Command] = [
-    .init(CommandSpec("rules set", summary: "Set the notification rule of every mailbox, one mailbox, or one folder.", options: [dataDirOption] + scopeOptions + [
+    .init(CommandSpec("rules set", summary: "Set the notification rule of every mailbox, one mailbox, or one folder.",
+                      options: [dataDirOption] + scopeOptions + [
         OptionSpec("off", help: "Notify nothing from this scope"),
         OptionSpec("quiet", value: "HH:MM-HH:MM", help: "Quiet hours in the outpost's local time (e.g. 22:00-07:00), or 'none'"),
-        OptionSpec("allow", value: "PATTERNS", help: "Only senders matching one of these comma-separated patterns (e.g. *@bank.example), or 'none'"),
+        OptionSpec("allow", value: "PATTERNS",
+                   help: "Only senders matching one of these comma-separated patterns (e.g. *@bank.example), or 'none'"),
         OptionSpec("deny", value: "PATTERNS", help: "Never senders matching one of these patterns, or 'none'"),
-        OptionSpec("show", value: "FIELDS", help: "What notifications carry: any of sender,subject,code, or 'nothing' (just \"New mail\")"),
+        OptionSpec("show", value: "FIELDS",
+                   help: "What notifications carry: any of sender,subject,code, or 'nothing' (just \"New mail\")"),
     ], discussion: """
         The most specific rule applies: the folder's, else the mailbox's, else the global one.
         Options not given keep their current value for that scope. A message the rule holds back
@@ -35,11 +38,13 @@ let ruleCommands: [CommandLineTool.Command] = [
         """)) { args in
         let (store, _) = try await openStore(args)
         let (mailboxID, folder) = try await scope(args, store)
-        var rule = try await store.rules().first { $0.mailboxID == mailboxID && $0.folder == folder } ?? NotificationRule(mailboxID: mailboxID, folder: folder)
+        var rule = try await store.rules().first { $0.mailboxID == mailboxID && $0.folder == folder }
+            ?? NotificationRule(mailboxID: mailboxID, folder: folder)
         rule.enabled = !args.flag("off")
         if let quiet = args.value("quiet") {
             if quiet == "none" { rule.quietHours = nil } else {
-                guard let q = NotificationRule.parseQuietHours(quiet) else { throw UsageError("--quiet must look like 22:00-07:00 (or none)") }
+                guard let q = NotificationRule.parseQuietHours(quiet) else { throw UsageError("--quiet must look like 22:00-07:00 " +
+                                                                                              "(or none)") }
                 rule.quietHours = q
             }
         }
@@ -76,7 +81,8 @@ let ruleCommands: [CommandLineTool.Command] = [
         for rule in rules { say(describe(rule, mailboxes)) }
         return .success
     },
-    .init(CommandSpec("rules remove", summary: "Remove the rule of a scope (the next broader one applies).", options: [dataDirOption] + scopeOptions)) { args in
+    .init(CommandSpec("rules remove", summary: "Remove the rule of a scope (the next broader one applies).",
+                      options: [dataDirOption] + scopeOptions)) { args in
         let (store, _) = try await openStore(args)
         let (mailboxID, folder) = try await scope(args, store)
         let removed = try await store.removeRule(mailboxID: mailboxID, folder: folder)

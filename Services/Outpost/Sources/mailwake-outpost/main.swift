@@ -8,7 +8,9 @@ import OutpostService
 /// `mailwake-outpost`: the self-hosted part of Mailwake. It keeps its identity
 /// and secrets in a data directory, pairs iPhones through a relay and sends
 /// them end-to-end encrypted notifications.
-let dataDirOption = OptionSpec("data-dir", value: "DIR", help: "The data directory (default: $MAILWAKE_OUTPOST_DATA_DIR, else /var/lib/mailwake-outpost as root, $XDG_DATA_HOME/mailwake-outpost otherwise).")
+let dataDirOption = OptionSpec("data-dir", value: "DIR",
+                               help: "The data directory (default: $MAILWAKE_OUTPOST_DATA_DIR, else /var/lib/mailwake-outpost as root, " +
+                                     "$XDG_DATA_HOME/mailwake-outpost otherwise).")
 
 /// The settings (`MAILWAKE_OUTPOST_*`, `--config FILE`) of a command.
 func settings(_ args: ParsedArguments) throws -> ServiceConfiguration {
@@ -18,7 +20,8 @@ func settings(_ args: ParsedArguments) throws -> ServiceConfiguration {
 /// The data directory of a command: `--data-dir`, else the setting, else the default.
 func dataDirectory(_ args: ParsedArguments) -> DataDirectory {
     if let dir = args.value("data-dir") { return DataDirectory(path: dir) }
-    if let configured = try? settings(args), !configured[OutpostSettings.dataDir].isEmpty { return DataDirectory(path: configured[OutpostSettings.dataDir]) }
+    if let configured = try? settings(args),
+       !configured[OutpostSettings.dataDir].isEmpty { return DataDirectory(path: configured[OutpostSettings.dataDir]) }
     return DataDirectory(path: DataDirectory.defaultPath)
 }
 
@@ -57,7 +60,8 @@ let tool = CommandLineTool(
     summary: "Mailwake outpost: watches your mailboxes and sends end-to-end encrypted notifications to your paired iPhones.",
     version: MailwakeVersion.current,
     commands: [
-        .init(CommandSpec("init", summary: "Create the data directory: secret.key, the database and the outpost identity.", options: [dataDirOption])) { args in
+        .init(CommandSpec("init", summary: "Create the data directory: secret.key, the database and the outpost identity.",
+                          options: [dataDirOption])) { args in
             let dir = dataDirectory(args)
             let (store, identity) = try await OutpostStore.initialize(dir)
             await store.close()
@@ -78,10 +82,13 @@ let tool = CommandLineTool(
             guard let parsed = try? ConfigURL.parse(url, schemes: ["https", "http"], originOnly: true),
                   parsed.scheme == "https" || ["127.0.0.1", "::1", "localhost"].contains(parsed.host)
             else { throw UsageError("--url must be an https origin (http only on loopback)") }
-            guard let environment = PushEnvironment(rawValue: try args.required("env")) else { throw UsageError("--env must be production or sandbox") }
-            if let ca = args.value("ca-file"), !FileManager.default.fileExists(atPath: ca) { throw UsageError("--ca-file \(ca) does not exist") }
+            guard let environment = PushEnvironment(rawValue: try args.required("env")) else { throw UsageError("--env must be " +
+                "production or sandbox") }
+            if let ca = args.value("ca-file"),
+               !FileManager.default.fileExists(atPath: ca) { throw UsageError("--ca-file \(ca) does not exist") }
             let (store, _) = try await openStore(args)
-            try await store.setRelay(RelaySettingsRecord(url: parsed.origin, origin: args.value("origin"), environment: environment, caFile: args.value("ca-file")))
+            try await store.setRelay(RelaySettingsRecord(url: parsed.origin, origin: args.value("origin"), environment: environment,
+                                                         caFile: args.value("ca-file")))
             await store.close()
             say("Relay set: \(parsed.origin) (\(environment.rawValue))")
             return .success
@@ -96,7 +103,8 @@ let tool = CommandLineTool(
             say("ca file:      \(relay.caFile ?? "(system trust store)")")
             return .success
         },
-        .init(CommandSpec("pair", summary: "Pair an iPhone: show a link and QR code, wait for the App's consent, verify and confirm it.", options: [
+        .init(CommandSpec("pair", summary: "Pair an iPhone: show a link and QR code, wait for the App's consent, verify and confirm it.",
+                          options: [
             dataDirOption,
             OptionSpec("png", value: "FILE", help: "Also write the QR code to FILE (PNG, mode 0600)"),
             OptionSpec("no-qr", help: "Print the link only"),
@@ -128,7 +136,8 @@ let tool = CommandLineTool(
         },
         .init(CommandSpec("devices live-activities", summary: "Show codes as a Live Activity on a device (on), or not (off).",
                           positionals: ["PAIRING_ID", "on|off"], options: [dataDirOption])) { args in
-            guard let state = ["on": PairedDevice.LiveActivities.on, "off": .off][args.positionals[1]] else { throw UsageError("say on or off") }
+            guard let state = ["on": PairedDevice.LiveActivities.on,
+                               "off": .off][args.positionals[1]] else { throw UsageError("say on or off") }
             let (store, _) = try await openStore(args)
             let changed = try await store.setLiveActivities(args.positionals[0], state)
             await store.close()
@@ -136,7 +145,8 @@ let tool = CommandLineTool(
             say("Live Activities \(state.rawValue) for \(args.positionals[0]).")
             return .success
         },
-        .init(CommandSpec("devices unpair", summary: "End a pairing at the relay; delivery stops, the record stays as history.", positionals: ["PAIRING_ID"],
+        .init(CommandSpec("devices unpair", summary: "End a pairing at the relay; delivery stops, the record stays as history.",
+                          positionals: ["PAIRING_ID"],
                           options: [dataDirOption])) { args in
             let app = try await openApp(args)
             defer { app.client.shutdown() }
@@ -157,7 +167,8 @@ let tool = CommandLineTool(
             defer { app.client.shutdown() }
             let store = app.store
             let now = WallClock.seconds()
-            let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
+            let content = NotificationContent(mailbox: "test", folder: "INBOX",
+                                              from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
                                               subject: "Test notification from your outpost", receivedAt: UInt64(now))
             guard let historyID = try await app.notifier().notify(content) else {
                 say("No paired devices: nothing to send. Run `mailwake-outpost pair`.")
@@ -166,10 +177,12 @@ let tool = CommandLineTool(
             let pass = app.deliveryPass()
             let started = ContinuousClock.now
             var records = try await store.deliveries(historyID: historyID)
-            while records.contains(where: { $0.status == .pending || $0.status == .queued }), ContinuousClock.now - started < .seconds(30) {
+            while records.contains(where: { $0.status == .pending || $0.status == .queued }),
+                  ContinuousClock.now - started < .seconds(30) {
                 try await pass.run()
                 records = try await store.deliveries(historyID: historyID)
-                if records.contains(where: { $0.status == .pending || $0.status == .queued }) { try await Task.sleep(for: .milliseconds(200)) }
+                if records.contains(where: { $0.status == .pending
+                    || $0.status == .queued }) { try await Task.sleep(for: .milliseconds(200)) }
             }
             await store.close()
             for r in records { say("\(r.pairingID)  \(r.status.rawValue)\(r.lastError.map { "  (\($0))" } ?? "")") }
@@ -189,13 +202,16 @@ let tool = CommandLineTool(
             await app.close()
             return code
         },
-        .init(CommandSpec("status", summary: "Print the identity, the relay's reachability, pairings, deliveries waiting and each folder's watch coverage.", options: [dataDirOption])) { args in
+        .init(CommandSpec("status",
+                          summary: "Print the identity, the relay's reachability, pairings, deliveries waiting and each folder's watch " +
+                                   "coverage.", options: [dataDirOption])) { args in
             let (store, identity) = try await openStore(args)
             say("outpost id:        \(identity.id)")
             say("fingerprint:       \(identity.fingerprint)")
             if let relay = try? await store.relay() {
                 let client = try OutpostRelayClient(relay: relay, identity: identity)
-                let probe = try? await client.signed(.get, "/v1/envelopes/AAAAAAAAAAAAAAAAAAAAAA/00000000-0000-7000-8000-000000000000", timeout: .seconds(5))
+                let probe = try? await client.signed(.get, "/v1/envelopes/AAAAAAAAAAAAAAAAAAAAAA/00000000-0000-7000-8000-000000000000",
+                                                     timeout: .seconds(5))
                 client.shutdown()
                 say("relay:             \(relay.url) (\(relay.environment.rawValue)): \(probe == nil ? "unreachable" : "reachable")")
             } else {
@@ -205,10 +221,12 @@ let tool = CommandLineTool(
             say("paired devices:    \(pairings.filter(\.active).count) active, \(pairings.filter { !$0.active }.count) unpaired")
             say("waiting for relay: \(try await store.pendingCount()) deliveries")
             let receipts = try await store.receiptSummary(since: WallClock.seconds() - 86400)
-            say("shown (24 h):      \(receipts.displayed) of \(receipts.sent) sent deliveries displayed, \(receipts.awaiting) awaiting a receipt"
+            say("shown (24 h):      \(receipts.displayed) of \(receipts.sent) sent deliveries displayed, \(receipts.awaiting) awaiting " +
+                "a receipt"
                 + (receipts.medianSentToDisplayed.map { ", median APNs sent → displayed \($0) s" } ?? ""))
             let channels = try await store.channels()
-            say("channels:          \(channels.isEmpty ? "none" : channels.map { "\($0.name) (\($0.kind.rawValue)\($0.enabled ? "" : ", disabled"))" }.joined(separator: ", "))")
+            let channelList = channels.map { "\($0.name) (\($0.kind.rawValue)\($0.enabled ? "" : ", disabled"))" }.joined(separator: ", ")
+            say("channels:          \(channels.isEmpty ? "none" : channelList)")
             let mailboxes = try await store.mailboxes()
             let states = try await store.folderStates()
             say("mailboxes:         \(mailboxes.isEmpty ? "none (`mailwake-outpost mailbox add`)" : String(mailboxes.count))")
@@ -249,7 +267,8 @@ let tool = CommandLineTool(
             }
             return .success
         },
-        .init(CommandSpec("backup", summary: "Write one archive with a consistent database snapshot and secret.key (mode 0600).", options: [
+        .init(CommandSpec("backup", summary: "Write one archive with a consistent database snapshot and secret.key (mode 0600).",
+                          options: [
             dataDirOption, OptionSpec("out", value: "FILE", required: true, help: "The archive to write (refuses to replace a file)"),
             OptionSpec("encrypt", help: "Encrypt it (scrypt and AES-256-GCM) with a passphrase read from standard input (recommended)"),
         ])) { args in
@@ -260,13 +279,16 @@ let tool = CommandLineTool(
             await store.close()
             say("Backed up outpost \(identity.id) to \(out) (\(size) bytes\(passphrase == nil ? "" : ", encrypted")).")
             if passphrase == nil {
-                say("WARNING: this file holds the outpost's keys. Anyone who has it can act as this outpost: keep it as safe as the server itself, or use --encrypt.")
+                say("WARNING: this file holds the outpost's keys. Anyone who has it can act as this outpost: keep it as safe as the " +
+                    "server itself, or use --encrypt.")
             } else {
                 say("Keep the passphrase apart from the file: without it the backup cannot be restored.")
             }
             return .success
         },
-        .init(CommandSpec("restore", summary: "Restore a backup into an empty data directory (an encrypted one asks for its passphrase on standard input).", options: [
+        .init(CommandSpec("restore",
+                          summary: "Restore a backup into an empty data directory (an encrypted one asks for its passphrase on standard " +
+                                   "input).", options: [
             dataDirOption, OptionSpec("from", value: "FILE", required: true, help: "The archive `backup` wrote"),
         ])) { args in
             let dir = dataDirectory(args)
@@ -276,10 +298,15 @@ let tool = CommandLineTool(
             say("Restored outpost \(identity.id) (\(identity.fingerprint)) into \(dir.path).")
             return .success
         },
-        .init(CommandSpec("inspect", summary: "Print, as JSON, the notification the outpost would build from a raw message (.eml): sender, subject, date, code and why; with --body, what the body endpoint would answer.",
+        .init(CommandSpec("inspect",
+                          summary: "Print, as JSON, the notification the outpost would build from a raw message (.eml): sender, " +
+                                   "subject, date, code and why; with --body, what the body endpoint would answer.",
                           positionals: ["FILE"],
-                          options: [OptionSpec("body", help: "Print the body document instead: headers, sanitized HTML, text, inline and remote images")])) { args in
-            guard let data = FileManager.default.contents(atPath: args.positionals[0]) else { throw UsageError("cannot read \(args.positionals[0])") }
+                          options: [OptionSpec("body",
+                                               help: "Print the body document instead: headers, sanitized HTML, text, inline and " +
+                                                     "remote images")])) { args in
+            guard let data = FileManager.default.contents(atPath: args.positionals[0]) else { throw UsageError("cannot read " +
+                "\(args.positionals[0])") }
             if args.flag("body") {
                 say(try MessageInspection.bodyJSON(for: Array(data)))
             } else {

@@ -16,13 +16,15 @@ public enum AdminListener {
     ///   - setting: the admin address setting (`ADMIN_LISTEN`).
     ///   - tlsNames: the names of the certificate and key settings, without prefix.
     /// - Throws: one line naming the admin key and the missing TLS keys.
-    public static func check(_ address: ListenAddress, hasTLS: Bool, in configuration: ServiceConfiguration, setting: ConfigurationSetting<String>,
+    public static func check(_ address: ListenAddress, hasTLS: Bool, in configuration: ServiceConfiguration,
+                             setting: ConfigurationSetting<String>,
                              tlsNames: (certificate: String, key: String) = ("TLS_CERT", "TLS_KEY")) throws(ConfigurationError) {
         guard !hasTLS, !HTTPServer.Configuration.isLoopback(address.host) else { return }
         let prefix = configuration.prefix
         throw ConfigurationError(
             key: prefix + setting.name,
-            reason: "is not a loopback address, so the admin listener serves HTTPS, but \(prefix)\(tlsNames.certificate) and \(prefix)\(tlsNames.key) are not set "
+            reason: "is not a loopback address, so the admin listener serves HTTPS, but \(prefix)\(tlsNames.certificate) and " +
+                    "\(prefix)\(tlsNames.key) are not set "
                 + "(set them, or listen on 127.0.0.1 or [::1] for plain HTTP)",
             source: configuration.source(of: setting), shownValue: address.description)
     }
@@ -34,7 +36,8 @@ public enum AdminListener {
     ///   - address: where to listen.
     ///   - tls: the service's certificate and key, if it has them.
     ///   - metricsPrefix: e.g. `mailwake_relay`.
-    public static func configuration(_ address: ListenAddress, tls: HTTPServer.Configuration.TLS?, metricsPrefix: String) -> HTTPServer.Configuration {
+    public static func configuration(_ address: ListenAddress, tls: HTTPServer.Configuration.TLS?,
+                                     metricsPrefix: String) -> HTTPServer.Configuration {
         var c = HTTPServer.Configuration()
         c.name = "admin"
         c.host = address.host

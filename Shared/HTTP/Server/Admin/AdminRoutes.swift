@@ -19,7 +19,8 @@ public enum AdminRoutes {
         var router = Router()
         router.get("/metrics") { _, _ in
             await refresh?()
-            return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
+            return HTTPResponse(status: .ok,
+                                headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
                          body: Array(metrics.render().utf8))
         }
         router.get("/healthz") { _, _ in

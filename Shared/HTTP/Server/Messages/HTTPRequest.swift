@@ -20,7 +20,8 @@ public struct HTTPRequest: Sendable {
     /// The peer's IP address.
     public var remoteAddress: String
 
-    public init(method: HTTPMethod, target: String, version: String = "HTTP/1.1", headers: HTTPHeaders = [:], body: [UInt8] = [], remoteAddress: String = "") {
+    public init(method: HTTPMethod, target: String, version: String = "HTTP/1.1", headers: HTTPHeaders = [:], body: [UInt8] = [],
+                remoteAddress: String = "") {
         self.method = method
         self.target = target
         self.version = version

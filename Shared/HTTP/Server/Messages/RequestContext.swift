@@ -17,7 +17,8 @@ public struct RequestContext: Sendable {
     /// Who the group's authentication middleware found behind the request; nil on routes without one.
     public var principal: Principal?
 
-    public init(requestID: String, logger: Logger, parameters: [String: String] = [:], route: String = "", receivedAt: UInt64 = 0, deadline: UInt64 = .max) {
+    public init(requestID: String, logger: Logger, parameters: [String: String] = [:], route: String = "", receivedAt: UInt64 = 0,
+                deadline: UInt64 = .max) {
         self.requestID = requestID
         self.logger = logger
         self.parameters = parameters

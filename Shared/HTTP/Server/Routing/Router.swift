@@ -42,7 +42,8 @@ public struct Router: Sendable {
     ///   - prefix: prepended to every pattern of the group (`""` for none; starts with `/` otherwise).
     ///   - middleware: runs after the router's middleware and before the handler, for this group's routes only.
     ///   - build: adds the routes (and nested groups).
-    public mutating func group(_ prefix: String = "", middleware: [any HTTPMiddleware] = [], _ build: (inout RouterGroup) throws -> Void) rethrows {
+    public mutating func group(_ prefix: String = "", middleware: [any HTTPMiddleware] = [],
+                               _ build: (inout RouterGroup) throws -> Void) rethrows {
         var group = RouterGroup(prefix: prefix, middleware: middleware)
         try build(&group)
         for route in group.routes { add(route) }

@@ -11,7 +11,8 @@ public struct RouterGroup: Sendable {
     private(set) var routes: [Router.Route] = []
 
     init(prefix: String, middleware: [any HTTPMiddleware]) {
-        precondition(prefix.isEmpty || (prefix.hasPrefix("/") && !prefix.hasSuffix("/")), "group prefixes start with / and do not end with it")
+        precondition(prefix.isEmpty || (prefix.hasPrefix("/") && !prefix.hasSuffix("/")),
+                     "group prefixes start with / and do not end with it")
         self.prefix = prefix
         self.middleware = middleware
     }
@@ -24,7 +25,8 @@ public struct RouterGroup: Sendable {
     }
 
     /// Adds a nested group: its prefix follows this one's, its middleware runs inside this one's.
-    public mutating func group(_ prefix: String = "", middleware inner: [any HTTPMiddleware] = [], _ build: (inout RouterGroup) throws -> Void) rethrows {
+    public mutating func group(_ prefix: String = "", middleware inner: [any HTTPMiddleware] = [],
+                               _ build: (inout RouterGroup) throws -> Void) rethrows {
         var nested = RouterGroup(prefix: self.prefix + prefix, middleware: middleware + inner)
         try build(&nested)
         routes.append(contentsOf: nested.routes)

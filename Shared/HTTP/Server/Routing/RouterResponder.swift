@@ -36,11 +36,13 @@ public struct RouterResponder: Sendable {
             } catch let error as any HTTPResponseError {
                 return error.response(requestID: context.requestID)
             } catch is CancellationError {
-                return HTTPError(.serviceUnavailable, code: .cancelled, detail: "the request was cancelled").response(requestID: context.requestID)
+                return HTTPError(.serviceUnavailable, code: .cancelled,
+                                 detail: "the request was cancelled").response(requestID: context.requestID)
             } catch {
                 context.logger.error("handler failed", ["route": .string(route), "error": .string(String(describing: type(of: error))),
                                                          "reason": .string(String(describing: error))])
-                return HTTPError(.internalServerError, code: .internalError, detail: "the server failed to handle the request").response(requestID: context.requestID)
+                return HTTPError(.internalServerError, code: .internalError,
+                                 detail: "the server failed to handle the request").response(requestID: context.requestID)
             }
         case .methodNotAllowed(let allowed, let route):
             context.route = route
@@ -49,7 +51,8 @@ public struct RouterResponder: Sendable {
         case .notFound:
             return HTTPError(.notFound, code: .notFound, detail: "no such resource").response(requestID: context.requestID)
         case .badPath:
-            return HTTPError(.badRequest, code: .badPath, detail: "the request path is not valid percent-encoded UTF-8").response(requestID: context.requestID)
+            return HTTPError(.badRequest, code: .badPath,
+                             detail: "the request path is not valid percent-encoded UTF-8").response(requestID: context.requestID)
         }
     }
 

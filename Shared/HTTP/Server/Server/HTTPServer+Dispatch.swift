@@ -39,7 +39,8 @@ extension HTTPServer {
 
         if rejection == 413 {
             let problem = HTTPError(.contentTooLarge, code: .payloadTooLarge,
-                                    detail: "the request body is larger than \(configuration.maxBodyBytes) bytes", headers: ["Connection": "close"])
+                                    detail: "the request body is larger than \(configuration.maxBodyBytes) bytes",
+                                    headers: ["Connection": "close"])
             finish(pending, problem.response(requestID: requestID), request: request, context: context)
             return
         }
@@ -53,7 +54,8 @@ extension HTTPServer {
         pending.attach(task: task) { [weak self] in
             guard let self else { return }
             let problem = HTTPError(.serviceUnavailable, code: .deadlineExceeded,
-                                    detail: "the request took longer than \(self.configuration.requestDeadlineSeconds) s", headers: ["Retry-After": "1"])
+                                    detail: "the request took longer than \(self.configuration.requestDeadlineSeconds) s",
+                                    headers: ["Retry-After": "1"])
             if self.finish(pending, problem.response(requestID: requestID), request: request, context: context) {
                 pending.cancelHandler()
             }

@@ -65,9 +65,11 @@ public final class HTTPServer: Service {
         func series(method: String, route: String, status: Int) -> (Counter, Histogram) {
             let key = Key(method: method, route: route, status: status)
             if let hit = cache.withLock({ $0[key] }) { return hit }
-            let counter = registry.counter("\(prefix)_http_requests_total", help: "HTTP requests answered, by listener, method, route and status.",
+            let counter = registry.counter("\(prefix)_http_requests_total",
+                                           help: "HTTP requests answered, by listener, method, route and status.",
                                            labels: ["listener": listener, "method": method, "route": route, "status": String(status)])
-            let histogram = registry.histogram("\(prefix)_http_request_duration_seconds", help: "Time from a complete request to its answer, by listener and route.",
+            let histogram = registry.histogram("\(prefix)_http_request_duration_seconds",
+                                               help: "Time from a complete request to its answer, by listener and route.",
                                                labels: ["listener": listener, "route": route])
             cache.withLock { $0[key] = (counter, histogram) }
             return (counter, histogram)
@@ -85,7 +87,8 @@ public final class HTTPServer: Service {
         responder = router.responder()
         self.logger = logger.with("listener", .string(configuration.name))
         self.metrics = Metrics(registry: metrics, prefix: configuration.metricsPrefix, listener: configuration.name,
-                               inFlight: metrics.gauge("\(configuration.metricsPrefix)_http_requests_in_flight", help: "Requests being handled.",
+                               inFlight: metrics.gauge("\(configuration.metricsPrefix)_http_requests_in_flight",
+                                                       help: "Requests being handled.",
                                                        labels: ["listener": configuration.name]))
     }
 
@@ -109,7 +112,8 @@ public final class HTTPServer: Service {
                 throw HTTPServerError("cannot read the TLS certificate or key of listener \(c.name): \(error.localizedDescription)")
             }
         } else if !(c.allowPlainHTTP && c.isLoopback) {
-            throw HTTPServerError("listener \(c.name) has no TLS certificate; plain HTTP is allowed only on loopback when explicitly enabled")
+            throw HTTPServerError("listener \(c.name) has no TLS certificate; plain HTTP is allowed only on loopback when explicitly " +
+                                  "enabled")
         }
         guard c.threads >= 1, c.maxBodyBytes >= 0, c.maxHeaderBytes >= 1024, c.connectionLimit >= 1 else {
             throw HTTPServerError("listener \(c.name) has an invalid limit")
@@ -131,7 +135,8 @@ public final class HTTPServer: Service {
                         },
                         on_log: { ctx, message in
                             guard let ctx, let message else { return }
-                            Unmanaged<HTTPServer>.fromOpaque(ctx).takeUnretainedValue().logger.warning("libmicrohttpd: \(String(cString: message))")
+                            Unmanaged<HTTPServer>.fromOpaque(ctx).takeUnretainedValue().logger.warning("libmicrohttpd: " +
+                                "\(String(cString: message))")
                         },
                         ctx: unmanaged.toOpaque())
                     return mw_http_server_start(&config, &error, error.count)
@@ -186,7 +191,8 @@ public final class HTTPServer: Service {
             return Array(s.inFlight.values)
         }
         for pending in leftovers {
-            if pending.answer(ProblemDetails(status: .serviceUnavailable, code: .shuttingDown, detail: "the server is shutting down", requestID: "").response) {
+            if pending.answer(ProblemDetails(status: .serviceUnavailable, code: .shuttingDown, detail: "the server is shutting down",
+                                             requestID: "").response) {
                 pending.cancelHandler()
                 metrics.inFlight.decrement()
             }

@@ -61,7 +61,8 @@ final class PendingRequest: Sendable {
                 response.body.withUnsafeBufferPointer { body in
                     n.withMemoryRebound(to: UnsafePointer<CChar>?.self) { n2 in
                         v.withMemoryRebound(to: UnsafePointer<CChar>?.self) { v2 in
-                            mw_http_request_respond(raw, UInt32(response.status.code), n2.baseAddress, v2.baseAddress, n2.count, body.baseAddress, body.count)
+                            mw_http_request_respond(raw, UInt32(response.status.code), n2.baseAddress, v2.baseAddress, n2.count,
+                                                    body.baseAddress, body.count)
                         }
                     }
                 }

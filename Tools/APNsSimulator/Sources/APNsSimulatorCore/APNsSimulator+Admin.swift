@@ -14,7 +14,8 @@ import MailwakeProtocol
 /// | `DELETE /_sim/deliveries` | forgets the deliveries held in memory |
 /// | `GET /_sim/stats` | counts by status and reason, total, connections |
 /// | `GET /_sim/offline` | the devices marked offline and what each holds |
-/// | `POST /_sim/offline` | `{"device_token":"…","offline":true\|false}`: offline, APNs stores the last notification only; online delivers it |
+/// | `POST /_sim/offline` | `{"device_token":"…","offline":true\|false}`: offline, APNs stores the last notification only; online delivers
+/// it |
 /// | `GET /_sim/clock` | `{"now_ms":N,"offset_seconds":N}`: the simulated time |
 /// | `POST /_sim/clock` | `{"offset_seconds":N}`: the simulated time is the wall clock plus N seconds |
 /// | `POST /_sim/goaway` | GOAWAY on `{"connection":N}` or, without a body, on every connection |
@@ -54,14 +55,17 @@ extension APNsSimulator {
                 return .json(200, behaviours.json())
             case ("GET", "/_sim/deliveries"):
                 let since = try Self.integer(query["since"], name: "since", range: 0...Int64.max - 1) ?? 0
-                let limit = try Self.integer(query["limit"], name: "limit", range: 1...Int64(Self.maxPageSize)) ?? Int64(Self.defaultPageSize)
+                let limit = try Self.integer(query["limit"], name: "limit",
+                                             range: 1...Int64(Self.maxPageSize)) ?? Int64(Self.defaultPageSize)
                 return .json(200, deliveries.page(since: UInt64(since), limit: Int(limit)))
             case ("DELETE", "/_sim/deliveries"):
                 deliveries.clear()
                 return .json(200, Array(#"{"cleared":true}"#.utf8))
             case ("GET", "/_sim/stats"):
                 let transport = transportState.withLock { $0 }
-                return .json(200, statistics.json(connectionsAccepted: transport?.connectionsAccepted ?? 0, connectionsOpen: transport?.connectionsOpen ?? 0,
+                return .json(200,
+                             statistics.json(connectionsAccepted: transport?.connectionsAccepted ?? 0,
+                                             connectionsOpen: transport?.connectionsOpen ?? 0,
                                                   deliveriesHeld: deliveries.count, tokenVerifications: validator.verifier.verifications,
                                                   providerTokens: providerTokens.counts))
             case ("GET", "/_sim/clock"):
@@ -82,7 +86,8 @@ extension APNsSimulator {
                 return .json(200, offline.json())
             case ("POST", "/_sim/offline"):
                 return .json(200, try setOffline(try Self.decode(OfflineRequest.self, request.body)))
-            case (_, "/_sim/config"), (_, "/_sim/behaviours"), (_, "/_sim/offline"), (_, "/_sim/deliveries"), (_, "/_sim/stats"), (_, "/_sim/goaway"), (_, "/_sim/clock"):
+            case (_, "/_sim/config"), (_, "/_sim/behaviours"), (_, "/_sim/offline"), (_, "/_sim/deliveries"), (_, "/_sim/stats"),
+                 (_, "/_sim/goaway"), (_, "/_sim/clock"):
                 return Self.error(405, "method \(request.method) is not allowed on \(path)")
             default:
                 return Self.error(404, "no simulator endpoint \(path)")

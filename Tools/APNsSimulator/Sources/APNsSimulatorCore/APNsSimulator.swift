@@ -28,7 +28,8 @@ public final class APNsSimulator: Sendable {
 
     /// - Parameters:
     ///   - clock: milliseconds since 1970 (the wall clock by default).
-    public init(configuration: SimulatorConfiguration, logger: Logger, clock: @escaping @Sendable () -> Int64 = WallClock.milliseconds) throws {
+    public init(configuration: SimulatorConfiguration, logger: Logger,
+                clock: @escaping @Sendable () -> Int64 = WallClock.milliseconds) throws {
         self.configuration = configuration
         let verifier = ProviderTokenVerifier(keyID: configuration.keyID, teamID: configuration.teamID,
                                              publicKey: configuration.publicKey, maxAge: configuration.tokenMaxAge)
@@ -106,7 +107,8 @@ public final class APNsSimulator: Sendable {
         if !deliveries.append(delivery) { logger.warning("cannot append to the record file; recording to memory only") }
         statistics.count(status: status, reason: reason, connection: request.connection)
         if let refusal = inspection.refusal {
-            var metadata: [String: LogValue] = ["status": .int(status), "reason": .string(refusal.rawValue), "connection": .int(request.connection)]
+            var metadata: [String: LogValue] = ["status": .int(status), "reason": .string(refusal.rawValue),
+                                                "connection": .int(request.connection)]
             if refusal == .invalidProviderToken, let why = validator.verifier.explain(authorization: request.authorization) {
                 metadata["detail"] = .string(why)
             }

@@ -38,7 +38,8 @@ public struct Delivery: Sendable, Hashable {
 
     public init(seq: UInt64, receivedAtMS: Int64, connection: UInt64, stream: Int32, deviceToken: String? = nil, pushType: String? = nil,
                 topic: String? = nil, priority: Int? = nil, apnsID: String? = nil, collapseID: String? = nil, expiration: Int64? = nil,
-                jwtKeyID: String? = nil, jwtIssuer: String? = nil, jwtIssuedAt: Int64? = nil, payload: String, status: Int, reason: String? = nil) {
+                jwtKeyID: String? = nil, jwtIssuer: String? = nil, jwtIssuedAt: Int64? = nil, payload: String, status: Int,
+                reason: String? = nil) {
         self.seq = seq
         self.receivedAtMS = receivedAtMS
         self.connection = connection

@@ -43,7 +43,8 @@ public final class H2Server: @unchecked Sendable, SimulatorTransport {
     ///   - requireALPN: refuse a TLS client that does not negotiate `h2` through ALPN (false: also serve one that
     ///     offers no ALPN and speaks HTTP/2 by prior knowledge, as Apple's servers do).
     public init(host: String, port: UInt16, certificateFile: String, privateKeyFile: String, maxConcurrentStreams: Int,
-                maxBodyBytes: Int, requireALPN: Bool = false, logger: Logger, handler: @escaping @Sendable (SimulatorRequest) -> SimulatorResponse) throws {
+                maxBodyBytes: Int, requireALPN: Bool = false, logger: Logger,
+                handler: @escaping @Sendable (SimulatorRequest) -> SimulatorResponse) throws {
         let context = Unmanaged.passRetained(Dispatcher(handler: handler, logger: logger, maxBodyBytes: maxBodyBytes))
         var error = [CChar](repeating: 0, count: 512)
         // The C side reads these strings during the call only.
@@ -120,7 +121,8 @@ private let h2OnRequest: mw_h2_request_cb = { ctx, request, response in
     response.pointee.goaway = answer.goaway ? 1 : 0
     if let apnsID = answer.apnsID {
         var id = apnsID
-        _ = id.withUTF8 { mw_h2_response_set_apns_id(response, UnsafeRawPointer($0.baseAddress)?.assumingMemoryBound(to: CChar.self), $0.count) }
+        _ = id.withUTF8 { mw_h2_response_set_apns_id(response, UnsafeRawPointer($0.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                                                     $0.count) }
     }
     if !answer.body.isEmpty {
         _ = answer.body.withUnsafeBufferPointer { mw_h2_response_set_body(response, $0.baseAddress, $0.count) }

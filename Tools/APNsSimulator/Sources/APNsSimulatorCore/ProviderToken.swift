@@ -54,7 +54,8 @@ public struct ProviderToken: Sendable, Hashable {
 
     /// Parses `jwt` and checks its algorithm, key ID, issuer and signature.
     /// The age is the caller's business (it changes with time, the rest does not).
-    public static func verify(_ jwt: String, keyID: String, teamID: String, publicKey: P256.Signing.PublicKey) throws(Rejection) -> ProviderToken {
+    public static func verify(_ jwt: String, keyID: String, teamID: String,
+                              publicKey: P256.Signing.PublicKey) throws(Rejection) -> ProviderToken {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
               let headerBytes = Base64URL.decode(parts[0]),

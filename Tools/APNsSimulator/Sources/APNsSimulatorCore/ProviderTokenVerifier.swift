@@ -20,7 +20,8 @@ public final class ProviderTokenVerifier: Sendable {
     private let cache = Mutex<[String: Result<ProviderToken, ProviderToken.Rejection>]>([:])
     private let signatureChecks = Atomic<Int>(0)
 
-    public init(keyID: String, teamID: String, publicKey: P256.Signing.PublicKey, maxAge: Int64, allowedClockSkew: Int64 = 300, cacheLimit: Int = 4096) {
+    public init(keyID: String, teamID: String, publicKey: P256.Signing.PublicKey, maxAge: Int64, allowedClockSkew: Int64 = 300,
+                cacheLimit: Int = 4096) {
         self.keyID = keyID
         self.teamID = teamID
         self.publicKey = publicKey

@@ -20,7 +20,8 @@ public struct SimulatorService: Service {
         let c = simulator.configuration
         let simulator = self.simulator
         let server = try H2Server(host: c.host, port: c.port, certificateFile: c.certificateFile, privateKeyFile: c.privateKeyFile,
-                                  maxConcurrentStreams: c.settings.maxConcurrentStreams, maxBodyBytes: c.maxBodyBytes, requireALPN: c.strict, logger: logger) {
+                                  maxConcurrentStreams: c.settings.maxConcurrentStreams, maxBodyBytes: c.maxBodyBytes,
+                                  requireALPN: c.strict, logger: logger) {
             simulator.handle($0)
         }
         simulator.attach(server)

@@ -27,7 +27,8 @@ public final class SimulatorStatistics: Sendable {
 
     /// `{"total":N,"by_status":{"200":N},"by_reason":{"Unregistered":N},"connections":N,...,"provider_tokens":[...]}`,
     /// with the transport's connection counts and the deliveries held.
-    func json(connectionsAccepted: UInt64, connectionsOpen: UInt64, deliveriesHeld: Int, tokenVerifications: Int, providerTokens: [ProviderTokenLedger.Counts]) -> [UInt8] {
+    func json(connectionsAccepted: UInt64, connectionsOpen: UInt64, deliveriesHeld: Int, tokenVerifications: Int,
+              providerTokens: [ProviderTokenLedger.Counts]) -> [UInt8] {
         let s = state.withLock { $0 }
         var w = JSONWriter()
         w.beginObject()

@@ -18,7 +18,9 @@ let serveOptions: [OptionSpec] = [
     OptionSpec("max-concurrent-streams", value: "N", help: "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)"),
     OptionSpec("latency-ms", value: "N", help: "hold every /3/device answer back N ms (default 0)"),
     OptionSpec("token-max-age", value: "S", help: "seconds after iat a provider token expires (default 3600)"),
-    OptionSpec("token-update-interval", value: "S", help: "seconds a team's provider token must be in use before a new one is accepted, else 429 TooManyProviderTokenUpdates (default 1200, as Apple; 0 turns it off)"),
+    OptionSpec("token-update-interval", value: "S",
+               help: "seconds a team's provider token must be in use before a new one is accepted, else 429 TooManyProviderTokenUpdates " +
+                     "(default 1200, as Apple; 0 turns it off)"),
     OptionSpec("keep-deliveries", value: "N", help: "deliveries kept in memory for /_sim/deliveries (default 100000)"),
     OptionSpec("strict", help: "refuse what Apple tolerates: TLS clients without ALPN h2, pushes without apns-push-type"),
     OptionSpec("log-level", value: "LEVEL", help: "trace, debug, info (default), notice, warning, error"),
@@ -71,7 +73,8 @@ let tool = CommandLineTool(
     commands: [
         .init(CommandSpec("serve", summary: "Serve until SIGTERM; print {\"event\":\"listening\",\"port\":N} on stdout once bound.",
                           options: serveOptions,
-                          discussion: "Control endpoints (no provider token) live under /_sim/ on the same port: see docs/apns-simulator.md.")) { args in
+                          discussion: "Control endpoints (no provider token) live under /_sim/ on the same port: see " +
+                                      "docs/apns-simulator.md.")) { args in
             var level = LogLevel.info
             if let name = args.value("log-level") {
                 guard let parsed = LogLevel(name: name) else { throw UsageError("--log-level: unknown level \(name)") }

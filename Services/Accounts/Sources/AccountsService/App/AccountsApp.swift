@@ -44,11 +44,13 @@ public final class AccountsApp: DatabaseBackedApp {
         self.metrics = metrics
         self.clock = clock
         authorizationDevices = metrics.counter("mailwake_accounts_authorization_devices_total",
-                                               help: "Devices the relay asked about in authorization look-ups (every device of a batch counts).")
+                                               help: "Devices the relay asked about in authorization look-ups (every device of a batch " +
+                                                     "counts).")
         nonces = PostgresNonceStore(database: database)
         gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: nonces, clock: clock)
         serviceGate = BearerTokenGate(tokens: configuration.serviceTokens, realm: "mailwake-accounts-internal")
-        operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-accounts-operator")
+        operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken],
+                                                                                   realm: "mailwake-accounts-operator")
         deviceStore = DeviceStore(database: database)
         sessionStore = DeviceSessionStore(database: database)
         liveActivityTokenStore = LiveActivityTokenStore(database: database)
@@ -58,7 +60,9 @@ public final class AccountsApp: DatabaseBackedApp {
         outpostStore = OutpostStore(database: database)
         blockStore = BlockStore(database: database)
         deviceAuthentication = [DeviceSessionAuthentication(gate: gate, devices: deviceStore, sessions: sessionStore, clock: clock)]
-        appStore = configuration.appStore.map { c in Result { () throws(AppStoreVerificationError) in try AppStoreJWSVerifier(configuration: c) } }
+        appStore = configuration.appStore.map { c in
+            Result { () throws(AppStoreVerificationError) in try AppStoreJWSVerifier(configuration: c) }
+        }
     }
 
     /// Applies the schema migrations (under an advisory lock: safe with several instances).

@@ -34,9 +34,11 @@ public struct AccountsConfiguration: Sendable {
     public var appStore: AppStoreJWSVerifier.Configuration?
 
     public init(listenHost: String = "127.0.0.1", listenPort: UInt16 = 8443, adminHost: String = "127.0.0.1", adminPort: UInt16 = 9443,
-                publicOrigin: String, databaseURL: String, tlsCertificate: String? = nil, tlsKey: String? = nil, allowPlainHTTP: Bool = false,
+                publicOrigin: String, databaseURL: String, tlsCertificate: String? = nil, tlsKey: String? = nil,
+                allowPlainHTTP: Bool = false,
                 serviceTokens: [String] = [], operatorToken: String = "", pushProductIDs: Set<String> = [], trialSeconds: Int64 = 0,
-                diagnosticsRetentionSeconds: Int64 = 7 * 86400, logLevel: LogLevel = .info, appStore: AppStoreJWSVerifier.Configuration? = nil) {
+                diagnosticsRetentionSeconds: Int64 = 7 * 86400, logLevel: LogLevel = .info,
+                appStore: AppStoreJWSVerifier.Configuration? = nil) {
         self.listenHost = listenHost
         self.listenPort = listenPort
         self.adminHost = adminHost
@@ -60,7 +62,8 @@ public struct AccountsConfiguration: Sendable {
         let listen = try ListenAddress.parse(c[AccountsSettings.listen], key: c.prefix + AccountsSettings.listen.name)
         let admin = try ListenAddress.parse(c[AccountsSettings.adminListen], key: c.prefix + AccountsSettings.adminListen.name)
         let internalText = c[AccountsSettings.internalListen]
-        let internalAddress = internalText.isEmpty ? nil : try ListenAddress.parse(internalText, key: c.prefix + AccountsSettings.internalListen.name)
+        let internalAddress = internalText.isEmpty ? nil : try ListenAddress.parse(internalText,
+                                                                                   key: c.prefix + AccountsSettings.internalListen.name)
         self.init(listenHost: listen.host, listenPort: listen.port, adminHost: admin.host, adminPort: admin.port,
                   publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[AccountsSettings.databaseURL],
                   tlsCertificate: c[AccountsSettings.tlsCertificate], tlsKey: c[AccountsSettings.tlsKey],
@@ -76,7 +79,8 @@ public struct AccountsConfiguration: Sendable {
         if !bundleID.isEmpty {
             let environmentName = c[AccountsSettings.appStoreEnvironment]
             guard ["Production", "Sandbox"].contains(environmentName) else {
-                throw ConfigurationError(key: c.prefix + AccountsSettings.appStoreEnvironment.name, reason: "must be Production or Sandbox", shownValue: environmentName)
+                throw ConfigurationError(key: c.prefix + AccountsSettings.appStoreEnvironment.name,
+                                         reason: "must be Production or Sandbox", shownValue: environmentName)
             }
             var roots: [[UInt8]] = []
             for path in c[AccountsSettings.appStoreRootCerts] {
@@ -86,7 +90,8 @@ public struct AccountsConfiguration: Sendable {
                 let text = String(decoding: data, as: UTF8.self)
                 if text.contains("-----BEGIN CERTIFICATE-----") {
                     guard let der = try? PEM.decode(text, label: "CERTIFICATE") else {
-                        throw ConfigurationError(key: c.prefix + AccountsSettings.appStoreRootCerts.name, reason: "\(path) is not a PEM certificate")
+                        throw ConfigurationError(key: c.prefix + AccountsSettings.appStoreRootCerts.name,
+                                                 reason: "\(path) is not a PEM certificate")
                     }
                     roots.append(der)
                 } else {
@@ -107,7 +112,10 @@ public struct AccountsConfiguration: Sendable {
         if let internalAddress, tlsCertificate == nil, !HTTPServer.Configuration.isLoopback(internalAddress.host) {
             throw ConfigurationError(
                 key: c.prefix + AccountsSettings.internalListen.name,
-                reason: "is not a loopback address, so the internal listener serves HTTPS, but \(c.prefix)TLS_CERT and \(c.prefix)TLS_KEY are not set "
+                reason: """
+                        is not a loopback address, so the internal listener serves HTTPS, but \(c.prefix)TLS_CERT and \
+                        \(c.prefix)TLS_KEY are not set 
+                        """
                     + "(set them, or listen on 127.0.0.1 or [::1] for plain HTTP)",
                 source: c.source(of: AccountsSettings.internalListen), shownValue: internalAddress.description)
         }

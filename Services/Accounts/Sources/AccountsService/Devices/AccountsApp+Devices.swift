@@ -107,7 +107,8 @@ extension AccountsApp {
         guard !active.isEmpty else { return }
         guard let session = request.headers["Mailwake-Session"], active.contains(session) else {
             throw HTTPError(.conflict, code: .deviceRegistered,
-                            detail: "this device is registered and has an active session: registering again needs Mailwake-Session of one of them")
+                            detail: "this device is registered and has an active session: registering again needs Mailwake-Session of " +
+                                    "one of them")
         }
     }
 }

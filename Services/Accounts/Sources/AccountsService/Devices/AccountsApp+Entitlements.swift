@@ -9,7 +9,8 @@ extension AccountsApp {
         var source: String?
         var lifetime = false
         if !configuration.pushProductIDs.isEmpty {
-            for expires in try await entitlementStore.purchaseExpiries(deviceID: device.deviceID, productIDs: Array(configuration.pushProductIDs), now: now) {
+            for expires in try await entitlementStore.purchaseExpiries(deviceID: device.deviceID,
+                                                                       productIDs: Array(configuration.pushProductIDs), now: now) {
                 source = "purchase"
                 if let expires { until = max(until ?? expires, expires) } else { lifetime = true }
             }
@@ -26,14 +27,16 @@ extension AccountsApp {
     /// The device and its entitlement in one round trip (the relay's hot path).
     func authorization(of id: String) async throws -> DeviceAuthorization? {
         let now = clock()
-        return try await entitlementStore.device(id, productIDs: Array(configuration.pushProductIDs), now: now).map { authorization($0, now: now) }
+        return try await entitlementStore.device(id, productIDs: Array(configuration.pushProductIDs),
+                                                 now: now).map { authorization($0, now: now) }
     }
 
     /// The devices among `ids` that exist, each with its entitlement, in one
     /// query (the relay batches concurrent cache misses into one call).
     func authorizations(of ids: [String]) async throws -> [DeviceAuthorization] {
         let now = clock()
-        return try await entitlementStore.devices(ids, productIDs: Array(configuration.pushProductIDs), now: now).map { authorization($0, now: now) }
+        return try await entitlementStore.devices(ids, productIDs: Array(configuration.pushProductIDs),
+                                                  now: now).map { authorization($0, now: now) }
     }
 
     /// The device's authorization: a purchase entitles it, else the trial after registration.
@@ -50,8 +53,10 @@ extension AccountsApp {
         }
         return DeviceAuthorization(
             deviceID: device.deviceID, active: device.isActive, entitled: entitled, entitledUntil: until,
-            apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken, apnsEnvironment: PushEnvironment(rawValue: device.apnsEnvironment) ?? .production, bundleID: device.bundleID,
-            pushToStartToken: device.pushToStartToken, signingKey: Base64URL.encode(device.signingKey), agreementKey: Base64URL.encode(device.agreementKey))
+            apnsToken: device.apnsToken.isEmpty ? nil : device.apnsToken,
+            apnsEnvironment: PushEnvironment(rawValue: device.apnsEnvironment) ?? .production, bundleID: device.bundleID,
+            pushToStartToken: device.pushToStartToken, signingKey: Base64URL.encode(device.signingKey),
+            agreementKey: Base64URL.encode(device.agreementKey))
     }
 
     func diagnostics(of deviceID: String) async throws -> DiagnosticList {

@@ -15,7 +15,10 @@ struct DeviceRecord: Sendable {
     var deletedAt: Int64?
     var blockedAt: Int64?
 
-    static let columns = "device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id, app_version, push_to_start_token, created_at, deleted_at, blocked_at"
+    static let columns = """
+                         device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id, \
+                         app_version, push_to_start_token, created_at, deleted_at, blocked_at
+                         """
 
     /// Decodes the first 12 columns (`columns`); a query may add more after them.
     init(row: PostgresRow) throws {

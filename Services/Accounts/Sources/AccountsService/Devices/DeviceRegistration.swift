@@ -32,7 +32,9 @@ struct DeviceRegistration: Decodable, Sendable {
         apnsEnvironment = try c.decode(PushEnvironment.self, forKey: .apnsEnvironment)
         bundleID = try DeviceFields.bundleID(c.decode(String.self, forKey: .bundleID))
         appVersion = try DeviceFields.short(c.decode(String.self, forKey: .appVersion), field: "app_version")
-        pushToStartToken = try c.decodeIfPresent(String.self, forKey: .pushToStartToken).map { try DeviceFields.apnsToken($0, field: "push_to_start_token") }
+        pushToStartToken = try c.decodeIfPresent(String.self,
+                                                 forKey: .pushToStartToken).map { try DeviceFields.apnsToken($0,
+                                                     field: "push_to_start_token") }
         recoveryCode = try c.decodeIfPresent(String.self, forKey: .recoveryCode).map { code in
             guard (1...128).contains(code.utf8.count) else { throw ProtocolError(.malformed, "recovery_code must be 1–128 characters") }
             return code
@@ -60,7 +62,9 @@ struct DeviceUpdate: Decodable, Sendable {
         apnsToken = try c.decodeIfPresent(String.self, forKey: .apnsToken).map { try DeviceFields.apnsToken($0, field: "apns_token") }
         apnsEnvironment = try c.decodeIfPresent(PushEnvironment.self, forKey: .apnsEnvironment)
         appVersion = try c.decodeIfPresent(String.self, forKey: .appVersion).map { try DeviceFields.short($0, field: "app_version") }
-        pushToStartToken = try c.decodeIfPresent(String.self, forKey: .pushToStartToken).map { try DeviceFields.apnsToken($0, field: "push_to_start_token") }
+        pushToStartToken = try c.decodeIfPresent(String.self,
+                                                 forKey: .pushToStartToken).map { try DeviceFields.apnsToken($0,
+                                                     field: "push_to_start_token") }
     }
 }
 
@@ -78,7 +82,8 @@ struct LiveActivityTokenRegistration: Decodable, Sendable {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "live activity token")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         activityID = try c.decode(String.self, forKey: .activityID)
-        guard ActivityInfo.isValidID(activityID) else { throw ProtocolError(.malformed, "activity_id has characters outside A-Z a-z 0-9 - _ .") }
+        guard ActivityInfo.isValidID(activityID) else { throw ProtocolError(.malformed,
+                                                                            "activity_id has characters outside A-Z a-z 0-9 - _ .") }
         token = try DeviceFields.apnsToken(c.decode(String.self, forKey: .token), field: "token")
     }
 }
@@ -86,21 +91,25 @@ struct LiveActivityTokenRegistration: Decodable, Sendable {
 /// Validation of device fields shared by the bodies above.
 enum DeviceFields {
     static func key(_ text: String, field: String) throws -> [UInt8] {
-        guard let bytes = Base64URL.decode(text), bytes.count == 65 else { throw ProtocolError(.malformed, "\(field) must be b64u of a 65-byte X9.63 point") }
+        guard let bytes = Base64URL.decode(text),
+              bytes.count == 65 else { throw ProtocolError(.malformed, "\(field) must be b64u of a 65-byte X9.63 point") }
         return bytes
     }
 
     /// APNs tokens are hex strings (32 bytes today; Apple allows longer).
     static func apnsToken(_ text: String, field: String) throws -> String {
         let t = text.lowercased()
-        guard (32...200).contains(t.utf8.count), t.utf8.count % 2 == 0, t.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+        guard (32...200).contains(t.utf8.count), t.utf8.count % 2 == 0,
+              t.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
             throw ProtocolError(.malformed, "\(field) must be 32–200 hexadecimal characters")
         }
         return t
     }
 
     static func bundleID(_ text: String) throws -> String {
-        guard (1...155).contains(text.utf8.count), text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x2E }) else {
+        guard (1...155).contains(text.utf8.count),
+              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D
+                  || $0 == 0x2E }) else {
             throw ProtocolError(.malformed, "bundle_id must be a reverse-DNS identifier")
         }
         return text

@@ -31,9 +31,11 @@ struct DeviceSessionAuthentication: HTTPMiddleware {
         }
         let key = try P256.Signing.PublicKey(x963Representation: device.signingKey)
         try await gate.verify(request, key: key)
-        guard device.blockedAt == nil else { throw HTTPError(.forbidden, code: .deviceBlocked, detail: "this device is blocked by the operator") }
+        guard device.blockedAt == nil else { throw HTTPError(.forbidden, code: .deviceBlocked,
+                                                             detail: "this device is blocked by the operator") }
         guard let session = request.headers["Mailwake-Session"] else {
-            throw HTTPError(.unauthorized, code: .sessionRequired, detail: "device calls carry Mailwake-Session: the session_id registration answered")
+            throw HTTPError(.unauthorized, code: .sessionRequired,
+                            detail: "device calls carry Mailwake-Session: the session_id registration answered")
         }
         switch try await sessions.touch(session, deviceID: id, clientAddress: request.remoteAddress, now: clock()) {
         case .active: return device

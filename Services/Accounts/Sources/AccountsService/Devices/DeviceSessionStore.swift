@@ -45,14 +45,16 @@ struct DeviceSessionStore: Sendable {
             WHERE device_id = \(deviceID) ORDER BY last_seen_at DESC LIMIT 100
             """).map { row in
             let (id, created, seen, version, address, revoked) = try row.decode((String, Int64, Int64, String, String, Int64?).self)
-            return SessionSummary(sessionID: id, createdAt: created, lastSeenAt: seen, appVersion: version, clientAddress: address, revokedAt: revoked)
+            return SessionSummary(sessionID: id, createdAt: created, lastSeenAt: seen, appVersion: version, clientAddress: address,
+                                  revokedAt: revoked)
         }
     }
 
     /// Revokes an active session of the device; false when there is no such active session.
     func revoke(_ sessionID: String, deviceID: String, now: Int64) async throws -> Bool {
         try await database.execute("""
-            UPDATE device_sessions SET revoked_at = \(now) WHERE device_id = \(deviceID) AND session_id = \(sessionID) AND revoked_at IS NULL
+            UPDATE device_sessions SET revoked_at = \(now) WHERE device_id = \(deviceID) AND session_id = \(sessionID)
+                AND revoked_at IS NULL
             """) == 1
     }
 }

@@ -8,7 +8,8 @@ struct DeviceStore: Sendable {
     func load(_ id: String) async throws -> DeviceRecord? {
         var bindings = PostgresBindings()
         bindings.append(id)
-        let rows = try await database.query(PostgresQuery(unsafeSQL: "SELECT \(DeviceRecord.columns) FROM devices WHERE device_id = $1", bindings: bindings))
+        let rows = try await database.query(PostgresQuery(unsafeSQL: "SELECT \(DeviceRecord.columns) FROM devices WHERE device_id = $1",
+                                                          bindings: bindings))
         return try rows.first.map(DeviceRecord.init(row:))
     }
 
@@ -21,7 +22,8 @@ struct DeviceStore: Sendable {
     ///
     /// The row changes only when it is a live device, or a deleted one whose
     /// recovery digest is `recoveryDigest`; false (and no session) otherwise.
-    func register(_ deviceID: String, _ body: DeviceRegistration, recoveryDigest: [UInt8]?, session: NewSession, now: Int64) async throws -> Bool {
+    func register(_ deviceID: String, _ body: DeviceRegistration, recoveryDigest: [UInt8]?, session: NewSession,
+                  now: Int64) async throws -> Bool {
         try await database.withTransaction { tx in
             let changed = try await tx.query("""
                 INSERT INTO devices (device_id, signing_key, agreement_key, apns_token, apns_environment, apns_token_updated_at, bundle_id,
@@ -30,8 +32,10 @@ struct DeviceStore: Sendable {
                         \(body.bundleID), \(body.appVersion), \(body.pushToStartToken), \(now), \(now))
                 ON CONFLICT (device_id) DO UPDATE SET
                   agreement_key = EXCLUDED.agreement_key, apns_token = EXCLUDED.apns_token, apns_environment = EXCLUDED.apns_environment,
-                  apns_token_updated_at = EXCLUDED.apns_token_updated_at, bundle_id = EXCLUDED.bundle_id, app_version = EXCLUDED.app_version,
-                  push_to_start_token = EXCLUDED.push_to_start_token, updated_at = EXCLUDED.updated_at, deleted_at = NULL, recovery_digest = NULL
+                  apns_token_updated_at = EXCLUDED.apns_token_updated_at, bundle_id = EXCLUDED.bundle_id,
+                      app_version = EXCLUDED.app_version,
+                  push_to_start_token = EXCLUDED.push_to_start_token, updated_at = EXCLUDED.updated_at, deleted_at = NULL,
+                      recovery_digest = NULL
                 WHERE devices.blocked_at IS NULL AND (devices.deleted_at IS NULL OR devices.recovery_digest = \(recoveryDigest))
                 RETURNING 1
                 """)

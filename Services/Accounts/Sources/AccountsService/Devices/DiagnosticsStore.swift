@@ -32,7 +32,8 @@ struct DiagnosticsStore: Sendable {
             WHERE device_id = \(deviceID) AND occurred_at >= \(since) ORDER BY occurred_at DESC LIMIT 200
             """).map { row in
             let (pairing, event, status, reason, at) = try row.decode((String, String, String, String?, Int64).self)
-            return DiagnosticRecord(deviceID: deviceID, pairingID: pairing, eventID: event, status: status, apnsReason: reason, occurredAt: at)
+            return DiagnosticRecord(deviceID: deviceID, pairingID: pairing, eventID: event, status: status, apnsReason: reason,
+                                    occurredAt: at)
         }
     }
 }

@@ -31,18 +31,21 @@ struct EntitlementStore: Sendable {
     }
 
     /// Devices whose row matches `condition` on `$1`, each with its purchased entitlement.
-    private func devices(matching condition: String, _ parameter: some PostgresEncodable, productIDs: [String], now: Int64) async throws -> [PurchasedDevice] {
+    private func devices(matching condition: String, _ parameter: some PostgresEncodable, productIDs: [String],
+                         now: Int64) async throws -> [PurchasedDevice] {
         var bindings = PostgresBindings()
         bindings.append(parameter)
         bindings.append(PostgresArray(productIDs))
         bindings.append(now)
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             SELECT \(DeviceRecord.columns),
-              (SELECT max(COALESCE(t.expires_at, 9223372036854775807)) FROM purchase_links l JOIN app_store_transactions t USING (original_transaction_id)
+              (SELECT max(COALESCE(t.expires_at, 9223372036854775807)) FROM purchase_links l
+                  JOIN app_store_transactions t USING (original_transaction_id)
                WHERE l.device_id = devices.device_id AND t.revoked_at IS NULL AND t.product_id = ANY($2)
                  AND (t.expires_at IS NULL OR t.expires_at > $3))
             FROM devices WHERE \(condition)
             """, bindings: bindings))
-        return try rows.map { row in PurchasedDevice(device: try DeviceRecord(row: row), purchasedUntil: try row.decode(Int64?.self, at: 12)) }
+        return try rows.map { row in PurchasedDevice(device: try DeviceRecord(row: row),
+                                                     purchasedUntil: try row.decode(Int64?.self, at: 12)) }
     }
 }

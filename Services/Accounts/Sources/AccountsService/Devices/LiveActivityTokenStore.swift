@@ -7,7 +7,8 @@ struct LiveActivityTokenStore: Sendable {
     /// Stores (or replaces) the activity's update token.
     func save(deviceID: String, activityID: String, token: String, now: Int64) async throws {
         try await database.execute("""
-            INSERT INTO live_activity_tokens (device_id, activity_id, token, updated_at) VALUES (\(deviceID), \(activityID), \(token), \(now))
+            INSERT INTO live_activity_tokens (device_id, activity_id, token, updated_at) VALUES (\(deviceID), \(activityID), \(token),
+                \(now))
             ON CONFLICT (device_id, activity_id) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at
             """)
     }

@@ -47,7 +47,8 @@ struct AuthorizationQuery: Decodable, Sendable {
         deviceIDs = try decoder.container(keyedBy: CodingKeys.self).decode([String].self, forKey: .deviceIDs)
         guard !deviceIDs.isEmpty else { throw ProtocolError(.malformed, "device_ids is empty") }
         guard deviceIDs.count <= Self.maxDevices else { throw ProtocolError(.tooLarge, "at most \(Self.maxDevices) device ids a query") }
-        guard deviceIDs.allSatisfy(KeyIdentity.isWellFormedID) else { throw ProtocolError(.malformed, "a device id is not a 22-character key id") }
+        guard deviceIDs.allSatisfy(KeyIdentity.isWellFormedID) else { throw ProtocolError(.malformed,
+                                                                                          "a device id is not a 22-character key id") }
     }
 }
 
@@ -96,7 +97,8 @@ extension AccountsApp {
             return try .json(["recorded": batch.records.count], status: .accepted)
         }
         router.get("/devices/{id}/live-activities/{activity}") { [self] request, context in
-            let token = try await liveActivityTokenStore.token(deviceID: try context.parameter("id"), activityID: try context.parameter("activity"))
+            let token = try await liveActivityTokenStore.token(deviceID: try context.parameter("id"),
+                                                               activityID: try context.parameter("activity"))
             guard let token else {
                 throw HTTPError(.notFound, code: .activityNotFound, detail: "no update token for this activity")
             }

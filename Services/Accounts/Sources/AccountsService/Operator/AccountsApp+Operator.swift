@@ -36,7 +36,9 @@ extension AccountsApp {
             }
             router.delete("/\(kind)/{id}/block") { [self] request, context in
                 let id = try context.parameter("id")
-                guard try await blockStore.unblock(target, id: id) else { throw HTTPError(.notFound, code: .notFound, detail: "no such \(kind.dropLast())") }
+                guard try await blockStore.unblock(target,
+                                                   id: id) else { throw HTTPError(.notFound, code: .notFound,
+                                                                                  detail: "no such \(kind.dropLast())") }
                 context.logger.notice("unblocked by the operator", [target.idColumn: .string(id)])
                 return .empty(.noContent)
             }
@@ -55,7 +57,8 @@ extension AccountsApp {
 
     /// The operator token opens the group; without one configured the operator API answers 404.
     var operatorAuthentication: [any HTTPMiddleware] {
-        guard let operatorGate else { return [RefusingMiddleware(HTTPError(.notFound, code: .notFound, detail: "the operator API is disabled"))] }
+        guard let operatorGate else { return [RefusingMiddleware(HTTPError(.notFound, code: .notFound,
+                                                                           detail: "the operator API is disabled"))] }
         return [BearerTokenAuthentication(operatorGate, as: .operator, named: "operator")]
     }
 }

@@ -14,7 +14,8 @@ struct BlockStore: Sendable {
     /// Blocks the row (keeping the time of an earlier block) with `reason`; false when there is no such row.
     func block(_ target: Target, id: String, reason: String, now: Int64) async throws -> Bool {
         try await database.execute("""
-            UPDATE \(identifier: target.rawValue) SET blocked_at = COALESCE(blocked_at, \(now)), block_reason = \(reason) WHERE \(identifier: target.idColumn) = \(id)
+            UPDATE \(identifier: target.rawValue) SET blocked_at = COALESCE(blocked_at, \(now)), block_reason = \(reason)
+                WHERE \(identifier: target.idColumn) = \(id)
             """) == 1
     }
 

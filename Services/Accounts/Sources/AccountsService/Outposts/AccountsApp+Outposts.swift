@@ -9,7 +9,8 @@ struct OutpostRegistration: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case outpostKey = "outpost_key" }
     init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "outpost registration")
-        outpostKey = try DeviceFields.key(decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .outpostKey), field: "outpost_key")
+        outpostKey = try DeviceFields.key(decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .outpostKey),
+                                          field: "outpost_key")
     }
 }
 
@@ -19,7 +20,8 @@ extension AccountsApp {
             let body = try request.decodeJSON(OutpostRegistration.self)
             let outpostID = KeyIdentity.id(of: try await gate.verifyFirstContact(request, key: body.outpostKey, field: "outpost_key"))
             let (summary, created) = try await registerOutpost(key: body.outpostKey)
-            guard !summary.blocked else { throw HTTPError(.forbidden, code: .outpostBlocked, detail: "this outpost is blocked by the operator") }
+            guard !summary.blocked else { throw HTTPError(.forbidden, code: .outpostBlocked,
+                                                          detail: "this outpost is blocked by the operator") }
             if created { context.logger.info("outpost registered", ["outpost_id": .string(outpostID)]) }
             return try .json(summary, status: created ? .created : .ok)
         }

@@ -13,7 +13,8 @@ struct OutpostStore: Sendable {
             RETURNING created_at, blocked_at, (xmax = 0)
             """)
         let (created, blocked, inserted) = try rows.single().decode((Int64, Int64?, Bool).self)
-        return (OutpostSummary(outpostID: outpostID, publicKey: Base64URL.encode(key), blocked: blocked != nil, createdAt: created), inserted)
+        return (OutpostSummary(outpostID: outpostID, publicKey: Base64URL.encode(key), blocked: blocked != nil, createdAt: created),
+                inserted)
     }
 
     /// The outpost; nil when it is unknown.

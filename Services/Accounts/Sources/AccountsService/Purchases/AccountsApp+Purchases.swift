@@ -33,14 +33,17 @@ extension AccountsApp {
             let transaction = try verifier.verifyTransaction(submission.signedTransaction)
             let buyerToken = transaction.appAccountToken.flatMap { $0 == AppAccountToken.of(deviceID: device.deviceID) ? nil : $0 }
             let limit = configuration.purchaseDeviceLimit
-            switch try await purchaseStore.link(transaction, deviceID: device.deviceID, buyerToken: buyerToken, deviceLimit: limit, now: clock()) {
+            switch try await purchaseStore.link(transaction, deviceID: device.deviceID, buyerToken: buyerToken, deviceLimit: limit,
+                                                now: clock()) {
             case .linked: break
             case .buyerHasNotLinked:
                 throw HTTPError(.forbidden, code: .appAccountTokenMismatch,
-                                detail: "this transaction was bought on another device, which has not linked it: link it there first; nothing was linked here")
+                                detail: "this transaction was bought on another device, which has not linked it: link it there first; " +
+                                        "nothing was linked here")
             case .deviceLimitReached:
                 throw HTTPError(.conflict, code: .purchaseDeviceLimit,
-                                detail: "this purchase entitles \(limit) devices already, the most this service allows; delete one of them to free its place")
+                                detail: "this purchase entitles \(limit) devices already, the most this service allows; delete one of " +
+                                        "them to free its place")
             }
             context.logger.info("purchase linked", ["device_id": .string(device.deviceID), "product_id": .string(transaction.productId)])
             return try .json(try await entitlement(of: device))
@@ -60,12 +63,14 @@ extension AccountsApp {
             let envelope = try request.decodeJSON(NotificationEnvelope.self, maxBytes: 256 * 1024)
             let notification = try verifier.verifyNotification(envelope.signedPayload)
             var transaction = notification.data.transaction
-            if [AppStoreNotificationType.refund.rawValue, "REVOKE"].contains(notification.notificationType.rawValue), transaction?.revocationDate == nil {
+            if [AppStoreNotificationType.refund.rawValue, "REVOKE"].contains(notification.notificationType.rawValue),
+               transaction?.revocationDate == nil {
                 transaction?.revocationDate = notification.signedDate
             }
             let fresh = try await purchaseStore.record(notification, transaction: transaction, now: clock())
             context.logger.info("app store notification", ["type": .string(notification.notificationType.rawValue),
-                                                            "subtype": .string(notification.subtype?.rawValue ?? ""), "replayed": .bool(!fresh)])
+                                                            "subtype": .string(notification.subtype?.rawValue ?? ""),
+                                                            "replayed": .bool(!fresh)])
             return .json(bytes: Array(#"{"status":"ok"}"#.utf8))
         }
     }

@@ -8,7 +8,8 @@ import MailwakeProtocol
 extension AppStoreVerificationError: HTTPResponseError {
     public func response(requestID: String) -> HTTPResponse {
         let internalFailure = code == .configurationInvalid
-        return ProblemDetails(status: internalFailure ? .internalServerError : .unprocessableContent, code: ProblemCode(registered: code.rawValue) ?? .internalError,
+        return ProblemDetails(status: internalFailure ? .internalServerError : .unprocessableContent,
+                              code: ProblemCode(registered: code.rawValue) ?? .internalError,
                               detail: internalFailure ? "App Store verification is misconfigured" : message, requestID: requestID).response
     }
 }

@@ -25,11 +25,13 @@ struct PurchaseStore: Sendable {
     ///
     /// - Parameter buyerToken: when the App bought it on another device, that device's `appAccountToken`:
     ///   then it is shared (Family Sharing, the same Apple ID) only once a device with that token linked it.
-    func link(_ transaction: AppStoreTransaction, deviceID: String, buyerToken: UUID?, deviceLimit: Int, now: Int64) async throws -> LinkOutcome {
+    func link(_ transaction: AppStoreTransaction, deviceID: String, buyerToken: UUID?, deviceLimit: Int,
+              now: Int64) async throws -> LinkOutcome {
         do {
             try await database.withTransaction { tx in
                 try await Self.save(transaction, on: tx, now: now)
-                try await Self.link(transaction.originalTransactionId, deviceID: deviceID, buyerToken: buyerToken, deviceLimit: deviceLimit, now: now, on: tx)
+                try await Self.link(transaction.originalTransactionId, deviceID: deviceID, buyerToken: buyerToken,
+                                    deviceLimit: deviceLimit, now: now, on: tx)
             }
             return .linked
         } catch let refused as Refused {
@@ -37,10 +39,13 @@ struct PurchaseStore: Sendable {
         }
     }
 
-    private static func link(_ original: String, deviceID: String, buyerToken: UUID?, deviceLimit: Int, now: Int64, on tx: PostgresConnection) async throws {
+    private static func link(_ original: String, deviceID: String, buyerToken: UUID?, deviceLimit: Int, now: Int64,
+                             on tx: PostgresConnection) async throws {
         // One link decision at a time per purchase: the row lock serializes devices racing for the last place.
         try await tx.execute("SELECT 1 FROM app_store_transactions WHERE original_transaction_id = \(original) FOR UPDATE")
-        let linked = try await tx.query("SELECT 1 FROM purchase_links WHERE original_transaction_id = \(original) AND device_id = \(deviceID)")
+        let linked = try await tx.query("""
+            SELECT 1 FROM purchase_links WHERE original_transaction_id = \(original) AND device_id = \(deviceID)
+            """)
         guard linked.count == 0 else { return }
         let others = try await tx.query("""
             SELECT l.device_id FROM purchase_links l JOIN devices d USING (device_id)
@@ -61,7 +66,8 @@ struct PurchaseStore: Sendable {
         try await database.withTransaction { tx -> Bool in
             let inserted = try await tx.query("""
                 INSERT INTO app_store_notifications (notification_uuid, notification_type, subtype, received_at)
-                VALUES (\(notification.notificationUUID), \(notification.notificationType.rawValue), \(notification.subtype?.rawValue), \(now))
+                VALUES (\(notification.notificationUUID), \(notification.notificationType.rawValue), \(notification.subtype?.rawValue),
+                    \(now))
                 ON CONFLICT (notification_uuid) DO NOTHING RETURNING 1
                 """)
             guard inserted.count == 1 else { return false }
@@ -73,10 +79,13 @@ struct PurchaseStore: Sendable {
     /// Upserts a verified transaction, never letting an older signed state overwrite a newer one.
     private static func save(_ t: AppStoreTransaction, on tx: PostgresConnection, now: Int64) async throws {
         try await tx.execute("""
-            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at, expires_at,
+            INSERT INTO app_store_transactions (original_transaction_id, last_transaction_id, product_id, environment, purchased_at,
+                expires_at,
                                                 revoked_at, signed_at_ms, updated_at)
-            VALUES (\(t.originalTransactionId), \(t.transactionId), \(t.productId), \(t.environment.rawValue), \(t.purchaseDate.secondsSince1970),
-                    \(t.expiresDate?.secondsSince1970), \(t.revocationDate?.secondsSince1970), \(t.signedDate.millisecondsSince1970), \(now))
+            VALUES (\(t.originalTransactionId), \(t.transactionId), \(t.productId), \(t.environment.rawValue),
+                \(t.purchaseDate.secondsSince1970),
+                    \(t.expiresDate?.secondsSince1970), \(t.revocationDate?.secondsSince1970), \(t.signedDate.millisecondsSince1970),
+                        \(now))
             ON CONFLICT (original_transaction_id) DO UPDATE SET
               last_transaction_id = EXCLUDED.last_transaction_id, product_id = EXCLUDED.product_id, environment = EXCLUDED.environment,
               purchased_at = EXCLUDED.purchased_at, expires_at = EXCLUDED.expires_at, revoked_at = EXCLUDED.revoked_at,
@@ -107,13 +116,16 @@ struct PurchaseStore: Sendable {
             """, bindings: b))
         var purchases: [PurchaseSharing] = []
         for row in rows {
-            let (original, product, expires, revoked, device, linked, blocked) = try row.decode((String, String, Int64?, Int64?, String?, Int64?, Bool?).self)
+            let (original, product, expires, revoked, device, linked,
+                 blocked) = try row.decode((String, String, Int64?, Int64?, String?, Int64?, Bool?).self)
             if purchases.last?.originalTransactionID != original {
-                purchases.append(PurchaseSharing(originalTransactionID: original, productID: product, expiresAt: expires, revokedAt: revoked,
+                purchases.append(PurchaseSharing(originalTransactionID: original, productID: product, expiresAt: expires,
+                                                 revokedAt: revoked,
                                                  deviceLimit: deviceLimit, devices: []))
             }
             if let device, let linked {
-                purchases[purchases.count - 1].devices.append(PurchaseSharing.LinkedDevice(deviceID: device, linkedAt: linked, blocked: blocked ?? false))
+                purchases[purchases.count - 1].devices.append(PurchaseSharing.LinkedDevice(deviceID: device, linkedAt: linked,
+                                                                                           blocked: blocked ?? false))
             }
         }
         return purchases

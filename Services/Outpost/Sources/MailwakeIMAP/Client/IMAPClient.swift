@@ -36,7 +36,8 @@ public final class IMAPClient {
     /// connection before anything else is said.
     public init(endpoint: IMAPEndpoint) throws(IMAPError) {
         guard endpoint.security != .none || endpoint.isLoopback else {
-            throw IMAPError(.configuration, "refusing IMAP without TLS to \(endpoint.host): only a loopback server may be used without TLS")
+            throw IMAPError(.configuration,
+                            "refusing IMAP without TLS to \(endpoint.host): only a loopback server may be used without TLS")
         }
         self.endpoint = endpoint
         self.reader = IMAPResponseReader(maxResponseBytes: endpoint.maxResponseBytes)
@@ -67,7 +68,9 @@ public final class IMAPClient {
                 // append capabilities, answers or whole messages there (CVE-2011-0411
                 // class). Nothing may be carried over into the TLS session.
                 guard !reader.hasBufferedBytes else {
-                    throw IMAPError(.tls, "the server sent data after its STARTTLS answer, before TLS began: refusing the connection (a network attacker may be injecting responses)")
+                    throw IMAPError(.tls,
+                                    "the server sent data after its STARTTLS answer, before TLS began: refusing the connection (a " +
+                                    "network attacker may be injecting responses)")
                 }
                 try startTLS()
                 try refreshCapabilities()
@@ -134,7 +137,8 @@ public final class IMAPClient {
             guard case .data("LIST", nil, let values) = response, values.count >= 3 else { return nil }
             let attributes = values[0].elements?.compactMap(\.text) ?? []
             guard let encoded = values[2].text else { return nil }
-            return IMAPFolder(name: ModifiedUTF7.decode(encoded) ?? encoded, encodedName: encoded, delimiter: values[1].text, attributes: attributes)
+            return IMAPFolder(name: ModifiedUTF7.decode(encoded) ?? encoded, encodedName: encoded, delimiter: values[1].text,
+                              attributes: attributes)
         }
     }
 
@@ -143,7 +147,8 @@ public final class IMAPClient {
     /// so the selection carries HIGHESTMODSEQ.
     public func examine(_ folder: String, readWrite: Bool = false) throws(IMAPError) -> IMAPSelection {
         let condstore = capabilities.contains("CONDSTORE")
-        let responses = try command(readWrite ? "SELECT" : "EXAMINE", arguments: [.string(ModifiedUTF7.encode(folder))], raw: condstore ? " (CONDSTORE)" : "")
+        let responses = try command(readWrite ? "SELECT" : "EXAMINE", arguments: [.string(ModifiedUTF7.encode(folder))],
+                                    raw: condstore ? " (CONDSTORE)" : "")
         var validity: UInt32?, next: UInt32?, exists: UInt32 = 0, modSeq: UInt64?
         for response in responses {
             switch response {
@@ -160,7 +165,8 @@ public final class IMAPClient {
             }
         }
         sawChanges = false
-        guard let validity else { throw IMAPError(.protocolViolation, "\(readWrite ? "SELECT" : "EXAMINE") \(folder) did not report UIDVALIDITY") }
+        guard let validity else { throw IMAPError(.protocolViolation,
+                                                  "\(readWrite ? "SELECT" : "EXAMINE") \(folder) did not report UIDVALIDITY") }
         return IMAPSelection(uidValidity: validity, uidNext: next, exists: exists, highestModSeq: modSeq)
     }
 
@@ -301,7 +307,8 @@ public final class IMAPClient {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { break }
             let response: IMAPResponse
-            do { response = try readResponse(timeout: left, closingOnTimeout: false) } catch let error where error.code == .timedOut { break }
+            do { response = try readResponse(timeout: left,
+                                             closingOnTimeout: false) } catch let error where error.code == .timedOut { break }
             note(response, idling: true)
         }
         try send(Array("DONE\r\n".utf8))
@@ -475,7 +482,8 @@ public final class IMAPClient {
 
     private func startTLS() throws(IMAPError) {
         do {
-            try stream.startTLS(serverName: endpoint.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), caFile: endpoint.caFile,
+            try stream.startTLS(serverName: endpoint.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
+                                caFile: endpoint.caFile,
                                 timeout: endpoint.connectTimeout)
         } catch {
             if case .io(let message) = error { throw IMAPError(.tls, message) }
@@ -485,9 +493,12 @@ public final class IMAPClient {
 
     private static func error(_ failure: TLSStream.Failure, connecting: Bool, _ endpoint: IMAPEndpoint) -> IMAPError {
         switch failure {
-        case .timedOut: IMAPError(.timedOut, connecting ? "connecting to \(endpoint.host):\(endpoint.port) timed out" : "the server did not answer in time")
+        case .timedOut:
+            IMAPError(.timedOut,
+                      connecting ? "connecting to \(endpoint.host):\(endpoint.port) timed out" : "the server did not answer in time")
         case .cancelled: IMAPError(.cancelled, "cancelled")
-        case .io(let message): IMAPError(connecting ? .connect : .closed, connecting ? "\(endpoint.host):\(endpoint.port): \(message)" : message)
+        case .io(let message): IMAPError(connecting ? .connect : .closed,
+                                         connecting ? "\(endpoint.host):\(endpoint.port): \(message)" : message)
         }
     }
 

@@ -10,6 +10,7 @@ public struct IMAPFolder: Sendable, Equatable {
 
     /// False for `\Noselect` / `\NonExistent` containers.
     public var isSelectable: Bool {
-        !attributes.contains { $0.caseInsensitiveCompare("\\Noselect") == .orderedSame || $0.caseInsensitiveCompare("\\NonExistent") == .orderedSame }
+        !attributes.contains { $0.caseInsensitiveCompare("\\Noselect") == .orderedSame
+            || $0.caseInsensitiveCompare("\\NonExistent") == .orderedSame }
     }
 }

@@ -4,7 +4,8 @@ import Synchronization
 /// A TCP connection, optionally upgraded to TLS with the certificate and
 /// host name verified, read and written with timeouts by one thread and
 /// cancellable from any other.
-// Safe to share: only the owning thread reads and writes the C stream, and cancel()/close() (any thread) take the lock, so a freed stream is never cancelled.
+// Safe to share: only the owning thread reads and writes the C stream, and cancel()/close() (any thread) take the lock, so a freed stream
+// is never cancelled.
 public final class TLSStream: @unchecked Sendable {
     private let handle: OpaquePointer
     private let state = Mutex<(closed: Bool, cancelled: Bool)>((false, false))
@@ -36,7 +37,8 @@ public final class TLSStream: @unchecked Sendable {
     /// Up to `capacity` bytes; empty at the end of the stream.
     public func read(into buffer: inout [UInt8], capacity: Int, timeout: Duration?) throws(Failure) -> Int {
         if buffer.count < capacity { buffer = [UInt8](repeating: 0, count: capacity) }
-        let n = buffer.withUnsafeMutableBytes { mw_tls_stream_read(handle, $0.baseAddress, capacity, timeout.map(Self.milliseconds) ?? -1) }
+        let n = buffer.withUnsafeMutableBytes { mw_tls_stream_read(handle, $0.baseAddress, capacity,
+                                                                   timeout.map(Self.milliseconds) ?? -1) }
         if n < 0 { throw Self.failure(Int32(n), handle) }
         return n
     }

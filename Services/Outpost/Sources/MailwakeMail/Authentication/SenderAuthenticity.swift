@@ -37,16 +37,19 @@ public struct SenderAuthenticity: Sendable, Equatable {
     public func verdict(fields: [String], fromAddress: String) -> SenderAuthentication? {
         guard !trusted.isEmpty, let at = fromAddress.lastIndex(of: "@") else { return nil }
         let fromDomain = fromAddress[fromAddress.index(after: at)...].lowercased().trimming(">. ")
-        guard !fromDomain.isEmpty, let field = fields.lazy.compactMap(AuthenticationResults.init).first(where: { trusts($0.authservID) }) else {
+        guard !fromDomain.isEmpty,
+              let field = fields.lazy.compactMap(AuthenticationResults.init).first(where: { trusts($0.authservID) }) else {
             return nil
         }
-        let dmarc = field.results.filter { $0.method == "dmarc" && ($0.properties["header.from"].map { $0.lowercased() == fromDomain } ?? true) }
+        let dmarc = field.results.filter { $0.method == "dmarc"
+            && ($0.properties["header.from"].map { $0.lowercased() == fromDomain } ?? true) }
         if dmarc.contains(where: { $0.result == "fail" }) { return .fail }
         if dmarc.contains(where: { $0.result == "pass" }) { return .pass }
         if dmarc.contains(where: { $0.result != "none" }) { return nil }   // temperror, permerror: unknown
         let aligned = field.results.contains { r in
             guard r.method == "dkim", r.result == "pass" else { return false }
-            let d = (r.properties["header.d"] ?? r.properties["header.i"].map { String($0.split(separator: "@").last ?? "") } ?? "").lowercased()
+            let d = (r.properties["header.d"] ?? r.properties["header.i"].map { String($0.split(separator: "@").last ?? "") }
+                ?? "").lowercased()
             return !d.isEmpty && (d == fromDomain || fromDomain.hasSuffix("." + d) || d.hasSuffix("." + fromDomain))
         }
         return aligned ? .pass : nil

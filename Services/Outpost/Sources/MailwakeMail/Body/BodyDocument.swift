@@ -25,7 +25,8 @@ public struct BodyDocument: Sendable {
     ///   - messageTruncated: whether the message was cut to a size limit before reading.
     ///   - sanitizer: the HTML sanitizer.
     ///   - partURL: the part endpoint's URL for a Content-ID.
-    public init(message: [UInt8], messageTruncated: Bool = false, sanitizer: HTMLSanitizer = .init(), partURL: @escaping @Sendable (String) -> String) throws(MessageBodyError) {
+    public init(message: [UInt8], messageTruncated: Bool = false, sanitizer: HTMLSanitizer = .init(),
+                partURL: @escaping @Sendable (String) -> String) throws(MessageBodyError) {
         body = try MessageBody(rfc822: message)
         self.messageTruncated = messageTruncated
         sanitized = body.html.map { sanitizer.sanitize($0, partURL: partURL) }
@@ -39,7 +40,8 @@ public struct BodyDocument: Sendable {
             text = ""
             textSource = "none"
         }
-        images = body.inlineParts.filter { Self.servedImageTypes.contains($0.contentType.lowercased()) }.map { ($0, partURL($0.contentID)) }
+        images = body.inlineParts.filter { Self.servedImageTypes.contains($0.contentType.lowercased()) }.map { ($0,
+            partURL($0.contentID)) }
     }
 
     /// The JSON answer.

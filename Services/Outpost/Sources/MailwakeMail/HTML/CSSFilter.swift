@@ -74,7 +74,8 @@ enum CSSFilter {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
                 quote = b
             case UInt8(ascii: "("):
-                guard functions.contains(String(decoding: identifier, as: UTF8.self)) || (depth > 0 && identifier.isEmpty) else { return false }
+                guard functions.contains(String(decoding: identifier,
+                                                as: UTF8.self)) || (depth > 0 && identifier.isEmpty) else { return false }
                 depth += 1
             case UInt8(ascii: ")"):
                 depth -= 1
@@ -130,7 +131,8 @@ enum CSSFilter {
                 var token = 0
                 for root in ["html", "body", ":root"] where lower.hasPrefix(root) {
                     let after = rest.dropFirst(root.count).first
-                    if after == nil || after == " " || after == "\t" || after == "\n" || after == ">" || after == "~" || after == "+" { token = root.count }
+                    if after == nil || after == " " || after == "\t" || after == "\n" || after == ">" || after == "~"
+                        || after == "+" { token = root.count }
                 }
                 guard token > 0 else { break }
                 rest = rest.dropFirst(token).drop { $0 == " " || $0 == "\t" || $0 == "\n" }

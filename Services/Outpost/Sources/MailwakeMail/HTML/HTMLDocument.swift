@@ -50,7 +50,8 @@ struct HTMLDocument: Sendable {
                 let name = raw < tagNames.count ? tagNames[raw] : ""
                 let isHTML = element.tag_namespace == GUMBO_NAMESPACE_HTML
                 let attributes = attributes(element.attributes)
-                nodes[slot] = .element(HTMLElement(name: name, isHTML: isHTML, attributes: attributes, children: reserve(element.children)))
+                nodes[slot] = .element(HTMLElement(name: name, isHTML: isHTML, attributes: attributes,
+                                                   children: reserve(element.children)))
             case GUMBO_NODE_TEXT, GUMBO_NODE_WHITESPACE:
                 if let text = node.pointee.v.text.text { nodes[slot] = .text(bytes(text)) }
             case GUMBO_NODE_COMMENT, GUMBO_NODE_CDATA:

@@ -8,8 +8,10 @@
 /// adversary can make the estimate at most undercount by the end tags that
 /// the parser would ignore, each paid for by an earlier start tag.
 enum HTMLNestingScan {
-    static let void: Set<String> = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr", "keygen", "image"]
-    static let implied: Set<String> = ["p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "tbody", "thead", "tfoot", "colgroup", "rb", "rt", "rp", "rtc", "html", "head", "body"]
+    static let void: Set<String> = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
+                                    "wbr", "keygen", "image"]
+    static let implied: Set<String> = ["p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "tbody", "thead", "tfoot",
+                                       "colgroup", "rb", "rt", "rp", "rtc", "html", "head", "body"]
     static let rawText: Set<String> = ["script", "style", "textarea", "title", "xmp", "noembed", "noframes", "iframe", "noscript"]
 
     /// The deepest estimated nesting, stopping early once `limit` is passed.

@@ -70,11 +70,15 @@ enum HTMLPolicy {
         switch attribute {
         case "width", "height", "border", "cellpadding", "cellspacing", "colspan", "rowspan", "span", "start", "value",
              "size", "hspace", "vspace":
-            return value.utf8.count <= 16 && value.utf8.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "*") || isLetter($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }) ? value : nil
+            return value.utf8.count <= 16
+                && value.utf8.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "*")
+                    || isLetter($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }) ? value : nil
         case "color", "bgcolor":
-            return value.utf8.count <= 32 && value.utf8.allSatisfy({ isDigit($0) || isLetter($0) || "#(),. %".utf8.contains($0) }) ? value : nil
+            return value.utf8.count <= 32
+                && value.utf8.allSatisfy({ isDigit($0) || isLetter($0) || "#(),. %".utf8.contains($0) }) ? value : nil
         case "align":
-            return ["left", "right", "center", "justify", "middle", "top", "bottom", "absmiddle", "baseline"].contains(value.lowercased()) ? value : nil
+            return ["left", "right", "center", "justify", "middle", "top", "bottom", "absmiddle",
+                    "baseline"].contains(value.lowercased()) ? value : nil
         case "valign":
             return ["top", "middle", "bottom", "baseline"].contains(value.lowercased()) ? value : nil
         case "dir":
@@ -83,10 +87,12 @@ enum HTMLPolicy {
             return ["1", "a", "A", "i", "I", "disc", "circle", "square"].contains(value) ? value : nil
         case "class":
             let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
-                .filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy({ isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) }
+                .filter { $0.utf8.count <= 64
+                    && $0.utf8.allSatisfy({ isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) }
             return tokens.isEmpty ? nil : tokens.prefix(32).joined(separator: " ")
         case "lang", "scope", "frame", "rules", "datetime", "headers":
-            return value.utf8.count <= 64 && value.utf8.allSatisfy({ isDigit($0) || isLetter($0) || "-_:. ".utf8.contains($0) }) ? value : nil
+            return value.utf8.count <= 64
+                && value.utf8.allSatisfy({ isDigit($0) || isLetter($0) || "-_:. ".utf8.contains($0) }) ? value : nil
         case "nowrap", "reversed", "noshade", "open":
             return ""
         default:   // free text: title, alt, summary, abbr, face

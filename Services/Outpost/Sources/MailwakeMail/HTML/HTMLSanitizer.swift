@@ -62,7 +62,8 @@ public struct HTMLSanitizer: Sendable {
         }
         let depth = HTMLNestingScan.depth(of: input, limit: configuration.maxDepth)
         guard depth <= configuration.maxDepth else {
-            return Result(html: nil, omittedReason: "the HTML nests more than \(configuration.maxDepth) levels deep", text: HTMLTextRenderer.tagStripped(input),
+            return Result(html: nil, omittedReason: "the HTML nests more than \(configuration.maxDepth) levels deep",
+                          text: HTMLTextRenderer.tagStripped(input),
                           remoteImages: [], contentIDs: [], truncated: truncated)
         }
         guard let document = HTMLDocument(input) else {

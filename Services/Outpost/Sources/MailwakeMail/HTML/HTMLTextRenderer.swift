@@ -11,11 +11,13 @@ enum HTMLTextRenderer {
     /// Renders the document.
     static func render(_ document: HTMLDocument) -> String {
         var out = TextBuffer()
-        var stack: [(next: Int, end: Int, name: String, pre: Bool)] = [(document.children.lowerBound, document.children.upperBound, "", false)]
+        var stack: [(next: Int, end: Int, name: String, pre: Bool)] = [(document.children.lowerBound, document.children.upperBound, "",
+                                                                        false)]
         while !stack.isEmpty {
             let top = stack.count - 1
             guard stack[top].next < stack[top].end else {
-                if blocks.contains(stack[top].name) { out.breakLine(paragraph: ["p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "ul", "ol"].contains(stack[top].name)) }
+                if blocks.contains(stack[top].name) { out.breakLine(paragraph: ["p", "h1", "h2", "h3", "h4", "h5", "h6", "table",
+                                                                                "blockquote", "ul", "ol"].contains(stack[top].name)) }
                 stack.removeLast()
                 continue
             }
@@ -66,7 +68,8 @@ enum HTMLTextRenderer {
                 i = j + 1
                 if name == "script" || name == "style" || name == "head" || name == "title" {
                     let close = Array("</\(name)".utf8)
-                    while i + close.count <= html.count, !html[i..<(i + close.count)].map({ $0 | 0x20 }).elementsEqual(close.map { $0 | 0x20 }) { i += 1 }
+                    while i + close.count <= html.count,
+                          !html[i..<(i + close.count)].map({ $0 | 0x20 }).elementsEqual(close.map { $0 | 0x20 }) { i += 1 }
                 }
                 out.append(UInt8(ascii: " "))
             } else {

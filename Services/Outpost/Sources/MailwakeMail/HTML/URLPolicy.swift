@@ -55,7 +55,8 @@ enum URLPolicy {
     /// A citation URL (`blockquote cite`): http(s) only.
     static func citation(_ raw: String) -> Verdict {
         let url = clean(raw)
-        guard url.utf8.count <= 8192, let scheme = scheme(of: url), scheme == "http" || scheme == "https", hasAuthority(url, scheme: scheme) else { return .drop }
+        guard url.utf8.count <= 8192, let scheme = scheme(of: url), scheme == "http" || scheme == "https",
+              hasAuthority(url, scheme: scheme) else { return .drop }
         return .keep(url)
     }
 
@@ -76,9 +77,11 @@ enum URLPolicy {
             guard url.utf8.count <= maxDataBytes else { return .drop }
             let header = url.dropFirst(5).prefix { $0 != "," }
             let parts = header.split(separator: ";").map { $0.lowercased().trimmingSpaces }
-            guard let type = parts.first, dataImageTypes.contains(type), parts.dropFirst().allSatisfy({ $0 == "base64" }), parts.count == 2 else { return .drop }
+            guard let type = parts.first, dataImageTypes.contains(type), parts.dropFirst().allSatisfy({ $0 == "base64" }),
+                  parts.count == 2 else { return .drop }
             let payload = url.dropFirst(5 + header.count + 1)
-            guard payload.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+/=".unicodeScalars.contains($0) }) else { return .drop }
+            guard payload.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0)
+                || "+/=".unicodeScalars.contains($0) }) else { return .drop }
             return .keep(url)
         default:
             return .drop

@@ -47,14 +47,16 @@ public struct MessageBody: Sendable, Hashable {
         text = Self.string(raw.text)
         textTruncated = raw.html_truncated != 0 || raw.text_truncated != 0
         inlineParts = (0..<raw.inline_count).map { i in
-            InlinePart(contentID: Self.string(raw.inlines[i].content_id) ?? "", contentType: Self.string(raw.inlines[i].content_type) ?? "application/octet-stream",
+            InlinePart(contentID: Self.string(raw.inlines[i].content_id) ?? "",
+                       contentType: Self.string(raw.inlines[i].content_type) ?? "application/octet-stream",
                        size: raw.inlines[i].size)
         }
         attachmentCount = raw.attachment_count
     }
 
     /// The decoded bytes and media type of the inline image with `contentID`, or nil.
-    public static func inlinePart(rfc822 data: [UInt8], contentID: String, limits: Limits = .init()) throws(MessageBodyError) -> (contentType: String, bytes: [UInt8])? {
+    public static func inlinePart(rfc822 data: [UInt8], contentID: String,
+                                  limits: Limits = .init()) throws(MessageBodyError) -> (contentType: String, bytes: [UInt8])? {
         var raw = mw_mime_body()
         try parse(data, limits: limits, wantContentID: contentID, into: &raw)
         defer { mw_mime_body_free(&raw) }
@@ -62,10 +64,12 @@ public struct MessageBody: Sendable, Hashable {
         return (string(raw.part_type) ?? "application/octet-stream", Array(UnsafeBufferPointer(start: data, count: raw.part_length)))
     }
 
-    private static func parse(_ data: [UInt8], limits: Limits, wantContentID: String?, into raw: inout mw_mime_body) throws(MessageBodyError) {
+    private static func parse(_ data: [UInt8], limits: Limits, wantContentID: String?,
+                              into raw: inout mw_mime_body) throws(MessageBodyError) {
         let rc = data.withUnsafeBufferPointer { bytes in
             if let wantContentID {
-                return wantContentID.withCString { mw_mime_body_parse(bytes.baseAddress, bytes.count, limits.maxTextBytes, limits.maxInlineParts, $0, &raw) }
+                return wantContentID.withCString { mw_mime_body_parse(bytes.baseAddress, bytes.count, limits.maxTextBytes,
+                                                                      limits.maxInlineParts, $0, &raw) }
             }
             return mw_mime_body_parse(bytes.baseAddress, bytes.count, limits.maxTextBytes, limits.maxInlineParts, nil, &raw)
         }

@@ -39,7 +39,8 @@ extension OutpostAPI {
             throw HTTPError(.notFound, code: .partNotFound, detail: "the message has no inline raster image with this Content-ID")
         }
         metrics.bodyRead("part")
-        return HTTPResponse(status: .ok, headers: ["Content-Type": found.contentType.lowercased(), "Content-Disposition": "inline"], body: found.bytes)
+        return HTTPResponse(status: .ok, headers: ["Content-Type": found.contentType.lowercased(), "Content-Disposition": "inline"],
+                            body: found.bytes)
     }
 
     /// The request's `ref`, verified (§7): this outpost's signature, issued
@@ -68,9 +69,13 @@ extension OutpostAPI {
             return try await fetcher.fetch(mailboxID: mailboxID, folder: ref.folder, uidValidity: ref.uidValidity, uid: ref.uid)
         } catch let failure as MessageFetcher.Failure {
             switch failure {
-            case .folderReset: throw HTTPError(.gone, code: .folderReset, detail: "the folder was reset on the mail server (UIDVALIDITY changed); the message can no longer be found by this reference")
+            case .folderReset:
+                throw HTTPError(.gone, code: .folderReset,
+                                detail: "the folder was reset on the mail server (UIDVALIDITY changed); "
+                                    + "the message can no longer be found by this reference")
             case .gone: throw HTTPError(.notFound, code: .messageGone, detail: "the message or its mailbox no longer exists")
-            case .server(let reason): throw HTTPError(.badGateway, code: .mailServer, detail: "the mail server did not give the message: \(reason)")
+            case .server(let reason): throw HTTPError(.badGateway, code: .mailServer,
+                                                      detail: "the mail server did not give the message: \(reason)")
             }
         }
     }

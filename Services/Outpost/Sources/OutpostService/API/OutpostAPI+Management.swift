@@ -15,14 +15,16 @@ extension OutpostAPI {
             manage.patch("/v1/mailboxes/{id}") { request, context in
                 try await updateMailbox(request, id: try mailboxID(context), by: try manager(context))
             }
-            manage.delete("/v1/mailboxes/{id}") { _, context in try await removeMailbox(id: try mailboxID(context), by: try manager(context)) }
+            manage.delete("/v1/mailboxes/{id}") { _, context in try await removeMailbox(id: try mailboxID(context),
+                                                                                        by: try manager(context)) }
             manage.post("/v1/mailboxes/{id}/test") { _, context in try await testMailbox(id: try mailboxID(context)) }
             manage.get("/v1/rules") { _, _ in try await listRules() }
             manage.put("/v1/rules") { request, context in try await setRule(request, by: try manager(context)) }
             manage.delete("/v1/rules") { request, context in try await removeRule(request, by: try manager(context)) }
             manage.get("/v1/channels") { _, _ in try await listChannels() }
             manage.post("/v1/channels") { request, context in try await addChannel(request, by: try manager(context)) }
-            manage.delete("/v1/channels/{name}") { _, context in try await removeChannel(try context.parameter("name"), by: try manager(context)) }
+            manage.delete("/v1/channels/{name}") { _, context in try await removeChannel(try context.parameter("name"),
+                                                                                         by: try manager(context)) }
             manage.post("/v1/channels/{name}/test") { _, context in try await testChannel(try context.parameter("name")) }
             manage.get("/v1/devices") { _, _ in try await listDevices() }
             manage.post("/v1/devices/{id}/permissions") { request, context in
@@ -42,7 +44,8 @@ extension OutpostAPI {
     }
 
     private func mailboxID(_ context: RequestContext) throws -> Int64 {
-        guard let id = Int64(try context.parameter("id")), id > 0 else { throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id") }
+        guard let id = Int64(try context.parameter("id")),
+              id > 0 else { throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id") }
         return id
     }
 
@@ -99,23 +102,32 @@ extension OutpostAPI {
 
     private func addMailbox(_ request: HTTPRequest, by device: KnownDevice) async throws -> HTTPResponse {
         let body = try request.decodeJSON(ManagementRequests.MailboxCreate.self, maxBytes: 16 * 1024)
-        guard (1...64).contains(body.label.count), !body.label.contains("/") else { throw invalid("label must be 1 to 64 characters without '/'") }
-        guard (1...253).contains(body.host.utf8.count), body.host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw invalid("host must be a host name or address") }
-        guard let security = IMAPEndpoint.Security(rawValue: body.tls ?? "implicit") else { throw invalid("tls must be implicit, starttls or none") }
-        if security == .none, !["127.0.0.1", "::1", "localhost"].contains(body.host) { throw invalid("tls none is allowed for a loopback server only") }
-        guard (1...1024).contains(body.user.utf8.count), (1...1024).contains(body.password.utf8.count) else { throw invalid("user and password must be 1 to 1024 bytes") }
+        guard (1...64).contains(body.label.count),
+              !body.label.contains("/") else { throw invalid("label must be 1 to 64 characters without '/'") }
+        guard (1...253).contains(body.host.utf8.count),
+              body.host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw invalid("host must be a host name or address") }
+        guard let security = IMAPEndpoint.Security(rawValue: body.tls
+            ?? "implicit") else { throw invalid("tls must be implicit, starttls or none") }
+        if security == .none,
+           !["127.0.0.1", "::1", "localhost"].contains(body.host) { throw invalid("tls none is allowed for a loopback server only") }
+        guard (1...1024).contains(body.user.utf8.count),
+              (1...1024).contains(body.password.utf8.count) else { throw invalid("user and password must be 1 to 1024 bytes") }
         let folders = body.folders ?? ["INBOX"]
-        guard (1...100).contains(folders.count), folders.allSatisfy({ (1...512).contains($0.utf8.count) }), Set(folders).count == folders.count else {
+        guard (1...100).contains(folders.count), folders.allSatisfy({ (1...512).contains($0.utf8.count) }),
+              Set(folders).count == folders.count else {
             throw invalid("folders must be 1 to 100 distinct names")
         }
         let maxConnections = body.maxConnections ?? 10
         guard (1...50).contains(maxConnections) else { throw invalid("max_connections must be 1 to 50") }
-        guard try await store.mailbox(label: body.label) == nil else { throw HTTPError(.conflict, code: .labelTaken, detail: "a mailbox has this label already") }
-        let record = MailboxRecord(label: body.label, endpoint: IMAPEndpoint(host: body.host, port: body.port, security: security), username: body.user,
+        guard try await store.mailbox(label: body.label) == nil else { throw HTTPError(.conflict, code: .labelTaken,
+                                                                                       detail: "a mailbox has this label already") }
+        let record = MailboxRecord(label: body.label, endpoint: IMAPEndpoint(host: body.host, port: body.port, security: security),
+                                   username: body.user,
                                    authentication: .password, folders: folders, maxConnections: maxConnections)
         let probe: MailboxProbe
         do { probe = try await MailboxProbe.run(record, secret: body.password) } catch {
-            throw HTTPError(.unprocessableContent, code: .mailboxUnreachable, detail: "the outpost could not log in to the mailbox: \(error)")
+            throw HTTPError(.unprocessableContent, code: .mailboxUnreachable,
+                            detail: "the outpost could not log in to the mailbox: \(error)")
         }
         let existing = Set(probe.folders.filter(\.isSelectable).map(\.name))
         if let missing = folders.first(where: { !existing.contains($0) }) {
@@ -130,19 +142,23 @@ extension OutpostAPI {
     private func updateMailbox(_ request: HTTPRequest, id: Int64, by device: KnownDevice) async throws -> HTTPResponse {
         let body = try request.decodeJSON(ManagementRequests.MailboxUpdate.self, maxBytes: 16 * 1024)
         if let folders = body.folders {
-            guard (1...100).contains(folders.count), folders.allSatisfy({ (1...512).contains($0.utf8.count) }), Set(folders).count == folders.count else {
+            guard (1...100).contains(folders.count), folders.allSatisfy({ (1...512).contains($0.utf8.count) }),
+                  Set(folders).count == folders.count else {
                 throw invalid("folders must be 1 to 100 distinct names")
             }
         }
         if let n = body.maxConnections, !(1...50).contains(n) { throw invalid("max_connections must be 1 to 50") }
         if let p = body.password, !(1...1024).contains(p.utf8.count) { throw invalid("password must be 1 to 1024 bytes") }
-        guard try await store.updateMailbox(id, folders: body.folders, maxConnections: body.maxConnections, enabled: body.enabled, secret: body.password),
+        guard try await store.updateMailbox(id, folders: body.folders, maxConnections: body.maxConnections, enabled: body.enabled,
+                                            secret: body.password),
               let updated = try await store.mailbox(id: id) else {
             throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id")
         }
-        let changed = [body.folders.map { _ in "folders" }, body.maxConnections.map { _ in "max_connections" }, body.enabled.map { "enabled=\($0)" },
+        let changed = [body.folders.map { _ in "folders" }, body.maxConnections.map { _ in "max_connections" },
+                       body.enabled.map { "enabled=\($0)" },
                        body.password.map { _ in "password" }].compactMap { $0 }
-        try await store.logChange(actor: device.deviceID, action: "mailbox update", detail: "\(updated.label): \(changed.joined(separator: ", "))")
+        try await store.logChange(actor: device.deviceID, action: "mailbox update",
+                                  detail: "\(updated.label): \(changed.joined(separator: ", "))")
         reconfigured?.ring()
         let states = try await store.folderStates(mailboxID: id)
         return json { w in ManagementJSON.mailbox(&w, updated, states: states) }
@@ -159,7 +175,8 @@ extension OutpostAPI {
     }
 
     private func testMailbox(id: Int64) async throws -> HTTPResponse {
-        guard let mailbox = try await store.mailbox(id: id) else { throw HTTPError(.notFound, code: .noSuchMailbox, detail: "no mailbox with this id") }
+        guard let mailbox = try await store.mailbox(id: id) else { throw HTTPError(.notFound, code: .noSuchMailbox,
+                                                                                   detail: "no mailbox with this id") }
         let secret = try await store.mailboxSecret(id)
         do {
             let probe = try await MailboxProbe.run(mailbox, secret: secret)
@@ -214,7 +231,8 @@ extension OutpostAPI {
         }
         rule.show = show
         try await store.setRule(rule)
-        try await store.logChange(actor: device.deviceID, action: "rule set", detail: "mailbox \(rule.mailboxID.map(String.init) ?? "all") folder \(rule.folder ?? "all")")
+        try await store.logChange(actor: device.deviceID, action: "rule set",
+                                  detail: "mailbox \(rule.mailboxID.map(String.init) ?? "all") folder \(rule.folder ?? "all")")
         return json { w in ManagementJSON.rule(&w, rule) }
     }
 
@@ -228,7 +246,8 @@ extension OutpostAPI {
         guard try await store.removeRule(mailboxID: mailboxID, folder: folder) else {
             throw HTTPError(.notFound, code: .noSuchRule, detail: "no rule for this scope")
         }
-        try await store.logChange(actor: device.deviceID, action: "rule remove", detail: "mailbox \(mailboxID.map(String.init) ?? "all") folder \(folder ?? "all")")
+        try await store.logChange(actor: device.deviceID, action: "rule remove",
+                                  detail: "mailbox \(mailboxID.map(String.init) ?? "all") folder \(folder ?? "all")")
         return .empty()
     }
 
@@ -248,7 +267,8 @@ extension OutpostAPI {
         guard (1...64).contains(body.name.count) else { throw invalid("name must be 1 to 64 characters") }
         guard let kind = ChannelRecord.Kind(rawValue: body.kind) else { throw invalid("kind must be bark, pushover or webhook") }
         // Public https only from the App: a LAN or http target needs the owner's CLI (--allow-private).
-        guard let url = URLComponents(string: body.url), url.scheme == "https", url.host?.isEmpty == false, body.url.utf8.count <= 2048 else {
+        guard let url = URLComponents(string: body.url), url.scheme == "https", url.host?.isEmpty == false,
+              body.url.utf8.count <= 2048 else {
             throw invalid("url must be an https URL")
         }
         var record = ChannelRecord(name: body.name, kind: kind, url: body.url)
@@ -259,12 +279,14 @@ extension OutpostAPI {
             guard let key = body.deviceKey, (1...256).contains(key.utf8.count) else { throw invalid("device_key is required for bark") }
             secrets.deviceKey = key
             if let level = body.level {
-                guard ["active", "timeSensitive", "passive", "critical"].contains(level) else { throw invalid("level must be active, timeSensitive, passive or critical") }
+                guard ["active", "timeSensitive", "passive",
+                       "critical"].contains(level) else { throw invalid("level must be active, timeSensitive, passive or critical") }
                 record.options.level = level
             }
             record.options.group = body.group
         case .pushover:
-            guard let user = body.userKey, let token = body.appToken, (1...256).contains(user.utf8.count), (1...256).contains(token.utf8.count) else {
+            guard let user = body.userKey, let token = body.appToken, (1...256).contains(user.utf8.count),
+                  (1...256).contains(token.utf8.count) else {
                 throw invalid("user_key and app_token are required for pushover")
             }
             secrets.userKey = user
@@ -275,15 +297,18 @@ extension OutpostAPI {
             }
         case .webhook:
             let secret = try body.webhookSecret ?? ChannelRequest.newWebhookSecret()
-            guard ChannelRequest.webhookKey(secret) != nil else { throw invalid("webhook_secret must be whsec_ followed by base64 of 16 to 64 bytes") }
+            guard ChannelRequest.webhookKey(secret) != nil else { throw invalid("webhook_secret must be whsec_ followed by base64 of 16 " +
+                                                                                "to 64 bytes") }
             secrets.webhookSecret = secret
             if body.webhookSecret == nil { generatedSecret = secret }
         }
         if let link = body.link {
-            guard let l = URLComponents(string: link), ["https", "http"].contains(l.scheme ?? ""), link.utf8.count <= 2048 else { throw invalid("link must be an http(s) URL") }
+            guard let l = URLComponents(string: link), ["https", "http"].contains(l.scheme ?? ""),
+                  link.utf8.count <= 2048 else { throw invalid("link must be an http(s) URL") }
             record.options.link = link
         }
-        guard try await store.channel(name: record.name) == nil else { throw HTTPError(.conflict, code: .nameTaken, detail: "a channel has this name already") }
+        guard try await store.channel(name: record.name) == nil else { throw HTTPError(.conflict, code: .nameTaken,
+                                                                                       detail: "a channel has this name already") }
         let stored = try await store.addChannel(record, secrets: secrets)
         try await store.logChange(actor: device.deviceID, action: "channel add", detail: "\(stored.name) (\(stored.kind.rawValue))")
         return json(.created) { w in
@@ -299,16 +324,19 @@ extension OutpostAPI {
     }
 
     private func removeChannel(_ name: String, by device: KnownDevice) async throws -> HTTPResponse {
-        guard try await store.removeChannel(name: name) else { throw HTTPError(.notFound, code: .noSuchChannel, detail: "no channel with this name") }
+        guard try await store.removeChannel(name: name) else { throw HTTPError(.notFound, code: .noSuchChannel,
+                                                                               detail: "no channel with this name") }
         try await store.logChange(actor: device.deviceID, action: "channel remove", detail: name)
         return .empty()
     }
 
     private func testChannel(_ name: String) async throws -> HTTPResponse {
-        guard let channel = try await store.channel(name: name) else { throw HTTPError(.notFound, code: .noSuchChannel, detail: "no channel with this name") }
+        guard let channel = try await store.channel(name: name) else { throw HTTPError(.notFound, code: .noSuchChannel,
+                                                                                       detail: "no channel with this name") }
         let secrets = try await store.channelSecrets(channel.id)
         let now = clock()
-        let content = NotificationContent(mailbox: "test", folder: "INBOX", from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
+        let content = NotificationContent(mailbox: "test", folder: "INBOX",
+                                          from: .init(name: "Mailwake outpost", address: "outpost@localhost"),
                                           subject: "Test notification from your outpost", receivedAt: UInt64(now), code: "123456")
         let sender = ChannelSender()
         defer { sender.shutdown() }
@@ -345,9 +373,11 @@ extension OutpostAPI {
         }
         if let ids = body.mailboxIDs {
             let known = Set(try await store.mailboxes().map(\.id))
-            guard !ids.isEmpty, ids.count <= 100, ids.allSatisfy(known.contains) else { throw invalid("mailbox_ids must name existing mailboxes") }
+            guard !ids.isEmpty, ids.count <= 100,
+                  ids.allSatisfy(known.contains) else { throw invalid("mailbox_ids must name existing mailboxes") }
         }
-        guard try await store.knownDevice(deviceID) != nil else { throw HTTPError(.notFound, code: .noSuchDevice, detail: "no device with this id") }
+        guard try await store.knownDevice(deviceID) != nil else { throw HTTPError(.notFound, code: .noSuchDevice,
+                                                                                  detail: "no device with this id") }
         try await store.grant(scope, to: deviceID, mailboxIDs: scope == .content ? body.mailboxIDs : nil, by: device.deviceID)
         let updated = try await store.knownDevice(deviceID)!
         let pairings = try await store.pairings()
@@ -355,13 +385,17 @@ extension OutpostAPI {
     }
 
     private func revoke(_ scopeName: String, from deviceID: String, by device: KnownDevice) async throws -> HTTPResponse {
-        guard let scope = ManagementScope(rawValue: scopeName) else { throw HTTPError(.notFound, code: .noSuchScope, detail: "a scope is manage, content or push") }
+        guard let scope = ManagementScope(rawValue: scopeName) else { throw HTTPError(.notFound, code: .noSuchScope,
+                                                                                      detail: "a scope is manage, content or push") }
         guard !(scope == .manage && deviceID == device.deviceID) else {
             throw HTTPError(.conflict, code: .ownManagePermission,
-                            detail: "a device cannot revoke its own manage permission: another managing device or `mailwake-outpost devices revoke` can")
+                            detail: "a device cannot revoke its own manage permission: another managing device or `mailwake-outpost " +
+                                    "devices revoke` can")
         }
         guard scope != .push else {
-            throw HTTPError(.conflict, code: .pushViaRelay, detail: "push ends by unpairing: DELETE /v1/pairings/{id} at the relay, or `mailwake-outpost devices revoke ID push`")
+            throw HTTPError(.conflict, code: .pushViaRelay,
+                            detail: "push ends by unpairing: DELETE /v1/pairings/{id} at the relay, or `mailwake-outpost devices revoke " +
+                                    "ID push`")
         }
         guard try await store.revoke(scope, from: deviceID, by: device.deviceID) else {
             throw HTTPError(.notFound, code: .noSuchPermission, detail: "the device does not hold this permission")

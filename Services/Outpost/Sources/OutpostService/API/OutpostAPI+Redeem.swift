@@ -13,7 +13,8 @@ extension OutpostAPI {
         // The invitation first: verifying the signature records its nonce, and a
         // request without a real token must not make the outpost write anything.
         let tokenHash = SHA256.hash(consent.token).bytes
-        guard let invitation = try await store.invitation(tokenHash: tokenHash), ConstantTime.equals(invitation.tokenHash, tokenHash) else {
+        guard let invitation = try await store.invitation(tokenHash: tokenHash),
+              ConstantTime.equals(invitation.tokenHash, tokenHash) else {
             throw HTTPError(.unauthorized, code: .badCredential, detail: "no invitation has this token")
         }
         try await gate.verifyFirstContact(request, key: consent.deviceSigningKey, field: "device_signing_key")
@@ -21,7 +22,8 @@ extension OutpostAPI {
         guard consent.expiresAt == invitation.expiresAt else {
             throw HTTPError(.unauthorized, code: .badCredential, detail: "exp does not match the invitation")
         }
-        guard invitation.redeemedAt == nil else { throw HTTPError(.conflict, code: .invitationUsed, detail: "the invitation was already used") }
+        guard invitation.redeemedAt == nil else { throw HTTPError(.conflict, code: .invitationUsed,
+                                                                  detail: "the invitation was already used") }
         guard clock() <= invitation.expiresAt else { throw HTTPError(.gone, code: .expired, detail: "the invitation has expired") }
         let granted: [ManagementScope]
         do {

@@ -63,7 +63,8 @@ public struct OutpostAPI: Sendable {
     }
 
     /// The listener settings for `listen` with `tls`; `perIPConnectionLimit` is `PER_IP_CONNECTION_LIMIT` (0: none).
-    public static func listenerConfiguration(listen: ListenAddress, tls: OutpostTLS, perIPConnectionLimit: Int = 32) -> HTTPServer.Configuration {
+    public static func listenerConfiguration(listen: ListenAddress, tls: OutpostTLS,
+                                             perIPConnectionLimit: Int = 32) -> HTTPServer.Configuration {
         var c = HTTPServer.Configuration()
         c.name = "api"
         c.host = listen.host

@@ -45,7 +45,8 @@ public struct OutpostTLS: Sendable {
     public static func origin(_ api: OutpostConfiguration.API) throws -> String {
         let configured = api.publicURL
         if !configured.isEmpty {
-            guard let c = URLComponents(string: configured), c.scheme == "https", c.host?.isEmpty == false, c.path.isEmpty || c.path == "/", c.query == nil else {
+            guard let c = URLComponents(string: configured), c.scheme == "https", c.host?.isEmpty == false,
+                  c.path.isEmpty || c.path == "/", c.query == nil else {
                 throw ConfigurationError(key: OutpostSettings.spec.key(OutpostSettings.publicURL),
                                          reason: "must be an https origin such as https://mail.example.net:8443", shownValue: configured)
             }

@@ -24,7 +24,9 @@ public enum OutpostAdmin {
             if let pending = try? await store.pendingCount() { metrics.setPendingDeliveries(pending) }
             metrics.refreshCoverage(now: WallClock.fractionalSeconds())
         })
-        let configuration = AdminListener.configuration(listen, tls: tls.map { .init(certificatePath: $0.certificatePath, privateKeyPath: $0.keyPath) },
+        let configuration = AdminListener.configuration(listen,
+                                                        tls: tls.map { .init(certificatePath: $0.certificatePath,
+                                                                             privateKeyPath: $0.keyPath) },
                                                         metricsPrefix: "mailwake_outpost")
         return HTTPServer(configuration: configuration, router: router, logger: logger, metrics: metrics.registry)
     }

@@ -41,7 +41,8 @@ public enum BackupEncryption {
         do {
             let salt = try SecureRandom.bytes(saltByteCount)
             let nonce = try SecureRandom.bytes(AESGCM.nonceByteCount)
-            let header = magic + [version, scrypt, UInt8(parameters.logN), UInt8(parameters.r), UInt8(parameters.p), UInt8(saltByteCount)] + salt + nonce
+            let header = magic + [version, scrypt, UInt8(parameters.logN), UInt8(parameters.r), UInt8(parameters.p),
+                                  UInt8(saltByteCount)] + salt + nonce
             let key = try Scrypt.deriveKey(passphrase: passphrase, salt: salt, logN: parameters.logN, r: parameters.r, p: parameters.p)
             return header + (try AESGCM.seal(archive, using: key, nonce: nonce, authenticating: header))
         } catch {
@@ -56,12 +57,18 @@ public enum BackupEncryption {
         var i = magic.count
         guard data.count >= i + 6 else { throw damaged() }
         guard data[i] == version else {
-            throw OutpostError(.storage, "the backup's encryption format \(data[i]) is newer than this mailwake-outpost understands (1): upgrade to restore it")
+            throw OutpostError(.storage,
+                               "the backup's encryption format \(data[i]) is newer than this mailwake-outpost understands (1): upgrade " +
+                               "to restore it")
         }
-        guard data[i + 1] == scrypt else { throw OutpostError(.storage, "the backup names a key derivation this version does not know (\(data[i + 1]))") }
+        guard data[i + 1] == scrypt else { throw OutpostError(.storage,
+                                                              "the backup names a key derivation this version does not know " +
+                                                              "(\(data[i + 1]))") }
         let parameters = Parameters(logN: Int(data[i + 2]), r: Int(data[i + 3]), p: Int(data[i + 4]))
         guard parameters.isAcceptable else {
-            throw OutpostError(.storage, "the backup asks for scrypt parameters out of range (log2 N \(parameters.logN), r \(parameters.r), p \(parameters.p)): refusing")
+            throw OutpostError(.storage,
+                               "the backup asks for scrypt parameters out of range (log2 N \(parameters.logN), r \(parameters.r), p " +
+                               "\(parameters.p)): refusing")
         }
         let saltCount = Int(data[i + 5])
         i += 6
@@ -80,7 +87,8 @@ public enum BackupEncryption {
         do {
             return try AESGCM.open(Array(data[i...]), using: key, nonce: nonce, authenticating: header)
         } catch {
-            throw OutpostError(.storage, "the passphrase is wrong, or the backup was altered or damaged: it does not decrypt (nothing was restored)")
+            throw OutpostError(.storage,
+                               "the passphrase is wrong, or the backup was altered or damaged: it does not decrypt (nothing was restored)")
         }
     }
 

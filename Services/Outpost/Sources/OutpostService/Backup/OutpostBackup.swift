@@ -18,7 +18,8 @@ public enum OutpostBackup {
         let snapshot = store.directory.path + "/.backup-\(UUID().uuidString).db"
         defer { try? FileManager.default.removeItem(atPath: snapshot) }
         _ = try await store.database.backup(to: snapshot)
-        guard let database = FileManager.default.contents(atPath: snapshot), let secret = FileManager.default.contents(atPath: store.directory.secretKeyPath) else {
+        guard let database = FileManager.default.contents(atPath: snapshot),
+              let secret = FileManager.default.contents(atPath: store.directory.secretKeyPath) else {
             throw OutpostError(.storage, "cannot read the snapshot or secret.key")
         }
         var archive = TarArchive.write([
@@ -42,7 +43,8 @@ public enum OutpostBackup {
     /// Restores an archive into `directory`, which must be empty or absent,
     /// and checks that the identity opens. An encrypted archive needs
     /// `passphrase`; it is decrypted before anything is written.
-    public static func restore(from path: String, into directory: DataDirectory, passphrase: [UInt8]? = nil) async throws -> OutpostIdentity {
+    public static func restore(from path: String, into directory: DataDirectory,
+                               passphrase: [UInt8]? = nil) async throws -> OutpostIdentity {
         guard let read = FileManager.default.contents(atPath: path) else { throw OutpostError(.storage, "cannot read \(path)") }
         var data = Array(read)
         if BackupEncryption.isEncrypted(data) {
@@ -50,7 +52,8 @@ public enum OutpostBackup {
             data = try BackupEncryption.open(data, passphrase: passphrase)
         }
         guard let entries = TarArchive.read(data), entries.contains(where: { $0.name == marker }),
-              let database = entries.first(where: { $0.name == "outpost.db" }), let secret = entries.first(where: { $0.name == "secret.key" })
+              let database = entries.first(where: { $0.name == "outpost.db" }), let secret =
+                  entries.first(where: { $0.name == "secret.key" })
         else { throw OutpostError(.storage, "\(path) is not an outpost backup") }
         if let existing = try? FileManager.default.contentsOfDirectory(atPath: directory.path), !existing.isEmpty {
             throw OutpostError(.alreadyInitialized, "\(directory.path) is not empty: restore into an empty data directory")

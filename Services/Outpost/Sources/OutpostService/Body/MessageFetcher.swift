@@ -36,7 +36,8 @@ public actor MessageFetcher {
     }
 
     /// An authenticated connection.
-    // Safe to share: a connection is checked out of the pool by exactly one request, which uses it from one thread until it checks it back in.
+    // Safe to share: a connection is checked out of the pool by exactly one request, which uses it from one thread until it checks it back
+    // in.
     final class Connection: @unchecked Sendable {
         let client: IMAPClient
         var lastUsed = Date()

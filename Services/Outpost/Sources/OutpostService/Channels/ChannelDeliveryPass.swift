@@ -27,27 +27,32 @@ public struct ChannelDeliveryPass: Sendable {
         for d in due {
             let now = store.clock()
             guard let channel = channels[d.channelID], channel.enabled else {
-                try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now, error: "the channel is disabled")
+                try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now,
+                                                      error: "the channel is disabled")
                 if let channel = channels[d.channelID] { metrics.channelDelivery(channel.kind, "failed") }
                 continue
             }
             if now >= d.expiresAt {
-                try await store.updateChannelDelivery(d.channelID, d.eventID, status: .expired, nextAttemptAt: now, error: "not delivered in time")
+                try await store.updateChannelDelivery(d.channelID, d.eventID, status: .expired, nextAttemptAt: now,
+                                                      error: "not delivered in time")
                 metrics.channelDelivery(channel.kind, "expired")
                 continue
             }
             let content: NotificationContent
             do {
-                content = try NotificationContent.decode(try store.box.open(d.payloadSealed, purpose: "channel-delivery", context: "channel-delivery:\(d.channelID):\(d.eventID)"))
+                content = try NotificationContent.decode(try store.box.open(d.payloadSealed, purpose: "channel-delivery",
+                                                                            context: "channel-delivery:\(d.channelID):\(d.eventID)"))
             } catch {
-                try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now, error: "the stored notification does not open")
+                try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now,
+                                                      error: "the stored notification does not open")
                 metrics.channelDelivery(channel.kind, "failed")
                 continue
             }
             let secrets = try await store.channelSecrets(channel.id)
             let (outcome, quota) = await sender.deliver(content, eventID: d.eventID, channel: channel, secrets: secrets, now: now)
             if let quota, quota.isLow {
-                logger.warning("Pushover quota running low", ["channel": .string(channel.name), "remaining": .int(quota.remaining), "limit": .int(quota.limit)])
+                logger.warning("Pushover quota running low",
+                               ["channel": .string(channel.name), "remaining": .int(quota.remaining), "limit": .int(quota.limit)])
             }
             switch outcome {
             case .sent:
@@ -57,7 +62,8 @@ public struct ChannelDeliveryPass: Sendable {
                 let next = now + max(after, Self.backoff(attempts: d.attempts + 1))
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .pending, nextAttemptAt: next, error: reason)
                 metrics.channelDelivery(channel.kind, "retried")
-                logger.info("channel delivery will be retried", ["channel": .string(channel.name), "reason": .string(reason), "in_s": .int(Int(next - now))])
+                logger.info("channel delivery will be retried",
+                            ["channel": .string(channel.name), "reason": .string(reason), "in_s": .int(Int(next - now))])
             case .failed(let reason):
                 try await store.updateChannelDelivery(d.channelID, d.eventID, status: .failed, nextAttemptAt: now, error: reason)
                 metrics.channelDelivery(channel.kind, "failed")

@@ -61,7 +61,8 @@ public struct PushoverQuota: Sendable, Equatable {
     public var resetsAt: Int64?
 
     public init?(_ headers: HTTPHeaders) {
-        guard let limit = headers["x-limit-app-limit"].flatMap({ Int($0) }), let remaining = headers["x-limit-app-remaining"].flatMap({ Int($0) }) else {
+        guard let limit = headers["x-limit-app-limit"].flatMap({ Int($0) }),
+              let remaining = headers["x-limit-app-remaining"].flatMap({ Int($0) }) else {
             return nil
         }
         self.limit = limit

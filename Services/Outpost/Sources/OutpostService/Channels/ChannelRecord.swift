@@ -21,7 +21,8 @@ public struct ChannelRecord: Sendable, Equatable {
     /// Why the outpost disabled it (a webhook answering 410 Gone).
     public var disabledReason: String?
 
-    public init(id: Int64 = 0, name: String, kind: Kind, url: String, options: ChannelOptions = ChannelOptions(), allowPrivate: Bool = false,
+    public init(id: Int64 = 0, name: String, kind: Kind, url: String, options: ChannelOptions = ChannelOptions(),
+                allowPrivate: Bool = false,
                 enabled: Bool = true, disabledReason: String? = nil) {
         self.id = id
         self.name = name

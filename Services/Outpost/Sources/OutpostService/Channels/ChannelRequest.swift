@@ -49,7 +49,8 @@ public struct ChannelRequest: Sendable, Equatable {
         if let link = channel.options.link { fields["url"] = link }
         var payload: [String: String] = ["device_key": deviceKey]
         if let mode = channel.options.encryption {
-            guard let key = secrets.encryptionKey, key.utf8.count == 32 else { throw ChannelError("Bark encryption needs a 32-character key (AES-256)") }
+            guard let key = secrets.encryptionKey,
+                  key.utf8.count == 32 else { throw ChannelError("Bark encryption needs a 32-character key (AES-256)") }
             let plaintext = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
             let (ciphertext, iv) = try barkEncrypt(Array(plaintext), key: Array(key.utf8), mode: mode)
             payload["ciphertext"] = Data(ciphertext).base64EncodedString()
@@ -88,7 +89,8 @@ public struct ChannelRequest: Sendable, Equatable {
     /// `POST {api}/1/messages.json`, form-encoded: token, user, title, message
     /// (HTML), timestamp, priority, url.
     static func pushover(_ c: NotificationContent, channel: ChannelRecord, secrets: ChannelSecrets) throws -> ChannelRequest {
-        guard let token = secrets.appToken, let user = secrets.userKey else { throw ChannelError("the Pushover channel needs an app token and a user key") }
+        guard let token = secrets.appToken,
+              let user = secrets.userKey else { throw ChannelError("the Pushover channel needs an app token and a user key") }
         let who = sender(c)
         var title = who.isEmpty ? c.mailbox : "\(who) (\(c.mailbox))"
         if title.count > pushoverTitleLimit { title = String(title.prefix(pushoverTitleLimit - 1)) + "…" }
@@ -114,8 +116,10 @@ public struct ChannelRequest: Sendable, Equatable {
 
     /// `POST {url}` with a JSON event and `webhook-id`, `webhook-timestamp`,
     /// `webhook-signature: v1,<base64 HMAC-SHA256(key, id.timestamp.body)>`.
-    static func webhook(_ c: NotificationContent, eventID: String, channel: ChannelRecord, secrets: ChannelSecrets, now: Int64) throws -> ChannelRequest {
-        guard let secret = secrets.webhookSecret, let key = webhookKey(secret) else { throw ChannelError("the webhook channel has no valid whsec_ secret") }
+    static func webhook(_ c: NotificationContent, eventID: String, channel: ChannelRecord, secrets: ChannelSecrets,
+                        now: Int64) throws -> ChannelRequest {
+        guard let secret = secrets.webhookSecret,
+              let key = webhookKey(secret) else { throw ChannelError("the webhook channel has no valid whsec_ secret") }
         var from: [String: String] = [:]
         if !c.from.name.isEmpty { from["name"] = c.from.name }
         if !c.from.address.isEmpty { from["address"] = c.from.address }
@@ -123,7 +127,8 @@ public struct ChannelRequest: Sendable, Equatable {
         if !from.isEmpty { data["from"] = from }
         if !c.subject.isEmpty { data["subject"] = c.subject }
         if let code = c.code { data["code"] = code }
-        let event: [String: Any] = ["type": "mail.received", "timestamp": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(now))),
+        let event: [String: Any] = ["type": "mail.received",
+                                    "timestamp": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(now))),
                                     "data": data]
         let body = Array(try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes]))
         let id = "msg_\(eventID)"
@@ -136,7 +141,8 @@ public struct ChannelRequest: Sendable, Equatable {
 
     /// The key of a `whsec_<base64>` secret.
     public static func webhookKey(_ secret: String) -> [UInt8]? {
-        guard secret.hasPrefix("whsec_"), let key = Data(base64Encoded: String(secret.dropFirst(6))), key.count >= 16, key.count <= 64 else { return nil }
+        guard secret.hasPrefix("whsec_"), let key = Data(base64Encoded: String(secret.dropFirst(6))), key.count >= 16,
+              key.count <= 64 else { return nil }
         return Array(key)
     }
 
@@ -159,7 +165,8 @@ public struct ChannelRequest: Sendable, Equatable {
     }
 
     static func htmlEscape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">",
+            with: "&gt;")
     }
 
     static func formEncode(_ pairs: [(String, String)]) -> String {

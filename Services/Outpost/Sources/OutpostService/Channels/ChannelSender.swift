@@ -12,7 +12,8 @@ public final class ChannelSender: Sendable {
     public init() {}
 
     /// Sends `content` through `channel` once and reads the answer.
-    public func send(_ content: NotificationContent, eventID: String, channel: ChannelRecord, secrets: ChannelSecrets, now: Int64) async -> ChannelOutcome {
+    public func send(_ content: NotificationContent, eventID: String, channel: ChannelRecord, secrets: ChannelSecrets,
+                     now: Int64) async -> ChannelOutcome {
         await deliver(content, eventID: eventID, channel: channel, secrets: secrets, now: now).outcome
     }
 
@@ -27,7 +28,8 @@ public final class ChannelSender: Sendable {
         }
         do {
             let client = try client(for: channel)
-            let response = try await client.execute(.init(method: request.method, url: request.url, headers: request.headers, body: request.body))
+            let response = try await client.execute(.init(method: request.method, url: request.url, headers: request.headers,
+                                                          body: request.body))
             return (ChannelOutcome.of(response, kind: channel.kind), channel.kind == .pushover ? PushoverQuota(response.headers) : nil)
         } catch let error as HTTPClientError where error.code == .refusedAddress || error.code == .invalidRequest || error.code == .tls {
             return (.failed(error.message), nil)

@@ -37,7 +37,8 @@ extension OutpostStore {
             throw OutpostError(.channel, "no channel \(id)")
         }
         do {
-            return try JSONDecoder().decode(ChannelSecrets.self, from: Data(try box.open(sealed, purpose: "channel", context: "channel:\(id)")))
+            return try JSONDecoder().decode(ChannelSecrets.self,
+                                            from: Data(try box.open(sealed, purpose: "channel", context: "channel:\(id)")))
         } catch let error as OutpostError {
             throw error
         } catch {
@@ -51,7 +52,8 @@ extension OutpostStore {
 
     /// Turns a channel off, with the reason (a webhook that answered 410 Gone).
     func disableChannel(_ id: Int64, reason: String) async throws {
-        _ = try await database.execute("UPDATE channels SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?", reason, clock(), id)
+        _ = try await database.execute("UPDATE channels SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?", reason,
+                                       clock(), id)
     }
 
     // MARK: deliveries
@@ -62,14 +64,17 @@ extension OutpostStore {
             SELECT channel_id, event_id, payload_sealed, attempts, expires_at FROM channel_deliveries
             WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?
             """, now, Int64(limit)).map { row in
-            ChannelDeliveryRecord(channelID: try row.get("channel_id"), eventID: try row.get("event_id"), payloadSealed: try row.get("payload_sealed"),
-                                  attempts: Int(try row.get("attempts", as: Int64.self)), expiresAt: try row.get("expires_at"), status: .pending)
+            ChannelDeliveryRecord(channelID: try row.get("channel_id"), eventID: try row.get("event_id"),
+                                  payloadSealed: try row.get("payload_sealed"),
+                                  attempts: Int(try row.get("attempts", as: Int64.self)), expiresAt: try row.get("expires_at"),
+                                  status: .pending)
         }
     }
 
     public func channelDeliveries(historyID: Int64) async throws -> [ChannelDeliveryRecord] {
         try await database.query("""
-            SELECT channel_id, event_id, X'' AS payload_sealed, attempts, expires_at, status, last_error FROM channel_deliveries WHERE history_id = ?
+            SELECT channel_id, event_id, X'' AS payload_sealed, attempts, expires_at, status, last_error FROM channel_deliveries
+                WHERE history_id = ?
             ORDER BY channel_id
             """, historyID).map { row in
             ChannelDeliveryRecord(channelID: try row.get("channel_id"), eventID: try row.get("event_id"), payloadSealed: [],
@@ -79,7 +84,8 @@ extension OutpostStore {
         }
     }
 
-    func updateChannelDelivery(_ channelID: Int64, _ eventID: String, status: ChannelDeliveryRecord.Status, nextAttemptAt: Int64, error: String?) async throws {
+    func updateChannelDelivery(_ channelID: Int64, _ eventID: String, status: ChannelDeliveryRecord.Status, nextAttemptAt: Int64,
+                               error: String?) async throws {
         _ = try await database.execute("""
             UPDATE channel_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = ?, updated_at = ?
             WHERE channel_id = ? AND event_id = ?
@@ -87,9 +93,12 @@ extension OutpostStore {
     }
 
     private static func channel(_ row: SQLiteRow) throws -> ChannelRecord {
-        let options = (try? JSONDecoder().decode(ChannelOptions.self, from: Data((try row.get("options", as: String.self)).utf8))) ?? ChannelOptions()
-        return ChannelRecord(id: try row.get("id"), name: try row.get("name"), kind: ChannelRecord.Kind(rawValue: try row.get("kind")) ?? .webhook,
+        let options = (try? JSONDecoder().decode(ChannelOptions.self,
+                                                 from: Data((try row.get("options", as: String.self)).utf8))) ?? ChannelOptions()
+        return ChannelRecord(id: try row.get("id"), name: try row.get("name"),
+                             kind: ChannelRecord.Kind(rawValue: try row.get("kind")) ?? .webhook,
                              url: try row.get("url"), options: options, allowPrivate: try row.get("allow_private", as: Int64.self) != 0,
-                             enabled: try row.get("enabled", as: Int64.self) != 0, disabledReason: try row.get("disabled_reason", as: String?.self))
+                             enabled: try row.get("enabled", as: Int64.self) != 0,
+                             disabledReason: try row.get("disabled_reason", as: String?.self))
     }
 }

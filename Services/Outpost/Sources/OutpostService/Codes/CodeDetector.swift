@@ -43,7 +43,9 @@ public enum CodeDetector {
     /// The keywords, longest first.
     static let keywords: [Word] = CodeKeywords.all.map { word in
         func inAny(_ languages: Set<String>) -> Bool { languages.contains { CodeKeywords.byLanguage[$0]?.contains(word) == true } }
-        return Word(word, startsWord: isUnspaced(word) || inAny(CodeKeywords.prefixingLanguages) || CodeKeywords.compoundTails.contains(word) ? false : nil,
+        return Word(word,
+                    startsWord: isUnspaced(word) || inAny(CodeKeywords.prefixingLanguages)
+                        || CodeKeywords.compoundTails.contains(word) ? false : nil,
                     endsWord: isUnspaced(word) || inAny(CodeKeywords.suffixingLanguages) ? false : nil)
     }
     static let verbs: [Word] = (CodeKeywords.verbs + CodeKeywords.verbsUnspaced).map { Word($0) }
@@ -65,7 +67,8 @@ public enum CodeDetector {
         let body = String(body.prefix(20_000))
         let subjectText = Folded(subject), bodyText = Folded(body)
         var scope = Scope(letters: !subjectText.containsAny(booking) && !bodyText.containsAny(booking))
-        if let code = detect(in: subjectText, source: .subject, scope: scope) ?? detect(in: bodyText, source: .body, scope: scope) { return code }
+        if let code = detect(in: subjectText, source: .subject, scope: scope) ?? detect(in: bodyText, source: .body,
+                                                                                        scope: scope) { return code }
         guard subjectText.containsAny(context) || bodyText.containsAny(context) else { return nil }
         scope.verbs = true
         return detect(in: subjectText, source: .subject, scope: scope) ?? detect(in: bodyText, source: .body, scope: scope)
@@ -131,7 +134,8 @@ public enum CodeDetector {
                 i = at + 1
                 guard standsAsWord(verb, at: at, in: lower, end: verb.spaced) else { continue }
                 let from = at + verb.folded.count
-                for candidate in candidates(in: text, from: from, to: min(text.count, from + afterVerb + 1)) where candidate.start - from <= afterVerb {
+                for candidate in candidates(in: text, from: from,
+                                            to: min(text.count, from + afterVerb + 1)) where candidate.start - from <= afterVerb {
                     guard text[from..<candidate.start].allSatisfy(isGap) else { continue }
                     consider(candidate.start - from, candidate, verb.word)
                 }
@@ -178,7 +182,8 @@ public enum CodeDetector {
         let w = word.folded
         let firstWord = w.prefix { $0.isLetter }.count
         if word.startsWord, at > 0, lower[at - 1].isLetter, firstWord <= 5 || end { return false }
-        if word.endsWord, end || w.count <= 5, w.last?.isLetter == true, at + w.count < lower.count, lower[at + w.count].isLetter { return false }
+        if word.endsWord, end || w.count <= 5, w.last?.isLetter == true, at + w.count < lower.count,
+           lower[at + w.count].isLetter { return false }
         return true
     }
 
@@ -271,7 +276,8 @@ public enum CodeDetector {
             var s = c.start - 1
             while s > 0, ("A"..."Z").contains(text[s - 1]) { s -= 1 }
             let word = String(text[s..<(c.start - 1)])
-            if (2...3).contains(word.count), s == 0 || !text[s - 1].isLetter, !keywords.contains(where: { String($0.folded) == word.lowercased() }) { return true }
+            if (2...3).contains(word.count), s == 0 || !text[s - 1].isLetter,
+               !keywords.contains(where: { String($0.folded) == word.lowercased() }) { return true }
         }
         // The end of a masked card or account number: "*4242", "•••• 4242".
         let masked = String(text[max(0, c.start - 2)..<c.start])
@@ -289,7 +295,8 @@ public enum CodeDetector {
         let before = String(text[max(0, c.start - 3)..<c.start])
         if before.contains(where: { "$€£¥₽₩".contains($0) }) { return true }
         let afterText = String(lower[c.end..<min(lower.count, c.end + 5)])
-        if ["usd", "eur", "gbp", "元", "円", "руб", "원", "€", "$"].contains(where: { afterText.trimmingPrefixSpaces.hasPrefix($0) }) { return true }
+        if ["usd", "eur", "gbp", "元", "円", "руб", "원", "€",
+            "$"].contains(where: { afterText.trimmingPrefixSpaces.hasPrefix($0) }) { return true }
         // A URL or an e-mail address around it.
         let word = wordAround(c, in: lower)
         if word.contains("http") || word.contains("www.") || word.contains("@") || word.contains("/") { return true }
@@ -338,8 +345,10 @@ public enum CodeDetector {
     static func fold(_ s: String) -> String {
         String(String.UnicodeScalarView(s.unicodeScalars.map { u -> Unicode.Scalar in
             let v = u.value
-            if (0xFF10...0xFF19).contains(v) || (0xFF21...0xFF3A).contains(v) || (0xFF41...0xFF5A).contains(v) { return Unicode.Scalar(v - 0xFEE0)! }
-            for zero: UInt32 in [0x0660, 0x06F0, 0x0966, 0x0E50, 0x09E6] where (zero...(zero + 9)).contains(v) { return Unicode.Scalar(0x30 + v - zero)! }
+            if (0xFF10...0xFF19).contains(v) || (0xFF21...0xFF3A).contains(v)
+                || (0xFF41...0xFF5A).contains(v) { return Unicode.Scalar(v - 0xFEE0)! }
+            for zero: UInt32 in [0x0660, 0x06F0, 0x0966, 0x0E50,
+                                 0x09E6] where (zero...(zero + 9)).contains(v) { return Unicode.Scalar(0x30 + v - zero)! }
             if v == 0x00A0 || v == 0x3000 || v == 0x202F || v == 0x2009 { return " " }
             if v == 0x03C2 { return "\u{03C3}" }
             if v == 0x0130 { return "I" }

@@ -32,7 +32,8 @@ public struct DeliveryPass: Sendable {
         for d in due {
             let now = clock()
             if d.status == .pending, now >= d.expiresAt {
-                try await store.updateDelivery(d.pairingID, d.eventID, status: .expired, nextAttemptAt: now, attempted: false, error: d.lastError ?? "too old")
+                try await store.updateDelivery(d.pairingID, d.eventID, status: .expired, nextAttemptAt: now, attempted: false,
+                                               error: d.lastError ?? "too old")
                 metrics.delivery("expired")
                 continue
             }
@@ -59,7 +60,8 @@ public struct DeliveryPass: Sendable {
             try await store.updateDelivery(d.pairingID, d.eventID, status: .pending, nextAttemptAt: next, attempted: true, error: reason)
             metrics.delivery("retried")
         case .refused(let status, let code, _):
-            try await store.updateDelivery(d.pairingID, d.eventID, status: .failed, nextAttemptAt: now, attempted: true, error: "\(status) \(code)")
+            try await store.updateDelivery(d.pairingID, d.eventID, status: .failed, nextAttemptAt: now, attempted: true,
+                                           error: "\(status) \(code)")
             metrics.delivery("refused")
             // The device ended the pairing at the relay: stop sealing for it.
             if code == "pairing-ended" { try await store.markUnpaired(d.pairingID) }
@@ -77,10 +79,13 @@ public struct DeliveryPass: Sendable {
                     return try await store.markSent(d.pairingID, d.eventID, sentAt: nil, displayedAt: nil, nextCheckAt: nil)
                 }
                 // The relay does not know it (pruned after its retention, or lost): it will never report an outcome.
-                return try await end(d, .expired, now: now, reason: "the relay no longer knows this delivery (404 \(Self.code(response.body) ?? "not found")); outcome unknown")
+                return try await end(d, .expired, now: now,
+                                     reason: "the relay no longer knows this delivery (404 \(Self.code(response.body) ?? "not found")); " +
+                                             "outcome unknown")
             }
             guard response.status == .ok else {
-                return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check answered \(response.status.code) \(Self.code(response.body) ?? "")")
+                return try await retryFollowUp(d, now: now, deadline: deadline,
+                                               last: "status check answered \(response.status.code) \(Self.code(response.body) ?? "")")
             }
             guard let decoded = try? DeliveryStatusReport.decode(response.body) else {
                 return try await retryFollowUp(d, now: now, deadline: deadline, last: "status check answered an unreadable body")
@@ -95,16 +100,20 @@ public struct DeliveryPass: Sendable {
         case let final? where final == .failed || final == .expired:
             let s: DeliveryRecord.Status = final == .failed ? .failed : .expired
             try await store.updateDelivery(d.pairingID, d.eventID, status: s, nextAttemptAt: now, attempted: false,
-                                           error: answer.apnsReason.map { "APNs \(answer.apnsStatus.map(String.init) ?? "") \($0)" } ?? final.rawValue)
+                                           error: answer.apnsReason.map { "APNs \(answer.apnsStatus.map(String.init) ?? "") \($0)" }
+                                               ?? final.rawValue)
             metrics.delivery(final.rawValue)
             // No push-to-start token: the App has not allowed Live Activities; stop starting them for this device.
-            if d.kind == "live-activity-start", answer.apnsReason == .noDeviceToken { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
+            if d.kind == "live-activity-start",
+               answer.apnsReason == .noDeviceToken { _ = try await store.setLiveActivities(d.pairingID, .unavailable) }
         default:
             // Queued or sending (or a status this version does not know): ask again later.
             if now >= deadline {
-                return try await end(d, .expired, now: now, reason: "the relay had not sent it by the deadline (still \(answer.statusText))")
+                return try await end(d, .expired, now: now,
+                                     reason: "the relay had not sent it by the deadline (still \(answer.statusText))")
             }
-            try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: min(now + statusInterval, deadline), attempted: false, error: nil)
+            try await store.updateDelivery(d.pairingID, d.eventID, status: .queued, nextAttemptAt: min(now + statusInterval, deadline),
+                                           attempted: false, error: nil)
         }
     }
 
@@ -114,7 +123,8 @@ public struct DeliveryPass: Sendable {
         let sentAt = answer.sentAt ?? d.sentAt
         let displayedAt = answer.status == .displayed ? (answer.displayedAt ?? now) : nil
         // Live Activity pushes get no receipts: sent is their end.
-        let next: Int64? = displayedAt != nil || now >= deadline || d.kind != "notification" ? nil : min(now + Self.receiptCheckGap(sinceSent: now - (sentAt ?? now)), deadline)
+        let next: Int64? = displayedAt != nil || now >= deadline
+            || d.kind != "notification" ? nil : min(now + Self.receiptCheckGap(sinceSent: now - (sentAt ?? now)), deadline)
         try await store.markSent(d.pairingID, d.eventID, sentAt: sentAt, displayedAt: displayedAt, nextCheckAt: next)
         if d.status != .sent {
             metrics.delivery("sent")
@@ -164,7 +174,8 @@ public struct DeliveryPass: Sendable {
     /// The problem code of a relay error body (`urn:mailwake:problem:<code>`), if it has one.
     private static func code(_ body: [UInt8]) -> String? {
         let prefix = "urn:mailwake:problem:"
-        guard let type = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["type"] as? String, type.hasPrefix(prefix) else { return nil }
+        guard let type = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["type"] as? String,
+              type.hasPrefix(prefix) else { return nil }
         return String(type.dropFirst(prefix.count))
     }
 

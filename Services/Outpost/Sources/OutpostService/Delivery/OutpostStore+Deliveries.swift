@@ -14,19 +14,22 @@ extension OutpostStore {
             var historyID: Int64?
             if let entry {
                 _ = try c.execute("""
-                    INSERT INTO history (event_id, mailbox, folder, sender, subject_summary, created_at, mail_received_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO history (event_id, mailbox, folder, sender, subject_summary, created_at, mail_received_at) VALUES (?, ?,
+                        ?, ?, ?, ?, ?)
                     """, entry.eventID, entry.mailbox, entry.folder, entry.sender, entry.subjectSummary, now, entry.mailReceivedAt)
                 historyID = try c.queryValue("SELECT last_insert_rowid()", as: Int64.self)
             }
             for d in deliveries {
                 _ = try c.execute("""
-                    INSERT INTO deliveries (pairing_id, event_id, history_id, envelope, status, attempts, next_attempt_at, expires_at, created_at, updated_at)
+                    INSERT INTO deliveries (pairing_id, event_id, history_id, envelope, status, attempts, next_attempt_at, expires_at,
+                        created_at, updated_at)
                     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
                     """, d.pairingID, d.eventID, historyID, d.envelope, now, expiresAt, now, now)
             }
             for d in channelDeliveries {
                 _ = try c.execute("""
-                    INSERT INTO channel_deliveries (channel_id, event_id, history_id, payload_sealed, status, attempts, next_attempt_at, expires_at,
+                    INSERT INTO channel_deliveries (channel_id, event_id, history_id, payload_sealed, status, attempts, next_attempt_at,
+                        expires_at,
                                                     created_at, updated_at)
                     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
                     """, d.channelID, d.eventID, historyID, d.payloadSealed, now, expiresAt, now, now)
@@ -40,7 +43,8 @@ extension OutpostStore {
         }
     }
 
-    static let recordColumns = "pairing_id, event_id, envelope, status, attempts, expires_at, last_error, kind, awaiting_receipt, created_at, accepted_at, sent_at"
+    static let recordColumns = "pairing_id, event_id, envelope, status, attempts, expires_at, last_error, kind, awaiting_receipt, " +
+                               "created_at, accepted_at, sent_at"
 
     /// Deliveries whose next step is due: submissions (`pending`), status
     /// checks (`queued`) and receipt checks (`sent`, awaiting its receipt).
@@ -48,9 +52,11 @@ extension OutpostStore {
         let now = clock()
         let rows = try await database.query("""
             SELECT * FROM (
-                SELECT \(Self.recordColumns), next_attempt_at FROM deliveries WHERE status IN ('pending', 'queued') AND next_attempt_at <= ?
+                SELECT \(Self.recordColumns), next_attempt_at FROM deliveries WHERE status IN ('pending', 'queued')
+                    AND next_attempt_at <= ?
                 UNION ALL
-                SELECT \(Self.recordColumns), next_attempt_at FROM deliveries WHERE awaiting_receipt = 1 AND status = 'sent' AND next_attempt_at <= ?
+                SELECT \(Self.recordColumns), next_attempt_at FROM deliveries WHERE awaiting_receipt = 1 AND status = 'sent'
+                    AND next_attempt_at <= ?
             ) ORDER BY next_attempt_at LIMIT ?
             """, now, now, limit)
         return try rows.map(Self.record)
@@ -59,7 +65,8 @@ extension OutpostStore {
     /// Records the relay's answer 202: when it accepted the delivery, by the outpost's clock.
     func markAccepted(_ pairingID: String, _ eventID: String, at: Int64, nextCheckAt: Int64) async throws {
         _ = try await database.execute("""
-            UPDATE deliveries SET status = 'queued', accepted_at = ?, next_attempt_at = ?, attempts = attempts + 1, last_error = NULL, updated_at = ?
+            UPDATE deliveries SET status = 'queued', accepted_at = ?, next_attempt_at = ?, attempts = attempts + 1, last_error = NULL,
+                updated_at = ?
             WHERE pairing_id = ? AND event_id = ?
             """, at, nextCheckAt, clock(), pairingID, eventID)
     }
@@ -103,7 +110,8 @@ extension OutpostStore {
         try await database.queryValue("SELECT count(*) FROM deliveries WHERE status = 'pending'", as: Int.self) ?? 0
     }
 
-    func updateDelivery(_ pairingID: String, _ eventID: String, status: DeliveryRecord.Status, nextAttemptAt: Int64, attempted: Bool, error: String?) async throws {
+    func updateDelivery(_ pairingID: String, _ eventID: String, status: DeliveryRecord.Status, nextAttemptAt: Int64, attempted: Bool,
+                        error: String?) async throws {
         _ = try await database.execute("""
             UPDATE deliveries SET status = ?, next_attempt_at = ?, attempts = attempts + ?, last_error = ?, updated_at = ?
             WHERE pairing_id = ? AND event_id = ?
@@ -113,7 +121,8 @@ extension OutpostStore {
     private static func record(_ row: SQLiteRow) throws -> DeliveryRecord {
         DeliveryRecord(pairingID: try row.get("pairing_id"), eventID: try row.get("event_id"), envelope: try row.get("envelope"),
                        status: DeliveryRecord.Status(rawValue: try row.get("status")) ?? .failed, attempts: try row.get("attempts"),
-                       expiresAt: try row.get("expires_at"), lastError: try row.get("last_error", as: String?.self), kind: try row.get("kind"),
+                       expiresAt: try row.get("expires_at"), lastError: try row.get("last_error", as: String?.self),
+                       kind: try row.get("kind"),
                        awaitingReceipt: (try row.get("awaiting_receipt") as Int64) != 0, createdAt: try row.get("created_at"),
                        acceptedAt: try row.get("accepted_at", as: Int64?.self), sentAt: try row.get("sent_at", as: Int64?.self))
     }

@@ -34,18 +34,23 @@ public struct OutpostInvitations: Sendable {
     ///   - pin: SHA-256 of its TLS key.
     ///   - pairing: registers the push pairing when `push` is offered.
     ///   - actor: who invited, for the administrator log.
-    public func create(scopes: [ManagementScope], mailboxIDs: [Int64]?, origin: String, pin: [UInt8], pairing: OutpostPairing?, actor: String = "cli") async throws -> Offer {
+    public func create(scopes: [ManagementScope], mailboxIDs: [Int64]?, origin: String, pin: [UInt8], pairing: OutpostPairing?,
+                       actor: String = "cli") async throws -> Offer {
         guard !scopes.isEmpty else { throw OutpostError(.pairing, "an invitation offers at least one of manage, content, push") }
         var pairingOffer: OutpostPairing.Offer?
         if scopes.contains(.push) {
-            guard let pairing else { throw OutpostError(.relayNotConfigured, "offering push needs a relay (`mailwake-outpost relay set`)") }
+            guard let pairing else { throw OutpostError(.relayNotConfigured,
+                                                        "offering push needs a relay (`mailwake-outpost relay set`)") }
             pairingOffer = try await pairing.offer()
         }
         let token = try SecureRandom.bytes(32)
         let expires = pairingOffer?.link.expiresAt ?? clock() + 300
-        let push = pairingOffer.map { ManagementLink.PushOffer(relay: $0.link.relay, environment: $0.link.environment, pairingID: $0.pairingID, credential: $0.link.credential) }
-        let link = ManagementLink(outpostKey: identity.publicKey, url: origin, pin: pin, token: token, scopes: scopes, expiresAt: expires, push: push)
-        try await store.createInvitation(Invitation(tokenHash: SHA256.hash(token).bytes, scopes: scopes, mailboxIDs: mailboxIDs, pairingID: pairingOffer?.pairingID,
+        let push = pairingOffer.map { ManagementLink.PushOffer(relay: $0.link.relay, environment: $0.link.environment,
+                                                               pairingID: $0.pairingID, credential: $0.link.credential) }
+        let link = ManagementLink(outpostKey: identity.publicKey, url: origin, pin: pin, token: token, scopes: scopes, expiresAt: expires,
+                                  push: push)
+        try await store.createInvitation(Invitation(tokenHash: SHA256.hash(token).bytes, scopes: scopes, mailboxIDs: mailboxIDs,
+                                                    pairingID: pairingOffer?.pairingID,
                                                     createdAt: clock(), expiresAt: expires), actor: actor)
         return Offer(link: link, pairing: pairingOffer)
     }

@@ -9,7 +9,8 @@ struct OutpostNonceStore: NonceStore {
     func insertIfAbsent(keyID: String, nonce: [UInt8], expiresAt: Int64, now: Int64) async throws -> Bool {
         try await database.transaction { c in
             _ = try c.execute("DELETE FROM request_nonces WHERE expires_at < ?", now)
-            return try c.execute("INSERT OR IGNORE INTO request_nonces (key_id, nonce, expires_at) VALUES (?, ?, ?)", keyID, nonce, expiresAt) == 1
+            return try c.execute("INSERT OR IGNORE INTO request_nonces (key_id, nonce, expires_at) VALUES (?, ?, ?)", keyID, nonce,
+                                 expiresAt) == 1
         }
     }
 }

@@ -20,7 +20,8 @@ public enum MessageInspection {
         w.endObject()
         w.string("subject", summary.subject)
         w.int("date", summary.date)
-        w.string("text_source", summary.textPlain?.isEmpty == false ? "text/plain" : summary.textHTML != nil ? "text/html (converted)" : "none")
+        w.string("text_source",
+                 summary.textPlain?.isEmpty == false ? "text/plain" : summary.textHTML != nil ? "text/html (converted)" : "none")
         if let code {
             w.beginObject("code")
             w.string("value", code.value)
@@ -29,7 +30,9 @@ public enum MessageInspection {
             w.endObject()
         } else {
             w.raw("code", Array("null".utf8))
-            w.string("why_no_code", "no 4–8 digit or short letters-and-digits code near a code keyword, or only dates, times, prices, order or phone numbers")
+            w.string("why_no_code",
+                     "no 4–8 digit or short letters-and-digits code near a code keyword, or only dates, times, prices, order or phone " +
+                     "numbers")
         }
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)

@@ -194,7 +194,8 @@ final class FolderWatcher: Sendable {
             try synchronize(client, folder: folder, selection: selection, fresh: true)
             try endActivitiesOfReadOrDeletedMail(client, folder: folder, selection: selection)
             if state?.highestModSeq != selection.highestModSeq {
-                try storeCall { [store, mailbox] in try await store.setHighestModSeq(mailboxID: mailbox.id, folder: folder, selection.highestModSeq) }
+                try storeCall { [store, mailbox] in try await store.setHighestModSeq(mailboxID: mailbox.id, folder: folder,
+                                                                                     selection.highestModSeq) }
             }
         }
         closeGap(folder)
@@ -214,13 +215,15 @@ final class FolderWatcher: Sendable {
                 try resynchronize(client, folder: folder, selection: selection, state: state, syncedAt: syncedAt, end: end)
             } else {
                 try storeCall { [store, mailbox] in
-                    try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: end)
+                    try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity,
+                                                      lastUID: end)
                 }
                 if let old = state?.uidValidity, old != selection.uidValidity {
                     logger.warning("UIDVALIDITY changed and the folder was never in sync: resynchronized without notifying existing mail",
                                    ["folder": .string(folder)])
                 } else {
-                    logger.info("first run: existing mail is not notified", ["folder": .string(folder), "messages": .int(Int(selection.exists))])
+                    logger.info("first run: existing mail is not notified",
+                                ["folder": .string(folder), "messages": .int(Int(selection.exists))])
                 }
             }
             try markSynced(folder)
@@ -277,7 +280,8 @@ final class FolderWatcher: Sendable {
             if kept != nil {
                 let seen = try storeCall { [store, mailbox, digests] in
                     var seen: Set<UInt32> = []
-                    for (uid, digest) in digests where try await store.wasNotified(mailboxID: mailbox.id, digest: digest) { seen.insert(uid) }
+                    for (uid, digest) in digests where try await store.wasNotified(mailboxID: mailbox.id,
+                                                                                   digest: digest) { seen.insert(uid) }
                     return seen
                 }
                 if !seen.isEmpty { logger.debug("resync: already notified", ["folder": .string(folder), "count": .int(seen.count)]) }
@@ -288,19 +292,23 @@ final class FolderWatcher: Sendable {
             let texts = try client.fetchTextPrefixes(needBody, bytes: MailNotificationBuilder.bodyPrefixBytes)
             for i in messages.indices { messages[i].textPrefix = texts[messages[i].uid] ?? [] }
             for message in messages {
-                var position = kept ?? FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, uid: message.uid)
+                var position = kept ?? FolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity,
+                                                      uid: message.uid)
                 position.messageIDDigest = digests[message.uid]
-                let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder, authenticity: authenticity)
+                let content = MailNotificationBuilder.content(for: message, mailbox: mailbox.label, folder: folder,
+                                                              authenticity: authenticity)
                 let decision = rule.decide(content, minuteOfDay: Self.localMinuteOfDay())
                 try storeCall { [store, notifier, position] in
                     if case .notify(let shown) = decision, let notifier {
                         try await notifier.notify(shown, advancing: position)
                     } else {
-                        try await store.setFolderPosition(mailboxID: position.mailboxID, folder: folder, uidValidity: position.uidValidity, lastUID: position.uid)
+                        try await store.setFolderPosition(mailboxID: position.mailboxID, folder: folder, uidValidity: position.uidValidity,
+                                                          lastUID: position.uid)
                     }
                 }
                 if case .suppress(let reason) = decision {
-                    logger.debug("new message not notified", ["folder": .string(folder), "uid": .int(Int(message.uid)), "reason": .string(reason)])
+                    logger.debug("new message not notified",
+                                 ["folder": .string(folder), "uid": .int(Int(message.uid)), "reason": .string(reason)])
                 } else {
                     notifiedCount += 1
                     logger.debug("new message notified", ["folder": .string(folder), "uid": .int(Int(message.uid))])
@@ -309,7 +317,8 @@ final class FolderWatcher: Sendable {
             // Messages deleted between the search and the fetch: move past them too.
             if kept == nil, let highest = batch.last, messages.last?.uid != highest {
                 try storeCall { [store, mailbox] in
-                    try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity, lastUID: highest)
+                    try await store.setFolderPosition(mailboxID: mailbox.id, folder: folder, uidValidity: selection.uidValidity,
+                                                      lastUID: highest)
                 }
             }
         }
@@ -402,7 +411,8 @@ final class FolderWatcher: Sendable {
         coverage.withLock { $0.confirmed = max($0.confirmed ?? 0, instant) }
         persistConfirmation(force: true)
         let now = Int64(instant)
-        guard let gap = storeAttempt({ [store, mailbox] in try await store.closeWatchGap(mailboxID: mailbox.id, folder: folder, endedAt: now) }) ?? nil
+        guard let gap = storeAttempt({ [store, mailbox] in try await store.closeWatchGap(mailboxID: mailbox.id, folder: folder,
+                                                                                         endedAt: now) }) ?? nil
         else { return }
         metrics.watchGapClosed(mailboxID: mailbox.id, folder: folder, seconds: gap.seconds(now: now))
         logger.notice("folder watched again after a gap; caught up", ["folder": .string(folder), "gap_s": .int(Int(gap.seconds(now: now))),
@@ -412,7 +422,8 @@ final class FolderWatcher: Sendable {
     private func setState(_ state: FolderState.WatchState, error: String? = nil) {
         setWatchStateMetric(state)
         for folder in folders {
-            _ = storeAttempt { [store, mailbox] in try await store.setWatchState(mailboxID: mailbox.id, folder: folder, state, error: error) }
+            _ = storeAttempt { [store, mailbox] in try await store.setWatchState(mailboxID: mailbox.id, folder: folder, state,
+                                                                                 error: error) }
         }
     }
 

@@ -67,7 +67,8 @@ final class MailboxCredentials: Sendable {
         let key = cacheKey
         let cached = key.flatMap(cache.grant)
         guard var grant = cached ?? OAuthGrant.decode(secret) else {
-            throw IMAPError(.authentication, "the stored OAuth 2 grant of '\(record.label)' cannot be read: add the mailbox again with --oauth")
+            throw IMAPError(.authentication,
+                            "the stored OAuth 2 grant of '\(record.label)' cannot be read: add the mailbox again with --oauth")
         }
         if key == nil, refusedLocally.withLock({ $0 }) { grant.expiresAt = 0 }
         if grant.accessTokenIsFresh(now: clock()), let token = grant.accessToken {
@@ -77,7 +78,8 @@ final class MailboxCredentials: Sendable {
         let lock = key.map(cache.refreshLock) ?? OAuthGrantCache.RefreshLock()
         return try lock.mutex.withLock { _ throws(IMAPError) -> String in
             // Another thread may have refreshed while this one waited.
-            if let key, let newer = cache.grant(key), newer.accessTokenIsFresh(now: clock()), let token = newer.accessToken { return token }
+            if let key, let newer = cache.grant(key), newer.accessTokenIsFresh(now: clock()),
+               let token = newer.accessToken { return token }
             let refreshed = try refresh(grant)
             if key == nil { refusedLocally.withLock { $0 = false } }
             return refreshed
@@ -93,7 +95,9 @@ final class MailboxCredentials: Sendable {
         do {
             response = try BlockingBridge.wait { try await client.refresh(refreshToken) }
         } catch let error as OAuthError where error.isInvalidGrant {
-            throw IMAPError(.authentication, "the OAuth 2 authorization of '\(record.label)' was revoked or has expired (invalid_grant at \(OAuthClient.origin(grant.endpoints.tokenURL))): "
+            throw IMAPError(.authentication,
+                            "the OAuth 2 authorization of '\(record.label)' was revoked or has expired (invalid_grant at " +
+                            "\(OAuthClient.origin(grant.endpoints.tokenURL))): "
                                 + "remove the mailbox and add it again with --oauth")
         } catch {
             throw IMAPError(.authentication, "cannot refresh the OAuth 2 access token of '\(record.label)': \(error)")
@@ -154,7 +158,8 @@ final class MailboxCredentials: Sendable {
         guard status == 0 else {
             throw IMAPError(.authentication, "the OAuth token command failed (exit status \(status))")
         }
-        let token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let token = String(decoding: data,
+                           as: UTF8.self).split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard !token.isEmpty else { throw IMAPError(.authentication, "the OAuth token command printed no token") }
         return token
     }

@@ -19,7 +19,8 @@ public struct MailboxProbe: Sendable {
                     let client = try IMAPClient(endpoint: record.endpoint)
                     defer { client.logout() }
                     try client.authenticate(try credentials.current())
-                    return MailboxProbe(capabilities: client.capabilities.union(client.authenticationMechanisms), folders: try client.listFolders(), tlsVersion: client.tlsVersion,
+                    return MailboxProbe(capabilities: client.capabilities.union(client.authenticationMechanisms),
+                                        folders: try client.listFolders(), tlsVersion: client.tlsVersion,
                                         endpoint: record.endpoint)
                 }.mapError { $0 as any Error })
             }
@@ -34,7 +35,8 @@ public struct MailboxProbe: Sendable {
         var lines = [
             "connected:     \(endpoint.host):\(endpoint.port), \(tlsVersion ?? "no TLS (loopback)")",
             "logged in:     yes",
-            "IDLE:          \(has("IDLE"))\(capabilities.contains("IDLE") ? "" : " (the outpost polls instead: notifications come later)")",
+            "IDLE:          " +
+            "\(has("IDLE"))\(capabilities.contains("IDLE") ? "" : " (the outpost polls instead: notifications come later)")",
             "CONDSTORE:     \(has("CONDSTORE"))",
             "QRESYNC:       \(has("QRESYNC"))",
             "XOAUTH2:       \(has("AUTH=XOAUTH2"))",

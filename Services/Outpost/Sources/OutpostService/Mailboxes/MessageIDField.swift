@@ -16,7 +16,8 @@ enum MessageIDField {
             }
         }
         for line in lines {
-            guard let colon = line.firstIndex(of: ":"), line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "message-id" else { continue }
+            guard let colon = line.firstIndex(of: ":"),
+                  line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "message-id" else { continue }
             let value = line[line.index(after: colon)...].filter { $0 != " " && $0 != "\t" }
             return value.isEmpty ? nil : String(value)
         }

@@ -12,11 +12,13 @@ extension OutpostStore {
         let r = record
         let id: Int64 = try await database.transaction { c in
             _ = try c.execute("""
-                INSERT INTO mailboxes (label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled,
+                INSERT INTO mailboxes (label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections,
+                    enabled,
                                        created_at, updated_at, trusted_authserv_ids, idle_restart_seconds, provider)
                 VALUES (?, ?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?, ?, ?, ?, ?)
                 """, r.label, r.endpoint.host, Int64(r.endpoint.port), r.endpoint.security.rawValue, r.endpoint.caFile, r.username,
-                              r.authentication.rawValue, Self.encodeFolders(r.folders), Int64(r.maxConnections), r.enabled ? 1 : 0, now, now,
+                              r.authentication.rawValue, Self.encodeFolders(r.folders), Int64(r.maxConnections), r.enabled ? 1 : 0, now,
+                              now,
                               r.trustedAuthservIDs.joined(separator: ","), r.idleRestart.map { $0.components.seconds }, r.provider)
             return try c.queryValue("SELECT last_insert_rowid()", as: Int64.self) ?? 0
         }
@@ -42,7 +44,8 @@ extension OutpostStore {
 
     /// Changes a mailbox's folders, connection limit, enabled state or
     /// password; false when there is no such mailbox.
-    public func updateMailbox(_ id: Int64, folders: [String]? = nil, maxConnections: Int? = nil, enabled: Bool? = nil, secret: String? = nil,
+    public func updateMailbox(_ id: Int64, folders: [String]? = nil, maxConnections: Int? = nil, enabled: Bool? = nil,
+                              secret: String? = nil,
                               trustedAuthservIDs: [String]? = nil) async throws -> Bool {
         let now = clock()
         let sealed = try secret.map { try box.seal(Array($0.utf8), purpose: "mailbox", context: "mailbox:\(id)") }
@@ -52,7 +55,8 @@ extension OutpostStore {
             if let maxConnections { _ = try c.execute("UPDATE mailboxes SET max_connections = ? WHERE id = ?", Int64(maxConnections), id) }
             if let enabled { _ = try c.execute("UPDATE mailboxes SET enabled = ? WHERE id = ?", enabled ? 1 : 0, id) }
             if let trustedAuthservIDs {
-                _ = try c.execute("UPDATE mailboxes SET trusted_authserv_ids = ? WHERE id = ?", trustedAuthservIDs.joined(separator: ","), id)
+                _ = try c.execute("UPDATE mailboxes SET trusted_authserv_ids = ? WHERE id = ?", trustedAuthservIDs.joined(separator: ","),
+                                  id)
             }
             if let sealed { _ = try c.execute("UPDATE mailboxes SET secret_sealed = ? WHERE id = ?", sealed, id) }
             _ = try c.execute("UPDATE mailboxes SET updated_at = ? WHERE id = ?", now, id)
@@ -81,7 +85,8 @@ extension OutpostStore {
             for row in try c.query("SELECT id, mailbox_ids FROM permissions WHERE mailbox_ids IS NOT NULL") {
                 let ids = Self.decodeIDs(try row.get("mailbox_ids", as: String?.self)) ?? []
                 guard ids.contains(id) else { continue }
-                _ = try c.execute("UPDATE permissions SET mailbox_ids = ? WHERE id = ?", Self.encodeIDs(ids.filter { $0 != id }), try row.get("id", as: Int64.self))
+                _ = try c.execute("UPDATE permissions SET mailbox_ids = ? WHERE id = ?", Self.encodeIDs(ids.filter { $0 != id }),
+                                  try row.get("id", as: Int64.self))
             }
             for row in try c.query("SELECT token_hash, mailbox_ids FROM invitations WHERE mailbox_ids IS NOT NULL") {
                 let ids = Self.decodeIDs(try row.get("mailbox_ids", as: String?.self)) ?? []
@@ -103,7 +108,8 @@ extension OutpostStore {
     }
 
     public func folderState(mailboxID: Int64, folder: String) async throws -> FolderState? {
-        try await database.queryRow("SELECT * FROM folder_state WHERE mailbox_id = ? AND folder = ?", mailboxID, folder).map(Self.folderState)
+        try await database.queryRow("SELECT * FROM folder_state WHERE mailbox_id = ? AND folder = ?", mailboxID,
+                                    folder).map(Self.folderState)
     }
 
     /// Sets the UIDVALIDITY and last handled UID (a first run's baseline, or a resync).
@@ -120,12 +126,14 @@ extension OutpostStore {
         _ = try await database.execute("""
             INSERT INTO folder_state (mailbox_id, folder, watch_state, last_error, state_since, updated_at) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (mailbox_id, folder) DO UPDATE SET
-                state_since = CASE WHEN folder_state.watch_state = excluded.watch_state THEN folder_state.state_since ELSE excluded.state_since END,
+                state_since = CASE WHEN folder_state.watch_state = excluded.watch_state THEN folder_state.state_since ELSE
+                    excluded.state_since END,
                 watch_state = excluded.watch_state, last_error = excluded.last_error, updated_at = excluded.updated_at
             """, mailboxID, folder, state.rawValue, error, now, now)
     }
 
-    static func upsertPosition(_ c: SQLiteConnection, mailboxID: Int64, folder: String, uidValidity: UInt32, lastUID: UInt32, now: Int64) throws {
+    static func upsertPosition(_ c: SQLiteConnection, mailboxID: Int64, folder: String, uidValidity: UInt32, lastUID: UInt32,
+                               now: Int64) throws {
         _ = try c.execute("""
             INSERT INTO folder_state (mailbox_id, folder, uid_validity, last_uid, state_since, updated_at) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (mailbox_id, folder) DO UPDATE SET uid_validity = excluded.uid_validity, last_uid = excluded.last_uid,
@@ -140,9 +148,11 @@ extension OutpostStore {
         endpoint.caFile = try row.get("ca_file", as: String?.self)
         return MailboxRecord(id: try row.get("id"), label: try row.get("label"), endpoint: endpoint, username: try row.get("username"),
                              authentication: MailboxRecord.Authentication(rawValue: try row.get("auth")) ?? .password,
-                             folders: decodeFolders(try row.get("folders")), maxConnections: Int(try row.get("max_connections", as: Int64.self)),
+                             folders: decodeFolders(try row.get("folders")),
+                             maxConnections: Int(try row.get("max_connections", as: Int64.self)),
                              enabled: try row.get("enabled", as: Int64.self) != 0,
-                             trustedAuthservIDs: (try row.get("trusted_authserv_ids", as: String.self)).split(separator: ",").map(String.init),
+                             trustedAuthservIDs: (try row.get("trusted_authserv_ids",
+                                                              as: String.self)).split(separator: ",").map(String.init),
                              idleRestart: try row.get("idle_restart_seconds", as: Int64?.self).map { .seconds($0) },
                              provider: try row.get("provider", as: String?.self))
     }

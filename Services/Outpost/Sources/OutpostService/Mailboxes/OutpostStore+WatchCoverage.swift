@@ -23,7 +23,8 @@ extension OutpostStore {
     /// the newest `keptWatchGaps` of the folder.
     func openWatchGap(mailboxID: Int64, folder: String, startedAt: Int64, reason: String) async throws {
         try await database.transaction { c in
-            guard try c.queryRow("SELECT id FROM folder_watch_gaps WHERE mailbox_id = ? AND folder = ? AND ended_at IS NULL", mailboxID, folder) == nil
+            guard try c.queryRow("SELECT id FROM folder_watch_gaps WHERE mailbox_id = ? AND folder = ? AND ended_at IS NULL", mailboxID,
+                                 folder) == nil
             else { return }
             _ = try c.execute("INSERT INTO folder_watch_gaps (mailbox_id, folder, started_at, reason) VALUES (?, ?, ?, ?)",
                               mailboxID, folder, startedAt, reason)

@@ -30,8 +30,11 @@ public final class OutpostMetrics: Sendable {
             gauges[state] = registry.gauge("mailwake_outpost_watched_folders", help: Self.watchedHelp, labels: ["state": state.rawValue])
         }
         watchedFolders = gauges
-        pending = registry.gauge("mailwake_outpost_pending_deliveries", help: "Notifications stored for a device that the relay has not accepted yet (the outpost keeps submitting them).")
-        built = registry.counter("mailwake_outpost_notifications_built_total", help: "New messages notified: sealed for every paired device and queued for every channel.")
+        pending = registry.gauge("mailwake_outpost_pending_deliveries",
+                                 help: "Notifications stored for a device that the relay has not accepted yet (the outpost keeps " +
+                                       "submitting them).")
+        built = registry.counter("mailwake_outpost_notifications_built_total",
+                                 help: "New messages notified: sealed for every paired device and queued for every channel.")
         for reason in Self.reconnectReasons { _ = reconnectCounter(reason) }
         for outcome in Self.deliveryOutcomes { _ = deliveryCounter(outcome) }
         for kind in ChannelRecord.Kind.allCases {
@@ -41,7 +44,8 @@ public final class OutpostMetrics: Sendable {
         for kind in Self.catchUpKinds { _ = catchUpCounter(kind) }
     }
 
-    static let watchedHelp = "Watched mailbox folders by watcher state (idle, polling, connecting, retrying, authentication-failed, starting)."
+    static let watchedHelp = "Watched mailbox folders by watcher state (idle, polling, connecting, retrying, authentication-failed, " +
+                             "starting)."
 
     // MARK: mail watching
 
@@ -87,15 +91,22 @@ public final class OutpostMetrics: Sendable {
     }
 
     private func unconfirmedGauge(_ labels: MetricLabels) -> Gauge {
-        registry.gauge("mailwake_outpost_folder_unconfirmed_seconds", help: "Seconds since the server last proved a watched folder's connection alive (any response: IDLE continuation, keepalive, untagged data, tagged OK), by mailbox id and folder; grows while the folder is not watched.", labels: labels)
+        registry.gauge("mailwake_outpost_folder_unconfirmed_seconds",
+                       help: "Seconds since the server last proved a watched folder's connection alive (any response: IDLE " +
+                             "continuation, keepalive, untagged data, tagged OK), by mailbox id and folder; grows while the folder is " +
+                             "not watched.", labels: labels)
     }
 
     private func gapCounter(_ labels: MetricLabels) -> Counter {
-        registry.counter("mailwake_outpost_folder_watch_gaps_total", help: "Periods a watched folder was not watched (connection lost or silent, outpost stopped) that a reconnect and catch-up closed, by mailbox id and folder.", labels: labels)
+        registry.counter("mailwake_outpost_folder_watch_gaps_total",
+                         help: "Periods a watched folder was not watched (connection lost or silent, outpost stopped) that a reconnect " +
+                               "and catch-up closed, by mailbox id and folder.", labels: labels)
     }
 
     private func gapSecondsCounter(_ labels: MetricLabels) -> Counter {
-        registry.counter("mailwake_outpost_folder_watch_gap_seconds_total", help: "Seconds watched folders were not watched, summed over closed gaps, by mailbox id and folder.", labels: labels)
+        registry.counter("mailwake_outpost_folder_watch_gap_seconds_total",
+                         help: "Seconds watched folders were not watched, summed over closed gaps, by mailbox id and folder.",
+                         labels: labels)
     }
 
     /// A catch-up after EXAMINE: `unchanged` (HIGHESTMODSEQ had not moved:
@@ -103,13 +114,16 @@ public final class OutpostMetrics: Sendable {
     func catchUp(_ kind: String) { catchUpCounter(kind).increment() }
 
     private func catchUpCounter(_ kind: String) -> Counter {
-        registry.counter("mailwake_outpost_folder_catchups_total", help: "Folder catch-ups after a reconnect or poll, by kind: unchanged (CONDSTORE HIGHESTMODSEQ had not moved, nothing searched), changed (it had), searched (server without CONDSTORE).", labels: ["kind": kind])
+        registry.counter("mailwake_outpost_folder_catchups_total",
+                         help: "Folder catch-ups after a reconnect or poll, by kind: unchanged (CONDSTORE HIGHESTMODSEQ had not moved, " +
+                               "nothing searched), changed (it had), searched (server without CONDSTORE).", labels: ["kind": kind])
     }
 
     /// A write to the outpost's own store failed while watching (retried on the same IMAP connection).
     func storeFailure() {
         registry.counter("mailwake_outpost_store_failures_total",
-                         help: "Writes to the outpost's own store that failed while watching mail (full disk, locked or damaged file); each is retried on the same IMAP connection.").increment()
+                         help: "Writes to the outpost's own store that failed while watching mail (full disk, locked or damaged file); " +
+                               "each is retried on the same IMAP connection.").increment()
     }
 
     /// A mailbox connection ended by an error and is reconnected.
@@ -118,7 +132,8 @@ public final class OutpostMetrics: Sendable {
     }
 
     private func reconnectCounter(_ reason: String) -> Counter {
-        registry.counter("mailwake_outpost_imap_reconnects_total", help: "Mailbox connections lost or refused and retried, by reason (connection, authentication).",
+        registry.counter("mailwake_outpost_imap_reconnects_total",
+                         help: "Mailbox connections lost or refused and retried, by reason (connection, authentication).",
                          labels: ["reason": reason])
     }
 
@@ -132,7 +147,9 @@ public final class OutpostMetrics: Sendable {
     func delivery(_ outcome: String) { deliveryCounter(outcome).increment() }
 
     private func deliveryCounter(_ outcome: String) -> Counter {
-        registry.counter("mailwake_outpost_deliveries_total", help: "Relay deliveries by outcome: accepted, retried or refused at submission; sent, failed or expired in the end.",
+        registry.counter("mailwake_outpost_deliveries_total",
+                         help: "Relay deliveries by outcome: accepted, retried or refused at submission; sent, failed or expired in " +
+                               "the end.",
                          labels: ["outcome": outcome])
     }
 
@@ -143,7 +160,9 @@ public final class OutpostMetrics: Sendable {
     func channelDelivery(_ kind: ChannelRecord.Kind, _ outcome: String) { channelCounter(kind, outcome).increment() }
 
     private func channelCounter(_ kind: ChannelRecord.Kind, _ outcome: String) -> Counter {
-        registry.counter("mailwake_outpost_channel_deliveries_total", help: "Bark, Pushover and webhook delivery attempts by channel kind and outcome (sent, retried, failed, disabled, expired).",
+        registry.counter("mailwake_outpost_channel_deliveries_total",
+                         help: "Bark, Pushover and webhook delivery attempts by channel kind and outcome (sent, retried, failed, " +
+                               "disabled, expired).",
                          labels: ["kind": kind.rawValue, "outcome": outcome])
     }
 
@@ -153,11 +172,13 @@ public final class OutpostMetrics: Sendable {
     func bodyRead(_ kind: String) { bodyCounter(kind).increment() }
 
     private func bodyCounter(_ kind: String) -> Counter {
-        registry.counter("mailwake_outpost_body_reads_total", help: "Message bodies and inline parts read from a mailbox and served to a device.", labels: ["kind": kind])
+        registry.counter("mailwake_outpost_body_reads_total",
+                         help: "Message bodies and inline parts read from a mailbox and served to a device.", labels: ["kind": kind])
     }
 
     /// The API refused a request; `reason` is the problem code (`unknown-device`, `bad_signature`, …).
     func apiRefusal(_ reason: String) {
-        registry.counter("mailwake_outpost_api_refusals_total", help: "HTTPS API requests refused (4xx), by problem code.", labels: ["reason": reason]).increment()
+        registry.counter("mailwake_outpost_api_refusals_total", help: "HTTPS API requests refused (4xx), by problem code.",
+                         labels: ["reason": reason]).increment()
     }
 }

@@ -15,13 +15,17 @@ public enum AuthorizationRedirect {
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         if let error = value("error") {
             let detail = value("error_description").map { ": " + String($0.prefix(300)) } ?? ""
-            throw OAuthError(error, error == OAuthError.accessDenied ? "the authorization was declined at the provider\(detail)" : "the provider answered \(error)\(detail)")
+            throw OAuthError(error,
+                             error == OAuthError.accessDenied ? "the authorization was declined at the " +
+                                                                "provider\(detail)" : "the provider answered \(error)\(detail)")
         }
         guard let code = value("code"), !code.isEmpty else {
             throw OAuthError("invalid_request", "no authorization code in the redirect (expected ?code=…&state=…)")
         }
         guard value("state") == expectedState else {
-            throw OAuthError("state_mismatch", "the redirect's state does not match this request: refused (it may come from another request or another site)")
+            throw OAuthError("state_mismatch",
+                             "the redirect's state does not match this request: refused (it may come from another request or " +
+                             "another site)")
         }
         return code
     }

@@ -23,7 +23,8 @@ public struct DeviceAuthorization: Sendable, Equatable {
         func int(_ key: String) -> Int? { (json[key] as? NSNumber)?.intValue ?? (json[key] as? String).flatMap { Int($0) } }
         guard let device = json["device_code"] as? String, !device.isEmpty, let user = json["user_code"] as? String, !user.isEmpty,
               let uri = (json["verification_uri"] ?? json["verification_url"]) as? String, !uri.isEmpty, let expires = int("expires_in")
-        else { throw OAuthError("invalid_response", "the device authorization response lacks device_code, user_code, verification_uri or expires_in") }
+        else { throw OAuthError("invalid_response",
+                                "the device authorization response lacks device_code, user_code, verification_uri or expires_in") }
         return DeviceAuthorization(deviceCode: device, userCode: user, verificationURI: uri,
                                    verificationURIComplete: json["verification_uri_complete"] as? String, expiresIn: expires,
                                    interval: max(1, int("interval") ?? 5), message: json["message"] as? String)

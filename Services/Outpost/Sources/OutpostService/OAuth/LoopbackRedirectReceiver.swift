@@ -26,7 +26,8 @@ public final class LoopbackRedirectReceiver: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         guard bound == 0, listen(fd, 16) == 0,
-              withUnsafeMutablePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }) == 0
+              withUnsafeMutablePointer(to: &address,
+                                       { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }) == 0
         else {
             let reason = String(cString: strerror(errno))
             close(fd)
@@ -64,7 +65,8 @@ public final class LoopbackRedirectReceiver: Sendable {
             }
             var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let r = poll(&ready, 1, Int32(min(left.components.seconds * 1000 + 1, 1000)))
-            if r < 0 && errno != EINTR { return .failure(OAuthError("listen", "the redirect listener failed: \(String(cString: strerror(errno)))")) }
+            if r < 0 && errno != EINTR { return .failure(OAuthError("listen",
+                                                                    "the redirect listener failed: \(String(cString: strerror(errno)))")) }
             guard r > 0 else { continue }
             let client = accept(socket, nil, nil)
             guard client >= 0 else { continue }
@@ -77,7 +79,8 @@ public final class LoopbackRedirectReceiver: Sendable {
             }
             do throws(OAuthError) {
                 let code = try AuthorizationRedirect.code(from: target, expectedState: expectedState)
-                Self.respond(client, status: "200 OK", text: "Mailwake outpost: authorized. You can close this window and return to the terminal.")
+                Self.respond(client, status: "200 OK",
+                             text: "Mailwake outpost: authorized. You can close this window and return to the terminal.")
                 return .success(code)
             } catch {
                 Self.respond(client, status: "400 Bad Request", text: "Mailwake outpost: \(error.message)")
@@ -105,8 +108,10 @@ public final class LoopbackRedirectReceiver: Sendable {
     }
 
     private static func respond(_ fd: Int32, status: String, text: String) {
-        let body = Array("<!doctype html><meta charset=utf-8><title>Mailwake</title><p>\(text.replacingOccurrences(of: "<", with: "&lt;"))</p>\n".utf8)
-        let head = Array("HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n".utf8)
+        let escaped = text.replacingOccurrences(of: "<", with: "&lt;")
+        let body = Array("<!doctype html><meta charset=utf-8><title>Mailwake</title><p>\(escaped)</p>\n".utf8)
+        let head = Array(("HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n" +
+                          "Connection: close\r\nCache-Control: no-store\r\n\r\n").utf8)
         let all = head + body
         var sent = 0
         while sent < all.count {

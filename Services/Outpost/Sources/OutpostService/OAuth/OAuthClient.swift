@@ -24,14 +24,16 @@ public struct OAuthClient: Sendable {
     /// `authorization_pending` waits `interval`, `slow_down` adds 5 s to it for
     /// good, `expired_token` and `access_denied` end it. `wait` sleeps (a test
     /// may watch the intervals); `onInterval` hears every changed interval.
-    public func pollForToken(_ device: DeviceAuthorization, wait: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+    public func pollForToken(_ device: DeviceAuthorization,
+                             wait: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                              onInterval: @Sendable (Int) -> Void = { _ in }) async throws(OAuthError) -> OAuthTokenResponse {
         var interval = device.interval
         let deadline = ContinuousClock.now + .seconds(device.expiresIn)
         while true {
             do { try await wait(.seconds(interval)) } catch { throw OAuthError("cancelled", "stopped waiting for the authorization") }
             let (status, body) = try await post(endpoints.tokenURL, [
-                "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": device.deviceCode, "client_id": endpoints.clientID,
+                "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": device.deviceCode,
+                "client_id": endpoints.clientID,
             ].merging(secretField) { a, _ in a })
             if (200..<300).contains(status) { return try OAuthTokenResponse.parse(body) }
             let error = Self.error(status: status, body: body, what: "the token endpoint")
@@ -48,14 +50,16 @@ public struct OAuthClient: Sendable {
             default:
                 throw error
             }
-            if ContinuousClock.now >= deadline { throw OAuthError(OAuthError.expiredToken, "the code expired before it was entered: run the command again") }
+            if ContinuousClock.now >= deadline { throw OAuthError(OAuthError.expiredToken,
+                                                                  "the code expired before it was entered: run the command again") }
         }
     }
 
     /// Exchanges an authorization code and its PKCE verifier (RFC 6749 §4.1.3, RFC 7636 §4.5).
     public func exchange(code: String, verifier: String, redirectURI: String) async throws(OAuthError) -> OAuthTokenResponse {
         let (status, body) = try await post(endpoints.tokenURL, [
-            "grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI, "client_id": endpoints.clientID, "code_verifier": verifier,
+            "grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI, "client_id": endpoints.clientID,
+            "code_verifier": verifier,
         ].merging(secretField) { a, _ in a })
         guard (200..<300).contains(status) else { throw Self.error(status: status, body: body, what: "the token endpoint") }
         return try OAuthTokenResponse.parse(body)
@@ -72,7 +76,8 @@ public struct OAuthClient: Sendable {
 
     /// The authorization request URL for the browser (RFC 6749 §4.1.1 with PKCE S256).
     public func authorizationURL(redirectURI: String, state: String, pkce: PKCE, loginHint: String?) throws(OAuthError) -> String {
-        guard let base = endpoints.authorizationURL else { throw OAuthError("unsupported", "no authorization endpoint is configured for this provider") }
+        guard let base = endpoints.authorizationURL else { throw OAuthError("unsupported",
+                                                                            "no authorization endpoint is configured for this provider") }
         var fields: [(String, String)] = [("response_type", "code"), ("client_id", endpoints.clientID), ("redirect_uri", redirectURI),
                                           ("scope", endpoints.scope), ("state", state), ("code_challenge", pkce.challenge),
                                           ("code_challenge_method", pkce.method), ("access_type", "offline"), ("prompt", "consent")]
@@ -83,7 +88,8 @@ public struct OAuthClient: Sendable {
     private var secretField: [String: String] { endpoints.clientSecret.map { ["client_secret": $0] } ?? [:] }
 
     private func post(_ url: String, _ fields: [String: String]) async throws(OAuthError) -> (Int, [UInt8]) {
-        guard url.hasPrefix("https://") || url.hasPrefix("http://127.0.0.1") || url.hasPrefix("http://localhost") || url.hasPrefix("http://[::1]") else {
+        guard url.hasPrefix("https://") || url.hasPrefix("http://127.0.0.1") || url.hasPrefix("http://localhost")
+            || url.hasPrefix("http://[::1]") else {
             throw OAuthError("insecure_endpoint", "\(url) is not https (plain http is only allowed on this machine)")
         }
         var configuration = HTTPClient.Configuration()
@@ -116,7 +122,8 @@ public struct OAuthClient: Sendable {
     }
 
     static func origin(_ url: String) -> String {
-        URLComponents(string: url).map { "\($0.scheme ?? "")://\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" } ?? "the authorization server"
+        URLComponents(string: url).map { "\($0.scheme ?? "")://\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }
+            ?? "the authorization server"
     }
 
     /// An error response (RFC 6749 §5.2), or what else came back.

@@ -37,6 +37,7 @@ public struct OAuthEndpoints: Sendable, Equatable, Codable {
     public static func microsoft(clientID: String, tenant: String = "common") -> OAuthEndpoints {
         let base = "https://login.microsoftonline.com/\(tenant)/oauth2/v2.0"
         return OAuthEndpoints(clientID: clientID, clientSecret: nil, authorizationURL: base + "/authorize", tokenURL: base + "/token",
-                              deviceAuthorizationURL: base + "/devicecode", scope: "https://outlook.office.com/IMAP.AccessAsUser.All offline_access")
+                              deviceAuthorizationURL: base + "/devicecode",
+                              scope: "https://outlook.office.com/IMAP.AccessAsUser.All offline_access")
     }
 }

@@ -1,7 +1,8 @@
 /// An OAuth 2 error: an error response of the authorization server (RFC 6749
 /// §5.2, RFC 8628 §3.5), or a transport or protocol failure.
 public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The `error` code (`invalid_grant`, `authorization_pending`, …), or a local one (`transport`, `invalid_response`, `state_mismatch`, `timeout`).
+    /// The `error` code (`invalid_grant`, `authorization_pending`, …), or a local one (`transport`, `invalid_response`, `state_mismatch`,
+    /// `timeout`).
     public let code: String
     /// What happened, for a person (the server's `error_description` when it sent one).
     public let message: String

@@ -17,7 +17,8 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
     /// Unix seconds when it was issued (to refresh a short-lived token before its end).
     public var issuedAt: Int64?
 
-    public init(endpoints: OAuthEndpoints, refreshToken: String, accessToken: String? = nil, expiresAt: Int64? = nil, issuedAt: Int64? = nil) {
+    public init(endpoints: OAuthEndpoints, refreshToken: String, accessToken: String? = nil, expiresAt: Int64? = nil,
+                issuedAt: Int64? = nil) {
         self.endpoints = endpoints
         self.refreshToken = refreshToken
         self.accessToken = accessToken
@@ -28,7 +29,8 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
     /// The grant from a first token response (which must carry a refresh token).
     public init(endpoints: OAuthEndpoints, response: OAuthTokenResponse, now: Int64 = WallClock.seconds()) throws(OAuthError) {
         guard let refresh = response.refreshToken else {
-            throw OAuthError("invalid_response", "the provider issued no refresh token (is offline access / offline_access in the scopes?)")
+            throw OAuthError("invalid_response",
+                             "the provider issued no refresh token (is offline access / offline_access in the scopes?)")
         }
         self.init(endpoints: endpoints, refreshToken: refresh)
         update(with: response, now: now)

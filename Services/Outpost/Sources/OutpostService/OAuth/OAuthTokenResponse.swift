@@ -24,6 +24,7 @@ public struct OAuthTokenResponse: Sendable, Equatable {
         }
         let expires = (json["expires_in"] as? NSNumber)?.intValue ?? (json["expires_in"] as? String).flatMap { Int($0) }
         return OAuthTokenResponse(accessToken: access, tokenType: type, expiresIn: expires,
-                                  refreshToken: (json["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }, scope: json["scope"] as? String)
+                                  refreshToken: (json["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+                                  scope: json["scope"] as? String)
     }
 }

@@ -23,7 +23,8 @@ public struct OutpostPairing: Sendable {
     let identity: OutpostIdentity
     let clock: @Sendable () -> Int64
 
-    public init(store: OutpostStore, client: OutpostRelayClient, identity: OutpostIdentity, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
+    public init(store: OutpostStore, client: OutpostRelayClient, identity: OutpostIdentity,
+                clock: @escaping @Sendable () -> Int64 = WallClock.seconds) {
         self.store = store
         self.client = client
         self.identity = identity
@@ -36,7 +37,8 @@ public struct OutpostPairing: Sendable {
         let expires = clock() + min(lifetime, 300)
         let pairingID = try PairingID.generate()
         let registration = PairingRegistration(pairingID: pairingID, outpostKey: identity.publicKey,
-                                               relayTokenHash: try PairingSecrets(credential: credential).relayTokenHash, expiresAt: expires)
+                                               relayTokenHash: try PairingSecrets(credential: credential).relayTokenHash,
+                                               expiresAt: expires)
         let response: MailwakeHTTPClient.HTTPClient.Response
         do {
             response = try await client.signed(.post, "/v1/pairings", body: registration.jsonBytes)
@@ -64,14 +66,16 @@ public struct OutpostPairing: Sendable {
             let wait = min(25, left)
             let response: MailwakeHTTPClient.HTTPClient.Response
             do {
-                response = try await client.signed(.get, "/v1/pairings/\(link.pairingID)/consent?wait=\(wait)", timeout: .seconds(Double(wait + 20)))
+                response = try await client.signed(.get, "/v1/pairings/\(link.pairingID)/consent?wait=\(wait)",
+                                                   timeout: .seconds(Double(wait + 20)))
             } catch {
                 try await Task.sleep(for: .seconds(2))
                 continue
             }
             switch response.status {
             case .ok:
-                guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], let c = object["consent"],
+                guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+                      let c = object["consent"],
                       let bytes = try? JSONSerialization.data(withJSONObject: c), let decoded = try? PairingConsent.decode(Array(bytes))
                 else { throw OutpostError(.pairing, "the relay sent a consent that is not well formed") }
                 consent = decoded
@@ -83,21 +87,25 @@ public struct OutpostPairing: Sendable {
         }
         guard let consent else { throw OutpostError(.pairing, "no consent") }
         do {
-            try consent.verify(outpostKey: identity.publicKey, secrets: try PairingSecrets(credential: link.credential), audience: link.relay,
+            try consent.verify(outpostKey: identity.publicKey, secrets: try PairingSecrets(credential: link.credential),
+                               audience: link.relay,
                                pairingID: link.pairingID, expectedExpiry: link.expiresAt, now: clock())
         } catch {
             let ended = await endQuietly(link.pairingID)
             if error.code == .badMAC {
                 throw OutpostError(.pairing, """
                     refused a forged consent: its MAC does not verify, so it was not made by a device that scanned this outpost's code \
-                    (the relay, or someone between the App and the relay, made it). \(ended) Nothing was stored; check the relay and run `pair` again.
+                    (the relay, or someone between the App and the relay, made it). \(ended) Nothing was stored; check the relay and run \
+                    `pair` again.
                     """)
             }
-            throw OutpostError(.pairing, "the device's consent does not verify (\(error.code)): \(error.message). \(ended) Nothing was stored.")
+            throw OutpostError(.pairing,
+                               "the device's consent does not verify (\(error.code)): \(error.message). \(ended) Nothing was stored.")
         }
         try await approve(consent, approval, link: link)
         let device = PairedDevice(pairingID: link.pairingID, deviceID: consent.deviceID, signingKey: consent.deviceSigningKey,
-                                  agreementKey: consent.deviceAgreementKey, relayURL: client.relay.origin, environment: client.relay.environment,
+                                  agreementKey: consent.deviceAgreementKey, relayURL: client.relay.origin,
+                                  environment: client.relay.environment,
                                   active: true, pairedAt: clock(), unpairedAt: nil)
         try await store.insertPairing(device)
         let confirmed: MailwakeHTTPClient.HTTPClient.Response
@@ -109,7 +117,9 @@ public struct OutpostPairing: Sendable {
         }
         guard confirmed.status == .ok else {
             try? await store.deletePairing(link.pairingID)
-            throw OutpostError(.relay, "the relay refused the confirmation: \(Self.describe(OutpostRelayClient.answer(confirmed))); nothing was stored")
+            throw OutpostError(.relay,
+                               "the relay refused the confirmation: \(Self.describe(OutpostRelayClient.answer(confirmed))); nothing " +
+                               "was stored")
         }
         return device
     }
@@ -119,7 +129,8 @@ public struct OutpostPairing: Sendable {
         switch approval {
         case .owner(let ask):
             guard try await ask(consent) else {
-                throw OutpostError(.pairing, "device \(consent.deviceID) was not confirmed. \(await endQuietly(link.pairingID)) Nothing was stored.")
+                throw OutpostError(.pairing,
+                                   "device \(consent.deviceID) was not confirmed. \(await endQuietly(link.pairingID)) Nothing was stored.")
             }
         case .redeemer(let tokenHash):
             var invitation = try await store.invitation(tokenHash: tokenHash)
@@ -132,7 +143,8 @@ public struct OutpostPairing: Sendable {
             guard let redeemer, redeemer.deviceID == consent.deviceID, ConstantTime.equals(redeemer.signingKey, consent.deviceSigningKey),
                   ConstantTime.equals(redeemer.agreementKey, consent.deviceAgreementKey)
             else {
-                let who = redeemer.map { "the device that redeemed the invitation (\($0.deviceID))" } ?? "a device that redeemed the invitation"
+                let who = redeemer.map { "the device that redeemed the invitation (\($0.deviceID))" }
+                    ?? "a device that redeemed the invitation"
                 throw OutpostError(.pairing, """
                     refused the push consent of device \(consent.deviceID): it is not \(who) with the same keys. \
                     \(await endQuietly(link.pairingID)) Nothing was stored.

@@ -7,7 +7,8 @@ extension OutpostStore {
         try await database.transaction { c in
             try self.lockDevice(c, deviceID: d.deviceID, signingKey: d.signingKey, agreementKey: d.agreementKey, now: d.pairedAt)
             _ = try c.execute("""
-                INSERT INTO pairings (pairing_id, relay_url, environment, device_id, device_signing_key, device_agreement_key, state, paired_at)
+                INSERT INTO pairings (pairing_id, relay_url, environment, device_id, device_signing_key, device_agreement_key, state,
+                    paired_at)
                 VALUES (?, ?, ?, ?, ?, ?, 'active', ?)
                 """, d.pairingID, d.relayURL, d.environment.rawValue, d.deviceID, d.signingKey, d.agreementKey, d.pairedAt)
         }
@@ -25,7 +26,8 @@ extension OutpostStore {
             FROM pairings \(activeOnly ? "WHERE state = 'active'" : "") ORDER BY paired_at DESC, pairing_id
             """)
         return try rows.map { row in
-            PairedDevice(pairingID: try row.get("pairing_id"), deviceID: try row.get("device_id"), signingKey: try row.get("device_signing_key"),
+            PairedDevice(pairingID: try row.get("pairing_id"), deviceID: try row.get("device_id"),
+                         signingKey: try row.get("device_signing_key"),
                          agreementKey: try row.get("device_agreement_key"), relayURL: try row.get("relay_url"),
                          environment: PushEnvironment(rawValue: try row.get("environment")) ?? .production,
                          active: (try row.get("state") as String) == "active", pairedAt: try row.get("paired_at"),
@@ -43,9 +45,11 @@ extension OutpostStore {
     func markUnpaired(_ pairingID: String) async throws {
         let now = clock()
         try await database.transaction { c in
-            _ = try c.execute("UPDATE pairings SET state = 'unpaired', unpaired_at = ? WHERE pairing_id = ? AND state = 'active'", now, pairingID)
+            _ = try c.execute("UPDATE pairings SET state = 'unpaired', unpaired_at = ? WHERE pairing_id = ? AND state = 'active'", now,
+                              pairingID)
             _ = try c.execute("""
-                UPDATE deliveries SET status = 'failed', last_error = 'unpaired', updated_at = ? WHERE pairing_id = ? AND status IN ('pending', 'queued')
+                UPDATE deliveries SET status = 'failed', last_error = 'unpaired', updated_at = ? WHERE pairing_id = ?
+                    AND status IN ('pending', 'queued')
                 """, now, pairingID)
         }
     }

@@ -26,7 +26,8 @@ public struct ProviderPreset: Sendable, Equatable {
                        passwordNote: "an app password (Google Account → Security → 2-Step Verification → App passwords)",
                        maxConnections: 10, idleRestart: .seconds(540), trustedAuthservIDs: ["mx.google.com"]),
         "outlook": .init(name: "Outlook.com and Microsoft 365", host: "outlook.office365.com", port: 993, security: .implicitTLS,
-                         authentication: .oauth2, passwordNote: nil, maxConnections: 8, idleRestart: .seconds(600), trustedAuthservIDs: ["-"]),
+                         authentication: .oauth2, passwordNote: nil, maxConnections: 8, idleRestart: .seconds(600),
+                         trustedAuthservIDs: ["-"]),
         "icloud": .init(name: "iCloud Mail", host: "imap.mail.me.com", port: 993, security: .implicitTLS, authentication: .password,
                         passwordNote: "an app-specific password (account.apple.com → Sign-In and Security → App-Specific Passwords)",
                         maxConnections: 5, idleRestart: .seconds(600), trustedAuthservIDs: []),
@@ -52,8 +53,10 @@ public struct ProviderPreset: Sendable, Equatable {
         "aol": .init(name: "AOL Mail", host: "imap.aol.com", port: 993, security: .implicitTLS, authentication: .password,
                      passwordNote: "an app password (Account Security → Generate app password)",
                      maxConnections: 5, idleRestart: .seconds(600), trustedAuthservIDs: []),
-        "proton": .init(name: "Proton Mail (through Proton Mail Bridge on this machine)", host: "127.0.0.1", port: 1143, security: .startTLS,
-                        authentication: .password, passwordNote: "the password Proton Mail Bridge shows for IMAP (not the account password)",
+        "proton": .init(name: "Proton Mail (through Proton Mail Bridge on this machine)", host: "127.0.0.1", port: 1143,
+                        security: .startTLS,
+                        authentication: .password,
+                        passwordNote: "the password Proton Mail Bridge shows for IMAP (not the account password)",
                         maxConnections: 5, idleRestart: .seconds(1500), trustedAuthservIDs: []),
     ]
 

@@ -31,7 +31,8 @@ public final class OutpostRelayClient: Sendable {
     public func shutdown() { http.shutdown() }
 
     /// Sends a request signed with the outpost identity.
-    public func signed(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, timeout: Duration? = nil) async throws -> HTTPClient.Response {
+    public func signed(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil,
+                       timeout: Duration? = nil) async throws -> HTTPClient.Response {
         try await signedClient.send(method, path, body: body, timeout: timeout)
     }
 
@@ -39,7 +40,8 @@ public final class OutpostRelayClient: Sendable {
     public func submit(_ envelope: [UInt8]) async -> RelayAnswer {
         let response: HTTPClient.Response
         do {
-            response = try await http.execute(.init(method: .post, url: relay.url + "/v1/envelopes", headers: ["Content-Type": "application/json"], body: envelope))
+            response = try await http.execute(.init(method: .post, url: relay.url + "/v1/envelopes",
+                                                    headers: ["Content-Type": "application/json"], body: envelope))
         } catch {
             return .retry(after: 0, reason: "relay unreachable")
         }

@@ -33,7 +33,9 @@ extension OutpostStore {
     public func relay() async throws -> RelaySettingsRecord {
         guard let url = try await setting("relay_url"), let env = try await setting("relay_environment"),
               let environment = PushEnvironment(rawValue: env)
-        else { throw OutpostError(.relayNotConfigured, "no relay is set: run `mailwake-outpost relay set --url URL --env production|sandbox`") }
-        return RelaySettingsRecord(url: url, origin: try await setting("relay_origin"), environment: environment, caFile: try await setting("relay_ca_file"))
+        else { throw OutpostError(.relayNotConfigured,
+                                  "no relay is set: run `mailwake-outpost relay set --url URL --env production|sandbox`") }
+        return RelaySettingsRecord(url: url, origin: try await setting("relay_origin"), environment: environment,
+                                   caFile: try await setting("relay_ca_file"))
     }
 }

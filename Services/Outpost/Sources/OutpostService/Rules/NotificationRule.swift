@@ -28,7 +28,8 @@ public struct NotificationRule: Sendable, Equatable {
 
     public static func == (a: NotificationRule, b: NotificationRule) -> Bool {
         a.mailboxID == b.mailboxID && a.folder == b.folder && a.enabled == b.enabled && a.quietHours?.start == b.quietHours?.start
-            && a.quietHours?.end == b.quietHours?.end && a.allowSenders == b.allowSenders && a.denySenders == b.denySenders && a.show == b.show
+            && a.quietHours?.end == b.quietHours?.end && a.allowSenders == b.allowSenders && a.denySenders == b.denySenders
+                && a.show == b.show
     }
 
     /// What the rule decides for a message.
@@ -42,7 +43,8 @@ public struct NotificationRule: Sendable, Equatable {
         guard enabled else { return .suppress(reason: "notifications are off for this scope") }
         if let quiet = quietHours, Self.isQuiet(minuteOfDay, quiet) { return .suppress(reason: "quiet hours") }
         let sender = content.from.address.lowercased()
-        if denySenders.contains(where: { Self.matches(sender, pattern: $0) }) { return .suppress(reason: "the sender matches a deny pattern") }
+        if denySenders.contains(where: { Self.matches(sender,
+                                                      pattern: $0) }) { return .suppress(reason: "the sender matches a deny pattern") }
         if !allowSenders.isEmpty, !allowSenders.contains(where: { Self.matches(sender, pattern: $0) }) {
             return .suppress(reason: "the sender matches no allow pattern")
         }
@@ -97,7 +99,8 @@ public struct NotificationRule: Sendable, Equatable {
 
     private static func minutes(_ text: Substring) -> Int? {
         let hm = text.split(separator: ":")
-        guard hm.count == 2, hm[0].count <= 2, hm[1].count == 2, let h = Int(hm[0]), let m = Int(hm[1]), (0..<24).contains(h), (0..<60).contains(m) else {
+        guard hm.count == 2, hm[0].count <= 2, hm[1].count == 2, let h = Int(hm[0]), let m = Int(hm[1]), (0..<24).contains(h),
+              (0..<60).contains(m) else {
             return nil
         }
         return h * 60 + m

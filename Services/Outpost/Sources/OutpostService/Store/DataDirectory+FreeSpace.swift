@@ -14,7 +14,8 @@ extension DataDirectory {
     /// Why the database at `databasePath` could not be opened, naming a full file system when it is one.
     func openFailure(_ error: any Error, freeBytes: UInt64?) -> OutpostError {
         if let freeBytes, freeBytes < Self.fullBelowBytes {
-            return OutpostError(.storage, "cannot open \(databasePath): the file system holding \(path) is full (\(freeBytes) bytes free); "
+            return OutpostError(.storage,
+                                "cannot open \(databasePath): the file system holding \(path) is full (\(freeBytes) bytes free); "
                                 + "free some space and try again (\(error))")
         }
         return OutpostError(.storage, "cannot open \(databasePath): \(error)")

@@ -34,7 +34,8 @@ public struct DataDirectory: Sendable, Hashable {
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
         } catch {
             throw OutpostError(.dataDirectory, "cannot create the data directory \(path): \(error.localizedDescription)")
         }

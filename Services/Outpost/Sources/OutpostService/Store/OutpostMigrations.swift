@@ -136,7 +136,8 @@ enum OutpostMigrations {
             CREATE INDEX channel_deliveries_due ON channel_deliveries (next_attempt_at) WHERE status = 'pending';
             """),
         SQLiteMigration(version: 5, name: "live activities", sql: """
-            ALTER TABLE pairings ADD COLUMN live_activities TEXT NOT NULL DEFAULT 'on' CHECK (live_activities IN ('on', 'off', 'unavailable'));
+            ALTER TABLE pairings ADD COLUMN live_activities TEXT NOT NULL DEFAULT 'on' CHECK (live_activities IN ('on', 'off',
+                'unavailable'));
             ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'notification'
                 CHECK (kind IN ('notification', 'live-activity-start', 'live-activity-end'));
             CREATE TABLE live_activities (
@@ -226,9 +227,11 @@ enum OutpostMigrations {
                 created_at INTEGER NOT NULL,
                 updated_at INTEGER NOT NULL
             );
-            INSERT INTO mailboxes_v7 (id, label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled,
+            INSERT INTO mailboxes_v7 (id, label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections,
+                enabled,
                                       created_at, updated_at)
-                SELECT id, label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled, created_at, updated_at
+                SELECT id, label, host, port, security, ca_file, username, auth, secret_sealed, folders, max_connections, enabled,
+                    created_at, updated_at
                 FROM mailboxes;
             CREATE TABLE folder_state_v7 (
                 mailbox_id INTEGER NOT NULL REFERENCES mailboxes_v7 (id) ON DELETE CASCADE,
@@ -257,8 +260,10 @@ enum OutpostMigrations {
                 CHECK (folder IS NULL OR mailbox_id IS NOT NULL),
                 CHECK ((quiet_start IS NULL) = (quiet_end IS NULL))
             );
-            INSERT INTO rules_v7 (id, mailbox_id, folder, enabled, quiet_start, quiet_end, allow_senders, deny_senders, show_fields, updated_at)
-                SELECT id, mailbox_id, folder, enabled, quiet_start, quiet_end, allow_senders, deny_senders, show_fields, updated_at FROM rules;
+            INSERT INTO rules_v7 (id, mailbox_id, folder, enabled, quiet_start, quiet_end, allow_senders, deny_senders, show_fields,
+                updated_at)
+                SELECT id, mailbox_id, folder, enabled, quiet_start, quiet_end, allow_senders, deny_senders, show_fields, updated_at
+                    FROM rules;
             DROP TABLE folder_state;
             DROP TABLE rules;
             DROP TABLE mailboxes;

@@ -21,7 +21,8 @@ public final class OutpostStore: Sendable {
 
     /// Opens an initialized data directory: `secret.key`, then the database
     /// (migrated), then checks that the identity opens under the key.
-    public static func open(_ directory: DataDirectory, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) async throws -> OutpostStore {
+    public static func open(_ directory: DataDirectory,
+                            clock: @escaping @Sendable () -> Int64 = WallClock.seconds) async throws -> OutpostStore {
         guard FileManager.default.fileExists(atPath: directory.databasePath) else {
             throw OutpostError(.dataDirectory, "\(directory.path) holds no outpost: run `mailwake-outpost init` (or pass --data-dir)")
         }
@@ -32,7 +33,9 @@ public final class OutpostStore: Sendable {
     }
 
     /// `mailwake-outpost init`: a new secret key, database and identity.
-    public static func initialize(_ directory: DataDirectory, clock: @escaping @Sendable () -> Int64 = WallClock.seconds) async throws -> (OutpostStore, OutpostIdentity) {
+    public static func initialize(_ directory: DataDirectory,
+                                  clock: @escaping @Sendable () -> Int64 = WallClock.seconds) async throws -> (OutpostStore,
+                                      OutpostIdentity) {
         try directory.create()
         guard !FileManager.default.fileExists(atPath: directory.databasePath) else {
             throw OutpostError(.alreadyInitialized, "\(directory.path) already holds an outpost (outpost.db): refusing to replace it")
@@ -40,7 +43,8 @@ public final class OutpostStore: Sendable {
         let secret = try SecretKey.create(at: directory.secretKeyPath)
         let store = try await openDatabase(directory, secret: secret, clock: clock)
         let identity = OutpostIdentity(signingKey: try P256.Signing.PrivateKey())
-        let sealed = try store.box.seal(identity.signingKey.pkcs8DERRepresentation, purpose: "identity", context: "identity:\(identity.id)")
+        let sealed = try store.box.seal(identity.signingKey.pkcs8DERRepresentation, purpose: "identity",
+                                        context: "identity:\(identity.id)")
         let (id, publicKey, now) = (identity.id, identity.publicKey, clock())
         try await store.database.transaction { c in
             _ = try c.execute("INSERT INTO identity (id, outpost_id, public_key, private_key_sealed, created_at) VALUES (1, ?, ?, ?, ?)",
@@ -49,7 +53,8 @@ public final class OutpostStore: Sendable {
         return (store, identity)
     }
 
-    private static func openDatabase(_ directory: DataDirectory, secret: SecretKey, clock: @escaping @Sendable () -> Int64) async throws -> OutpostStore {
+    private static func openDatabase(_ directory: DataDirectory, secret: SecretKey,
+                                     clock: @escaping @Sendable () -> Int64) async throws -> OutpostStore {
         let database: SQLiteDatabase
         do {
             database = try await SQLiteDatabase.open(.init(path: directory.databasePath))

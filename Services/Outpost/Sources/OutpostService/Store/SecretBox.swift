@@ -31,7 +31,9 @@ public struct SecretBox: Sendable {
         do {
             return try AESGCM.open(Array(sealed[13...]), using: key, nonce: Array(sealed[1..<13]), authenticating: Array(context.utf8))
         } catch {
-            throw OutpostError(.sealedData, "the sealed \(purpose) does not open with this secret.key: the key is not the one this database was made with, or the database was altered")
+            throw OutpostError(.sealedData,
+                               "the sealed \(purpose) does not open with this secret.key: the key is not the one this database was made " +
+                               "with, or the database was altered")
         }
     }
 }

@@ -20,7 +20,8 @@ public struct SecretKey: Sendable {
     /// Creates `path` with 32 fresh random bytes; refuses to replace a file.
     public static func create(at path: String) throws(OutpostError) -> SecretKey {
         let key: SymmetricKey
-        do { key = try SymmetricKey(randomByteCount: byteCount) } catch { throw OutpostError(.secretKey, "cannot get random bytes for secret.key") }
+        do { key = try SymmetricKey(randomByteCount: byteCount) } catch { throw OutpostError(.secretKey,
+                                                                                             "cannot get random bytes for secret.key") }
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw errno == EEXIST || errno == ELOOP
@@ -67,7 +68,8 @@ public struct SecretKey: Sendable {
     func sealingKey(purpose: String) throws(OutpostError) -> SymmetricKey {
         do {
             return try key.withUnsafeBytes { (ikm) throws(CryptoError) -> SymmetricKey in
-                try HKDF.deriveKey(inputKeyMaterial: ikm, salt: Array("mailwake-outpost/v1".utf8), info: Array(purpose.utf8), outputByteCount: 32)
+                try HKDF.deriveKey(inputKeyMaterial: ikm, salt: Array("mailwake-outpost/v1".utf8), info: Array(purpose.utf8),
+                                   outputByteCount: 32)
             }
         } catch {
             throw OutpostError(.secretKey, "cannot derive a sealing key")

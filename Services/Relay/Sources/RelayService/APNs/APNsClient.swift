@@ -25,7 +25,8 @@ final class APNsClient: Sendable {
     /// - Parameters:
     ///   - database: where the shared provider token lives (`configuration.sharedToken`); nil: one token per instance.
     ///   - instance: this instance's name (the renewal lease's holder).
-    init(configuration: RelayConfiguration.APNs, logger: Logger, metrics: MetricsRegistry, database: PostgresClient? = nil, instance: String = "") throws {
+    init(configuration: RelayConfiguration.APNs, logger: Logger, metrics: MetricsRegistry, database: PostgresClient? = nil,
+         instance: String = "") throws {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
@@ -34,16 +35,21 @@ final class APNsClient: Sendable {
         if let path = configuration.testClockFile {
             let file = try TestClockFile(path: path)
             clock = { file.nowSeconds() }
-            logger.warning("APNS_TEST_CLOCK_FILE is set: the provider token's clock is not real time (a test setting; never in production)",
+            logger.warning("""
+                           APNS_TEST_CLOCK_FILE is set: the provider token's clock is not real time (a test setting; never in \
+                           production)
+                           """,
                            ["file": .string(path)])
         }
         providerToken = try APNsProviderToken(keyFile: configuration.keyFile, keyID: configuration.keyID, teamID: configuration.teamID,
                                               refreshAfter: configuration.tokenRefresh.components.seconds,
                                               clock: clock, onRefresh: { refreshes.increment() })
         if configuration.sharedToken, let database {
-            let store = try ProviderTokenStore(database: database, teamID: configuration.teamID, keyID: configuration.keyID, instance: instance,
+            let store = try ProviderTokenStore(database: database, teamID: configuration.teamID, keyID: configuration.keyID,
+                                               instance: instance,
                                                leaseSeconds: 30, signingKey: providerToken.key)
-            sharedToken = SharedProviderToken(local: providerToken, store: store, syncInterval: configuration.sharedTokenSync, logger: logger, metrics: metrics)
+            sharedToken = SharedProviderToken(local: providerToken, store: store, syncInterval: configuration.sharedTokenSync,
+                                              logger: logger, metrics: metrics)
         } else {
             sharedToken = nil
         }
@@ -56,7 +62,8 @@ final class APNsClient: Sendable {
         self.clients = Mutex(clients)
     }
 
-    private static func makeClient(_ c: RelayConfiguration.APNs, environment: PushEnvironment, logger: Logger, metrics: MetricsRegistry) throws -> HTTPClient {
+    private static func makeClient(_ c: RelayConfiguration.APNs, environment: PushEnvironment, logger: Logger,
+                                   metrics: MetricsRegistry) throws -> HTTPClient {
         var h = HTTPClient.Configuration()
         h.name = "apns-\(environment.rawValue)"
         h.metricsPrefix = "mailwake_relay_apns_client"

@@ -46,9 +46,11 @@ final class APNsProviderToken: Sendable {
               let data = FileManager.default.contents(atPath: keyFile)
         else { throw APNsKeyError(message: "cannot read the APNs key file \(keyFile)") }
         if let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0 {
-            throw APNsKeyError(message: "the APNs key file \(keyFile) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it")
+            throw APNsKeyError(message: "the APNs key file \(keyFile) may be read by others (mode \(String(mode, radix: 8))): " +
+                                        "chmod 600 it")
         }
-        try self.init(keyPEM: String(decoding: data, as: UTF8.self), keyID: keyID, teamID: teamID, refreshAfter: refreshAfter, clock: clock, onRefresh: onRefresh)
+        try self.init(keyPEM: String(decoding: data, as: UTF8.self), keyID: keyID, teamID: teamID, refreshAfter: refreshAfter,
+                      clock: clock, onRefresh: onRefresh)
     }
 
     /// The token to send now (made when missing or due).

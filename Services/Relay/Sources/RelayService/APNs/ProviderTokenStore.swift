@@ -31,13 +31,15 @@ struct ProviderTokenStore: Sendable {
     private let sealingKey: SymmetricKey
 
     /// - Parameter signingKey: the `.p8` key; the sealing key is derived from it.
-    init(database: PostgresClient, teamID: String, keyID: String, instance: String, leaseSeconds: Int64, signingKey: P256.Signing.PrivateKey) throws {
+    init(database: PostgresClient, teamID: String, keyID: String, instance: String, leaseSeconds: Int64,
+         signingKey: P256.Signing.PrivateKey) throws {
         self.database = database
         self.teamID = teamID
         self.keyID = keyID
         self.instance = instance
         self.leaseSeconds = leaseSeconds
-        sealingKey = try HKDF.deriveKey(inputKeyMaterial: signingKey.rawRepresentation, salt: Array("mailwake-relay apns-provider-token v1".utf8),
+        sealingKey = try HKDF.deriveKey(inputKeyMaterial: signingKey.rawRepresentation,
+                                        salt: Array("mailwake-relay apns-provider-token v1".utf8),
                                         info: Array((teamID + "\u{0}" + keyID).utf8), outputByteCount: 32)
     }
 
@@ -48,7 +50,8 @@ struct ProviderTokenStore: Sendable {
             """)
         guard let row = rows.first else { return Row(generation: 0, issued: nil) }
         let (generation, sealed, issuedAt) = try row.decode((Int64, String, Int64).self)
-        guard !sealed.isEmpty, issuedAt != 0, let value = open(sealed, issuedAt: issuedAt) else { return Row(generation: generation, issued: nil) }
+        guard !sealed.isEmpty, issuedAt != 0,
+        let value = open(sealed, issuedAt: issuedAt) else { return Row(generation: generation, issued: nil) }
         return Row(generation: generation, issued: APNsProviderToken.Issued(value: value, issuedAt: issuedAt))
     }
 
@@ -75,7 +78,8 @@ struct ProviderTokenStore: Sendable {
     func publish(_ issued: APNsProviderToken.Issued, replacing generation: Int64) async throws -> Bool {
         let sealed = try seal(issued)
         return try await database.execute("""
-            UPDATE apns_provider_tokens SET generation = generation + 1, token = \(sealed), issued_at = \(issued.issuedAt), signed_by = \(instance),
+            UPDATE apns_provider_tokens SET generation = generation + 1, token = \(sealed), issued_at = \(issued.issuedAt),
+                signed_by = \(instance),
                 lease_holder = NULL, lease_until = 0
             WHERE team_id = \(teamID) AND key_id = \(keyID) AND generation = \(generation) AND lease_holder = \(instance)
             """) == 1
@@ -92,7 +96,8 @@ struct ProviderTokenStore: Sendable {
     /// `v1.` + base64url(nonce ‖ ciphertext ‖ tag); the team, key and `iat` are authenticated.
     func seal(_ issued: APNsProviderToken.Issued) throws -> String {
         let nonce = try SymmetricKey(randomByteCount: AESGCM.nonceByteCount).rawBytes
-        let sealed = try AESGCM.seal(Array(issued.value.utf8), using: sealingKey, nonce: nonce, authenticating: additionalData(issuedAt: issued.issuedAt))
+        let sealed = try AESGCM.seal(Array(issued.value.utf8), using: sealingKey, nonce: nonce,
+                                     authenticating: additionalData(issuedAt: issued.issuedAt))
         return "v1." + Base64URL.encode(nonce + sealed)
     }
 
@@ -100,7 +105,8 @@ struct ProviderTokenStore: Sendable {
     func open(_ text: String, issuedAt: Int64) -> String? {
         guard text.hasPrefix("v1."), let bytes = Base64URL.decode(text.dropFirst(3)),
               bytes.count > AESGCM.nonceByteCount + AESGCM.tagByteCount,
-              let plain = try? AESGCM.open(Array(bytes[AESGCM.nonceByteCount...]), using: sealingKey, nonce: Array(bytes[..<AESGCM.nonceByteCount]),
+              let plain = try? AESGCM.open(Array(bytes[AESGCM.nonceByteCount...]), using: sealingKey,
+                                           nonce: Array(bytes[..<AESGCM.nonceByteCount]),
                                            authenticating: additionalData(issuedAt: issuedAt))
         else { return nil }
         return String(decoding: plain, as: UTF8.self)

@@ -51,9 +51,12 @@ final class SharedProviderToken: Service, Sendable {
         self.syncInterval = syncInterval
         self.logger = logger
         degraded = metrics.counter("mailwake_relay_apns_token_degraded_total",
-                                   help: "Provider tokens this instance signed on its own because PostgreSQL was unreachable when its copy was missing or expiring.")
-        adoptions = metrics.counter("mailwake_relay_apns_token_adoptions_total", help: "Shared provider tokens another instance signed, taken from the table.")
-        leaseLost = metrics.counter("mailwake_relay_apns_token_lease_busy_total", help: "Renewals left to another instance that held the lease or had renewed already.")
+                                   help: "Provider tokens this instance signed on its own because PostgreSQL was unreachable when its " +
+                                         "copy was missing or expiring.")
+        adoptions = metrics.counter("mailwake_relay_apns_token_adoptions_total",
+                                    help: "Shared provider tokens another instance signed, taken from the table.")
+        leaseLost = metrics.counter("mailwake_relay_apns_token_lease_busy_total",
+                                    help: "Renewals left to another instance that held the lease or had renewed already.")
     }
 
     /// Age (seconds) from which the copy in memory is not used without asking the table first.
@@ -66,7 +69,8 @@ final class SharedProviderToken: Service, Sendable {
         if let issued = usable(now: local.now()) { return issued }
         await refresh()
         let now = local.now()
-        guard let issued = local.cached, now - issued.issuedAt < Self.maximumAge else { throw APNsKeyError(message: "no provider token could be had") }
+        guard let issued = local.cached,
+              now - issued.issuedAt < Self.maximumAge else { throw APNsKeyError(message: "no provider token could be had") }
         return issued
     }
 
@@ -137,9 +141,11 @@ final class SharedProviderToken: Service, Sendable {
         do {
             var row = try await store.read()
             if let pending = unpublished.withLock({ $0 }) {
-                if row.issued.map({ $0.issuedAt < pending.issuedAt }) ?? true, try await store.acquireLease(generation: row.generation, now: now),
+                if row.issued.map({ $0.issuedAt < pending.issuedAt }) ?? true,
+                   try await store.acquireLease(generation: row.generation, now: now),
                    try await store.publish(pending, replacing: row.generation) {
-                    logger.notice("published the provider token signed while PostgreSQL was unreachable", ["issued_at": .int(Int(pending.issuedAt))])
+                    logger.notice("published the provider token signed while PostgreSQL was unreachable",
+                                  ["issued_at": .int(Int(pending.issuedAt))])
                     row = ProviderTokenStore.Row(generation: row.generation + 1, issued: pending)
                 }
                 unpublished.withLock { $0 = nil }
@@ -201,7 +207,8 @@ final class SharedProviderToken: Service, Sendable {
             local.adopt(own)
             unpublished.withLock { $0 = own }
             degraded.increment()
-            logger.warning("cannot read the shared provider token and the one in memory is missing or expiring: signed one of this instance's own (degraded)",
+            logger.warning("cannot read the shared provider token and the one in memory is missing or expiring: signed one of this " +
+                           "instance's own (degraded)",
                            ["error": .string("\(error)")])
         } catch {
             logger.error("cannot sign an APNs provider token", ["error": .string("\(error)")])

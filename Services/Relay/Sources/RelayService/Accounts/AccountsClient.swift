@@ -40,8 +40,10 @@ final class AccountsClient: Sendable {
         authorizations = TTLCache(ttl: ttl)
         outposts = TTLCache(ttl: ttl)
         activityTokens = TTLCache(ttl: ttl)
-        cacheHits = metrics.counter("mailwake_relay_accounts_cache_total", help: "Look-ups of accounts data by cache result.", labels: ["result": "hit"])
-        cacheMisses = metrics.counter("mailwake_relay_accounts_cache_total", help: "Look-ups of accounts data by cache result.", labels: ["result": "miss"])
+        cacheHits = metrics.counter("mailwake_relay_accounts_cache_total", help: "Look-ups of accounts data by cache result.",
+                                    labels: ["result": "hit"])
+        cacheMisses = metrics.counter("mailwake_relay_accounts_cache_total", help: "Look-ups of accounts data by cache result.",
+                                      labels: ["result": "miss"])
     }
 
     func shutdown() { http.shutdown() }
@@ -63,7 +65,8 @@ final class AccountsClient: Sendable {
         for id in Set(ids) { w.string(nil, id) }
         w.endArray()
         w.endObject()
-        let response = try await request(.post, "/internal/v1/authorizations", body: w.bytes, expect: [.ok], http: http, configuration: configuration)
+        let response = try await request(.post, "/internal/v1/authorizations", body: w.bytes, expect: [.ok], http: http,
+                                         configuration: configuration)
         struct List: Decodable { var authorizations: [DeviceAuthorization] }
         let found = try decode(List.self, response).authorizations
         let byID = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
@@ -123,7 +126,8 @@ final class AccountsClient: Sendable {
         return r.status == .notFound || r.status == .ok
     }
 
-    private func call(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, expect: Set<HTTPStatus> = [.ok, .created, .notFound]) async throws -> HTTPClient.Response {
+    private func call(_ method: HTTPMethod, _ path: String, body: [UInt8]? = nil,
+                      expect: Set<HTTPStatus> = [.ok, .created, .notFound]) async throws -> HTTPClient.Response {
         try await Self.request(method, path, body: body, expect: expect, http: http, configuration: configuration)
     }
 

@@ -39,7 +39,8 @@ struct DiagnosticsReporter: Service {
             w.beginObject()
             w.beginArray("records")
             for row in rows {
-                let (id, device, pairing, event, status, reason, at) = try row.decode((Int64, String, String, String, String, String?, Int64).self)
+                let (id, device, pairing, event, status, reason,
+                     at) = try row.decode((Int64, String, String, String, String, String?, Int64).self)
                 ids.append(id)
                 w.beginObject()
                 w.string("device_id", device)

@@ -46,7 +46,8 @@ final class TTLCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// The cached value, or the result of `load` (shared with concurrent callers).
-    func value(for key: Key, hit: Counter? = nil, miss: Counter? = nil, load: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    func value(for key: Key, hit: Counter? = nil, miss: Counter? = nil,
+               load: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let now = ContinuousClock.now
         let lookup: Lookup = slots.withLock { slots in
             switch slots[key] {

@@ -26,7 +26,8 @@ struct AdminPage {
             .empty{color:#5b6576;font-style:italic}
             </style></head><body>
             <h1>Mailwake relay</h1>
-            <div class="sub">instance \(escape(s.instance)) · version \(escape(s.version)) · \(timestamp(s.generatedAt)) UTC · refreshes every 10 s</div>
+            <div class="sub">instance \(escape(s.instance)) · version \(escape(s.version)) · \(timestamp(s.generatedAt)) UTC · refreshes \
+            every 10 s</div>
             <div class="cards">
             \(card("Queued", "\(s.queued)", s.queued > 1000 ? "warn" : ""))
             \(card("Sending", "\(s.sending)", ""))
@@ -42,7 +43,8 @@ struct AdminPage {
         for w in s.windows {
             let rate = String(format: "%.2f", Double(w.sent) / Double(w.seconds))
             out += "<tr><td>\(escape(w.label))</td><td class=\"ok\">\(w.sent)</td><td>\(rate)</td>"
-            out += "<td class=\"\(w.failed > 0 ? "bad" : "")\">\(w.failed)</td><td class=\"\(w.expired > 0 ? "warn" : "")\">\(w.expired)</td></tr>\n"
+            out += "<td class=\"\(w.failed > 0 ? "bad" : "")\">\(w.failed)</td><td " +
+                   "class=\"\(w.expired > 0 ? "warn" : "")\">\(w.expired)</td></tr>\n"
         }
         out += "</table>\n<h2>Failures by reason (last hour)</h2>\n"
         if s.failuresByReason.isEmpty {
@@ -58,15 +60,19 @@ struct AdminPage {
         if s.recentFailures.isEmpty {
             out += "<p class=\"empty\">No failed or expired deliveries in the last day.</p>\n"
         } else {
-            out += "<table><tr><th>When (UTC)</th><th>Status</th><th>APNs</th><th>Reason</th><th>Attempts</th><th>Pairing</th><th>Event</th><th>Device</th></tr>\n"
+            out += "<table><tr><th>When (UTC)</th><th>Status</th><th>APNs</th><th>Reason</th><th>Attempts</th><th>Pairing</th>" +
+                "<th>Event</th><th>Device</th></tr>\n"
             for d in s.recentFailures {
                 out += "<tr><td>\(timestamp(d.updatedMS / 1000))</td><td class=\"bad\">\(escape(d.status))</td>"
-                out += "<td>\(d.apnsStatus.map(String.init) ?? "–")</td><td class=\"mono\">\(escape(d.apnsReason ?? ""))</td><td>\(d.attempts)</td>"
-                out += "<td class=\"mono\">\(escape(d.pairingID))</td><td class=\"mono\">\(escape(d.eventID))</td><td class=\"mono\">\(escape(String(d.deviceID.prefix(12))))…</td></tr>\n"
+                out += "<td>\(d.apnsStatus.map(String.init) ?? "–")</td><td " +
+                       "class=\"mono\">\(escape(d.apnsReason ?? ""))</td><td>\(d.attempts)</td>"
+                out += "<td class=\"mono\">\(escape(d.pairingID))</td><td class=\"mono\">\(escape(d.eventID))</td><td " +
+                       "class=\"mono\">\(escape(String(d.deviceID.prefix(12))))…</td></tr>\n"
             }
             out += "</table>\n"
         }
-        out += "<p class=\"sub\">Details: <span class=\"mono\">GET /admin/v1/deliveries?status=failed&amp;since=UNIX</span> · metrics at <span class=\"mono\">/metrics</span></p>\n</body></html>\n"
+        out += "<p class=\"sub\">Details: <span class=\"mono\">GET /admin/v1/deliveries?status=failed&amp;since=UNIX</span> · metrics " +
+               "at <span class=\"mono\">/metrics</span></p>\n</body></html>\n"
         return out
     }
 

@@ -17,7 +17,8 @@ struct DeliveryListItem: Sendable {
     static let columns = "pairing_id, event_id, device_id, kind, status, attempts, apns_status, apns_reason, accepted_ms, updated_ms"
 
     init(row: PostgresRow) throws {
-        let (p, e, d, k, s, a, st, r, acc, upd) = try row.decode((String, String, String, String, String, Int32, Int32?, String?, Int64, Int64).self)
+        let (p, e, d, k, s, a, st, r, acc,
+             upd) = try row.decode((String, String, String, String, String, Int32, Int32?, String?, Int64, Int64).self)
         (pairingID, eventID, deviceID, kind, status, attempts, apnsStatus, apnsReason, acceptedMS, updatedMS) =
             (p, e, d, k, s, Int(a), st.map(Int.init), r, acc, upd)
     }

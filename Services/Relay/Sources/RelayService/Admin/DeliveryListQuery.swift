@@ -12,7 +12,8 @@ struct DeliveryListQuery: Sendable {
     init(_ request: HTTPRequest, now: Int64) throws {
         if let raw = request.query("status") {
             guard let s = DeliveryStatus(rawValue: raw) else {
-                throw HTTPError(.badRequest, code: .badStatus, detail: "status must be one of \(DeliveryStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw HTTPError(.badRequest, code: .badStatus,
+                                detail: "status must be one of \(DeliveryStatus.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             status = s
         }
@@ -23,7 +24,8 @@ struct DeliveryListQuery: Sendable {
             since = now - 3600
         }
         if let raw = request.query("limit") {
-            guard let n = Int(raw), (1...1000).contains(n) else { throw HTTPError(.badRequest, code: .badLimit, detail: "limit must be 1 to 1000") }
+            guard let n = Int(raw),
+                  (1...1000).contains(n) else { throw HTTPError(.badRequest, code: .badLimit, detail: "limit must be 1 to 1000") }
             limit = n
         } else {
             limit = 100

@@ -18,14 +18,16 @@ struct DeliveryStatsStore: Sendable {
         let spans: [(label: String, seconds: Int64)] = [("last minute", 60), ("last 5 minutes", 300), ("last hour", 3600)]
         var counts: [String: [Int64]] = [:]
         for row in try await database.query("""
-            SELECT CASE WHEN status = 'displayed' THEN 'sent' ELSE status END AS s, count(*) FILTER (WHERE updated_ms >= \(nowMS - 60_000)), count(*) FILTER (WHERE updated_ms >= \(nowMS - 300_000)), count(*)
+            SELECT CASE WHEN status = 'displayed' THEN 'sent' ELSE status END AS s,
+                count(*) FILTER (WHERE updated_ms >= \(nowMS - 60_000)), count(*) FILTER (WHERE updated_ms >= \(nowMS - 300_000)), count(*)
             FROM deliveries WHERE status IN ('sent', 'displayed', 'failed', 'expired') AND updated_ms >= \(nowMS - 3_600_000) GROUP BY s
             """) {
             let (status, minute, five, hour) = try row.decode((String, Int64, Int64, Int64).self)
             counts[status] = [minute, five, hour]
         }
         return spans.enumerated().map { i, span in
-            StatusSnapshot.Window(label: span.label, seconds: span.seconds, sent: counts["sent"]?[i] ?? 0, failed: counts["failed"]?[i] ?? 0,
+            StatusSnapshot.Window(label: span.label, seconds: span.seconds, sent: counts["sent"]?[i] ?? 0,
+                                  failed: counts["failed"]?[i] ?? 0,
                                   expired: counts["expired"]?[i] ?? 0)
         }
     }

@@ -17,7 +17,8 @@ struct OperatorAuthentication: HTTPMiddleware {
 
     private func check(_ request: HTTPRequest) throws {
         guard let gate else {
-            throw HTTPError(.notFound, code: .operatorApiDisabled, detail: "set MAILWAKE_RELAY_OPERATOR_TOKEN to enable the operator pages")
+            throw HTTPError(.notFound, code: .operatorApiDisabled,
+                            detail: "set MAILWAKE_RELAY_OPERATOR_TOKEN to enable the operator pages")
         }
         if let header = request.headers["Authorization"], header.hasPrefix("Basic "),
            let decoded = Data(base64Encoded: String(header.dropFirst(6))).map(Array.init),

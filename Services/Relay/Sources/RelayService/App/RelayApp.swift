@@ -41,7 +41,8 @@ public final class RelayApp: DatabaseBackedApp {
     public init(configuration: RelayConfiguration, database: PostgresClient, logger: Logger, metrics: MetricsRegistry,
                 clockMS: @escaping @Sendable () -> Int64 = WallClock.milliseconds) throws {
         if let problem = configuration.retentionProblem {
-            throw ConfigurationError(key: "MAILWAKE_RELAY_" + RelaySettings.retention.name, reason: problem, shownValue: String(configuration.retention))
+            throw ConfigurationError(key: "MAILWAKE_RELAY_" + RelaySettings.retention.name, reason: problem,
+                                     shownValue: String(configuration.retention))
         }
         self.configuration = configuration
         self.database = database
@@ -51,9 +52,11 @@ public final class RelayApp: DatabaseBackedApp {
         clock = { clockMS() / 1000 }
         let clock = self.clock
         gate = SignedRequestGate(origin: configuration.publicOrigin, nonces: PostgresNonceStore(database: database), clock: clock)
-        operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken], realm: "mailwake-relay-operator")
+        operatorGate = configuration.operatorToken.isEmpty ? nil : BearerTokenGate(tokens: [configuration.operatorToken],
+                                                                                   realm: "mailwake-relay-operator")
         accounts = try AccountsClient(configuration: configuration.accounts, logger: logger, metrics: metrics)
-        apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics, database: database, instance: configuration.instanceName)
+        apns = try APNsClient(configuration: configuration.apns, logger: logger, metrics: metrics, database: database,
+                              instance: configuration.instanceName)
         queue = DeliveryQueue(database: database, instance: configuration.instanceName, leaseSeconds: configuration.lease,
                               rate: configuration.rateLimit, burst: configuration.rateBurst,
                               keepCatchUp: configuration.catchupRetention > 0 && configuration.catchupLimit > 0)
@@ -131,7 +134,8 @@ public final class RelayApp: DatabaseBackedApp {
             QueueWakeUp(listener: listener, handoff: handoff, logger: logger),
             DiagnosticsReporter(database: database, accounts: accounts, metrics: relayMetrics, logger: logger),
             QueueMaintenance(database: database, configuration: configuration, metrics: relayMetrics, logger: logger, clockMS: clockMS),
-            AccountsReachability(accounts: accounts, interval: configuration.accounts.checkInterval, metrics: relayMetrics, logger: logger),
+            AccountsReachability(accounts: accounts, interval: configuration.accounts.checkInterval, metrics: relayMetrics,
+                                 logger: logger),
         ]
     }
 

@@ -23,37 +23,52 @@ struct RelayMetrics: Sendable {
         self.registry = registry
         accepted = registry.counter("mailwake_relay_envelopes_accepted_total", help: "Envelopes answered 202 and stored.")
         liveActivityAlerts = registry.counter("mailwake_relay_live_activity_alerts_total",
-                                              help: "Live Activity starts APNs refused for the push-to-start token (TooManyRequests) and sent as time-sensitive alerts instead.")
-        duplicates = registry.counter("mailwake_relay_envelopes_duplicate_total", help: "Envelopes submitted again with the same bytes (answered as the first time).")
+                                              help: "Live Activity starts APNs refused for the push-to-start token (TooManyRequests) " +
+                                                    "and sent as time-sensitive alerts instead.")
+        duplicates = registry.counter("mailwake_relay_envelopes_duplicate_total",
+                                      help: "Envelopes submitted again with the same bytes (answered as the first time).")
         queueDepth = registry.gauge("mailwake_relay_queue_depth", help: "Deliveries queued or being sent (all instances).")
         queueOldestSeconds = registry.gauge("mailwake_relay_queue_oldest_age_seconds",
-                                            help: "How long the longest-waiting due delivery has been due (0 when none is due); deliveries waiting out a retry delay are not counted.")
-        queueDue = registry.gauge("mailwake_relay_queue_due", help: "Deliveries due now: queued or with an ended lease, not waiting out a retry delay (all instances).")
-        accountsReachable = registry.gauge("mailwake_relay_accounts_reachable", help: "1 when the last check of accounts' internal API succeeded, 0 when it failed.")
-        accountsCheckFailures = registry.counter("mailwake_relay_accounts_check_failures_total", help: "Checks of accounts' internal API that failed (unreachable, refused, or timed out).")
-        acceptToSent = registry.histogram("mailwake_relay_accept_to_sent_seconds", help: "Time from answering 202 to APNs accepting the push.")
+                                            help: "How long the longest-waiting due delivery has been due (0 when none is due); " +
+                                                  "deliveries waiting out a retry delay are not counted.")
+        queueDue = registry.gauge("mailwake_relay_queue_due",
+                                  help: "Deliveries due now: queued or with an ended lease, not waiting out a retry delay (all " +
+                                        "instances).")
+        accountsReachable = registry.gauge("mailwake_relay_accounts_reachable",
+                                           help: "1 when the last check of accounts' internal API succeeded, 0 when it failed.")
+        accountsCheckFailures = registry.counter("mailwake_relay_accounts_check_failures_total",
+                                                 help: "Checks of accounts' internal API that failed (unreachable, refused, or " +
+                                                       "timed out).")
+        acceptToSent = registry.histogram("mailwake_relay_accept_to_sent_seconds",
+                                          help: "Time from answering 202 to APNs accepting the push.")
         sentToDisplayed = registry.histogram("mailwake_relay_sent_to_displayed_seconds",
-                                             help: "Time from APNs accepting the push to the device showing it (receipt shown_at, clamped to the relay's times).")
+                                             help: "Time from APNs accepting the push to the device showing it (receipt shown_at, " +
+                                                   "clamped to the relay's times).")
         acceptToDisplayed = registry.histogram("mailwake_relay_accept_to_displayed_seconds",
-                                               help: "Time from answering 202 to the device showing the notification (receipt shown_at, clamped).")
+                                               help: "Time from answering 202 to the device showing the notification (receipt shown_at, " +
+                                                     "clamped).")
         var receipts: [String: Counter] = [:]
         for outcome in ["displayed", "duplicate", "ignored"] {
             receipts[outcome] = registry.counter("mailwake_relay_receipts_total",
-                                                 help: "Receipt entries, by outcome: displayed (first receipt), duplicate (already displayed), ignored (unknown or pruned event).",
+                                                 help: "Receipt entries, by outcome: displayed (first receipt), duplicate (already " +
+                                                       "displayed), ignored (unknown or pruned event).",
                                                  labels: ["outcome": outcome])
         }
         self.receipts = receipts
         var deliveries: [String: Counter] = [:]
         for status in ["sent", "failed", "expired"] {
-            deliveries[status] = registry.counter("mailwake_relay_deliveries_total", help: "Deliveries finished, by final status.", labels: ["status": status])
+            deliveries[status] = registry.counter("mailwake_relay_deliveries_total", help: "Deliveries finished, by final status.",
+                                                  labels: ["status": status])
         }
         self.deliveries = deliveries
-        claimBatch = registry.histogram("mailwake_relay_claim_batch_size", help: "Deliveries claimed per queue claim.", buckets: [1, 4, 16, 64, 256, 1024])
+        claimBatch = registry.histogram("mailwake_relay_claim_batch_size", help: "Deliveries claimed per queue claim.",
+                                        buckets: [1, 4, 16, 64, 256, 1024])
         diagnosticsSent = registry.counter("mailwake_relay_diagnostics_sent_total", help: "Delivery outcomes reported to accounts.")
     }
 
     /// Counts a refused submission by its problem code.
     func refused(_ code: String) {
-        registry.counter("mailwake_relay_envelopes_refused_total", help: "Envelopes refused, by problem code.", labels: ["reason": code]).increment()
+        registry.counter("mailwake_relay_envelopes_refused_total", help: "Envelopes refused, by problem code.",
+                         labels: ["reason": code]).increment()
     }
 }

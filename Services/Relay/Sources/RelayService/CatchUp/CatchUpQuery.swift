@@ -11,7 +11,8 @@ struct CatchUpQuery: Sendable {
 
     init(_ request: HTTPRequest) throws {
         for item in request.queryItems where item.name != "after" && item.name != "limit" {
-            throw HTTPError(.badRequest, code: .badParameter, detail: "unknown query parameter \(item.name); only after and limit are read")
+            throw HTTPError(.badRequest, code: .badParameter,
+                            detail: "unknown query parameter \(item.name); only after and limit are read")
         }
         if let raw = request.query("after") {
             guard EventID.isValid(raw) else { throw HTTPError(.badRequest, code: .badAfter, detail: "after must be an event id (a UUID)") }

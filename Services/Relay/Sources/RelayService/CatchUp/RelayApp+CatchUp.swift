@@ -25,7 +25,8 @@ extension RelayApp {
     /// the device's newest `CATCHUP_LIMIT` (whatever pruning has not reached yet).
     func catchUpPage(deviceID: String, query: CatchUpQuery) async throws -> [UInt8] {
         let page = try await catchUpStore.page(deviceID: deviceID, after: query.after, limit: query.limit,
-                                               sinceMS: clockMS() - configuration.catchupRetention * 1000, keep: configuration.catchupLimit)
+                                               sinceMS: clockMS() - configuration.catchupRetention * 1000,
+                                               keep: configuration.catchupLimit)
         let envelopes = page.envelopes
         var out: [UInt8] = Array(#"{"envelopes":["#.utf8)
         out.reserveCapacity(envelopes.reduce(64) { $0 + $1.count + 1 })

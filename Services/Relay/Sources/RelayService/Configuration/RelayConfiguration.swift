@@ -35,7 +35,8 @@ public struct RelayConfiguration: Sendable {
         public init(keyFile: String, keyID: String, teamID: String, bundleID: String,
                     productionURL: String = "https://api.push.apple.com", sandboxURL: String = "https://api.sandbox.push.apple.com",
                     caFile: String? = nil, connections: Int = 2, maxInFlight: Int = 1000, tokenRefresh: Duration = .seconds(2400),
-                    liveActivityAttributesType: String = "MailwakeCodeAttributes", sharedToken: Bool = true, testClockFile: String? = nil) {
+                    liveActivityAttributesType: String = "MailwakeCodeAttributes", sharedToken: Bool = true,
+                    testClockFile: String? = nil) {
             self.sharedToken = sharedToken
             self.testClockFile = testClockFile
             self.keyFile = keyFile
@@ -62,7 +63,8 @@ public struct RelayConfiguration: Sendable {
         /// How often reachability is checked (a metric and a log line, not readiness).
         public var checkInterval: Duration
 
-        public init(url: String, token: String, caFile: String? = nil, cacheTTL: Duration = .seconds(30), checkInterval: Duration = .seconds(10)) {
+        public init(url: String, token: String, caFile: String? = nil, cacheTTL: Duration = .seconds(30),
+                    checkInterval: Duration = .seconds(10)) {
             self.checkInterval = checkInterval
             self.url = url
             self.token = token
@@ -108,9 +110,12 @@ public struct RelayConfiguration: Sendable {
     public var instanceName: String
     public var logLevel: LogLevel
 
-    public init(listen: ListenAddress = .init(host: "127.0.0.1", port: 8444), adminListen: ListenAddress = .init(host: "127.0.0.1", port: 9444),
-                publicOrigin: String, databaseURL: String, tlsCertificate: String? = nil, tlsKey: String? = nil, allowPlainHTTP: Bool = false,
-                accounts: Accounts, apns: APNs, operatorToken: String = "", maxEnvelopeAge: Int64 = 86400, rateLimit: Int = 50, rateBurst: Int = 500,
+    public init(listen: ListenAddress = .init(host: "127.0.0.1", port: 8444),
+                adminListen: ListenAddress = .init(host: "127.0.0.1", port: 9444),
+                publicOrigin: String, databaseURL: String, tlsCertificate: String? = nil, tlsKey: String? = nil,
+                allowPlainHTTP: Bool = false,
+                accounts: Accounts, apns: APNs, operatorToken: String = "", maxEnvelopeAge: Int64 = 86400, rateLimit: Int = 50,
+                rateBurst: Int = 500,
                 retention: Int64 = 7 * 86400, lease: Int64 = 60, instanceName: String = "", logLevel: LogLevel = .info) {
         self.listen = listen
         self.adminListen = adminListen
@@ -136,32 +141,42 @@ public struct RelayConfiguration: Sendable {
         func key(_ name: String) -> String { c.prefix + name }
         let accountsURL = c[RelaySettings.accountsURL]
         if accountsURL.scheme == "http", !["127.0.0.1", "::1", "localhost"].contains(accountsURL.host) {
-            throw ConfigurationError(key: key(RelaySettings.accountsURL.name), reason: "http is allowed for loopback addresses only", shownValue: accountsURL.description)
+            throw ConfigurationError(key: key(RelaySettings.accountsURL.name), reason: "http is allowed for loopback addresses only",
+                                     shownValue: accountsURL.description)
         }
         for setting in [RelaySettings.apnsKeyID, RelaySettings.apnsTeamID] {
             let value = c[setting]
             guard value.utf8.count == 10, value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) }) else {
-                throw ConfigurationError(key: key(setting.name), reason: "must be 10 characters A-Z and 0-9 as Apple shows it", shownValue: value)
+                throw ConfigurationError(key: key(setting.name), reason: "must be 10 characters A-Z and 0-9 as Apple shows it",
+                                         shownValue: value)
             }
         }
         let bundleID = c[RelaySettings.apnsBundleID]
-        guard !bundleID.isEmpty, bundleID.utf8.count <= 155, bundleID.utf8.allSatisfy({ $0 == 0x2E || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else {
-            throw ConfigurationError(key: key(RelaySettings.apnsBundleID.name), reason: "must be a bundle id (letters, digits, '.', '-')", shownValue: bundleID)
+        guard !bundleID.isEmpty, bundleID.utf8.count <= 155,
+              bundleID.utf8.allSatisfy({ $0 == 0x2E || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A)
+                  || ($0 >= 0x61 && $0 <= 0x7A) }) else {
+            throw ConfigurationError(key: key(RelaySettings.apnsBundleID.name), reason: "must be a bundle id (letters, digits, '.', '-')",
+                                     shownValue: bundleID)
         }
         self.init(
             listen: try ListenAddress.parse(c[RelaySettings.listen], key: key(RelaySettings.listen.name)),
             adminListen: try ListenAddress.parse(c[RelaySettings.adminListen], key: key(RelaySettings.adminListen.name)),
             publicOrigin: c[RelaySettings.publicOrigin].origin, databaseURL: c[RelaySettings.databaseURL],
-            tlsCertificate: c[RelaySettings.tlsCertificate], tlsKey: c[RelaySettings.tlsKey], allowPlainHTTP: c[RelaySettings.allowPlainHTTP],
-            accounts: Accounts(url: accountsURL.description, token: c[RelaySettings.accountsToken], caFile: c[RelaySettings.accountsCAFile],
+            tlsCertificate: c[RelaySettings.tlsCertificate], tlsKey: c[RelaySettings.tlsKey],
+            allowPlainHTTP: c[RelaySettings.allowPlainHTTP],
+            accounts: Accounts(url: accountsURL.description, token: c[RelaySettings.accountsToken],
+                               caFile: c[RelaySettings.accountsCAFile],
                                cacheTTL: c[RelaySettings.accountsCacheTTL], checkInterval: c[RelaySettings.accountsCheckInterval]),
-            apns: APNs(keyFile: c[RelaySettings.apnsKeyFile], keyID: c[RelaySettings.apnsKeyID], teamID: c[RelaySettings.apnsTeamID], bundleID: bundleID,
+            apns: APNs(keyFile: c[RelaySettings.apnsKeyFile], keyID: c[RelaySettings.apnsKeyID], teamID: c[RelaySettings.apnsTeamID],
+                       bundleID: bundleID,
                        productionURL: c[RelaySettings.apnsProductionURL].origin, sandboxURL: c[RelaySettings.apnsSandboxURL].origin,
-                       caFile: c[RelaySettings.apnsCAFile], connections: c[RelaySettings.apnsConnections], maxInFlight: c[RelaySettings.apnsMaxInFlight],
+                       caFile: c[RelaySettings.apnsCAFile], connections: c[RelaySettings.apnsConnections],
+                       maxInFlight: c[RelaySettings.apnsMaxInFlight],
                        tokenRefresh: c[RelaySettings.apnsTokenRefresh],
                        sharedToken: c[RelaySettings.apnsTokenShared], testClockFile: c[RelaySettings.apnsTestClockFile]),
             operatorToken: c[RelaySettings.operatorToken],
-            maxEnvelopeAge: c[RelaySettings.maxEnvelopeAge].components.seconds, rateLimit: c[RelaySettings.rateLimit], rateBurst: c[RelaySettings.rateBurst],
+            maxEnvelopeAge: c[RelaySettings.maxEnvelopeAge].components.seconds, rateLimit: c[RelaySettings.rateLimit],
+            rateBurst: c[RelaySettings.rateBurst],
             retention: c[RelaySettings.retention].components.seconds, lease: c[RelaySettings.leaseDuration].components.seconds,
             instanceName: c[RelaySettings.instanceName], logLevel: c[RelaySettings.logLevel])
         _ = try PostgresTransportPolicy.configuration(in: c, urlSetting: RelaySettings.databaseURL)
@@ -193,7 +208,10 @@ public struct RelayConfiguration: Sendable {
     /// a second time.
     public var retentionProblem: String? {
         guard retention < maxEnvelopeAge else { return nil }
-        return "must be at least MAX_ENVELOPE_AGE (\(maxEnvelopeAge) s): a delivery deleted while its envelope is still accepted could be queued again by a replay"
+        return """
+               must be at least MAX_ENVELOPE_AGE (\(maxEnvelopeAge) s): a delivery deleted while its envelope is still accepted could \
+               be queued again by a replay
+               """
     }
 
     /// The TLS files of both listeners, when set.
@@ -212,7 +230,8 @@ public struct RelayConfiguration: Sendable {
     /// whole table.
     public func postgresConfiguration() throws -> PostgresClient.Configuration {
         var c = try PostgresClient.Configuration(url: databaseURL)
-        c.sessionSettings = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"]
+        c.sessionSettings = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off", "enable_hashjoin": "off",
+                             "enable_mergejoin": "off"]
         return c
     }
 

@@ -7,7 +7,8 @@ struct HeartbeatStore: Sendable {
     /// Stores the heartbeat and, in the same transaction under the row lock,
     /// queues (when `queueAlerts`) `outpost-back` (the outpost was silent)
     /// and `mailbox-failing` (the failing count rose from 0); returns the alerts queued.
-    func record(outpostID: String, _ body: HeartbeatBody, nowMS: Int64, queueAlerts: Bool, maxAge: Int64) async throws -> [SystemAlert.Kind] {
+    func record(outpostID: String, _ body: HeartbeatBody, nowMS: Int64, queueAlerts: Bool,
+                maxAge: Int64) async throws -> [SystemAlert.Kind] {
         try await database.withTransaction { connection in
             let (wasSilent, failingBefore) = try await Self.upsert(outpostID: outpostID, body, nowMS: nowMS, on: connection)
             guard queueAlerts else { return [] }
@@ -18,7 +19,8 @@ struct HeartbeatStore: Sendable {
                 queued.append(.outpostBack)
             }
             if failingBefore == 0, body.failing > 0 {
-                try await SystemAlertQueue.queue(SystemAlert(kind: .mailboxFailing, outpostID: outpostID, since: nowMS / 1000, failing: body.failing),
+                try await SystemAlertQueue.queue(SystemAlert(kind: .mailboxFailing, outpostID: outpostID, since: nowMS / 1000,
+                                                             failing: body.failing),
                                                  on: connection, nowMS: nowMS, maxAge: maxAge)
                 queued.append(.mailboxFailing)
             }

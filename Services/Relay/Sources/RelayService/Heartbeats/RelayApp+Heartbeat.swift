@@ -21,12 +21,15 @@ extension RelayApp {
             try await gate.verify(request, key: publicKey)
             let body = try request.decodeJSON(HeartbeatBody.self, maxBytes: 1024)
             guard (0...Self.maxHeartbeatMailboxes).contains(body.mailboxes), (0...Self.maxHeartbeatMailboxes).contains(body.failing) else {
-                throw HTTPError(.badRequest, code: .invalidHeartbeat, detail: "mailboxes and failing are counts from 0 to \(Self.maxHeartbeatMailboxes)")
+                throw HTTPError(.badRequest, code: .invalidHeartbeat,
+                                detail: "mailboxes and failing are counts from 0 to \(Self.maxHeartbeatMailboxes)")
             }
-            let queued = try await heartbeatStore.record(outpostID: outpostID, body, nowMS: clockMS(), queueAlerts: configuration.silenceAlerts,
+            let queued = try await heartbeatStore.record(outpostID: outpostID, body, nowMS: clockMS(),
+                                                         queueAlerts: configuration.silenceAlerts,
                                                          maxAge: configuration.maxEnvelopeAge)
             if !queued.isEmpty {
-                context.logger.info("outpost alert queued", ["outpost_id": .string(outpostID), "type": .string(queued.map(\.rawValue).joined(separator: ","))])
+                context.logger.info("outpost alert queued",
+                                    ["outpost_id": .string(outpostID), "type": .string(queued.map(\.rawValue).joined(separator: ","))])
             }
             return .empty(.noContent)
         }

@@ -45,7 +45,8 @@ struct SystemAlert: Sendable, Hashable {
         switch kind {
         case .outpostSilent: "Your outpost has not checked in since \(Self.clockTime(since)) UTC"
         case .outpostBack: "Your outpost is checking in again"
-        case .mailboxFailing: failing == 1 ? "1 mailbox on your outpost cannot be checked" : "\(failing) mailboxes on your outpost cannot be checked"
+        case .mailboxFailing:
+            failing == 1 ? "1 mailbox on your outpost cannot be checked" : "\(failing) mailboxes on your outpost cannot be checked"
         }
     }
 

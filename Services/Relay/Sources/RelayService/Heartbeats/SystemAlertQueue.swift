@@ -34,7 +34,8 @@ enum SystemAlertQueue {
         b.append(DeliveryQueue.notifyChannel)
         _ = try await connection.query(PostgresQuery(unsafeSQL: """
             WITH inserted AS (
-                INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, payload, envelope_hash, iat, deadline_at, status,
+                INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, payload, envelope_hash, iat, deadline_at,
+                    status,
                                         attempts, next_attempt_ms, accepted_ms, updated_ms)
                 SELECT t.pairing_id, t.event_id, $4, t.device_id, $5, $6, $7, $8, $9, 'queued', 0, $10, $10, $10
                 FROM unnest($1::text[], $2::text[], $3::text[]) AS t(pairing_id, event_id, device_id)

@@ -63,12 +63,14 @@ extension RelayApp {
         // 8. the APNs payload fits.
         let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
         guard payload.count <= APNsPayload.maxBytes else {
-            throw HTTPError(.contentTooLarge, code: .payloadTooLarge, detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
+            throw HTTPError(.contentTooLarge, code: .payloadTooLarge,
+                            detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
         }
         let delivery = NewDelivery(
             pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: .envelope(c.kind),
             activityID: c.activity?.id, activityEvent: c.activity?.event, payload: payload,
-            envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge, acceptedMS: clockMS(),
+            envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge,
+            acceptedMS: clockMS(),
             claimedHere: false)
         try await enqueue(delivery, pairing: pairing, authorization: authorization)
         return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
@@ -133,7 +135,8 @@ extension RelayApp {
             if delivery.claimedHere {
                 handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: delivery.deviceID,
                                              outpostID: pairing.outpostID, outpostKey: pairing.outpostKey, kind: delivery.kind,
-                                             activityID: delivery.activityID, activityEvent: delivery.activityEvent, payload: delivery.payload,
+                                             activityID: delivery.activityID, activityEvent: delivery.activityEvent,
+                                             payload: delivery.payload,
                                              iat: delivery.iat, deadline: delivery.deadline, attempts: 1, acceptedMS: delivery.acceptedMS,
                                              pairingActive: true, checkedAtIntake: authorization))
             }

@@ -10,7 +10,8 @@ struct PairingStore: Sendable {
     func insertPending(_ pairing: PairingRecord, now: Int64) async throws -> Bool {
         try await database.execute("""
             INSERT INTO pairings (pairing_id, outpost_id, outpost_key, relay_token_hash, expires_at, state, created_at)
-            VALUES (\(pairing.pairingID), \(pairing.outpostID), \(pairing.outpostKey), \(pairing.relayTokenHash), \(pairing.expiresAt), 'pending', \(now))
+            VALUES (\(pairing.pairingID), \(pairing.outpostID), \(pairing.outpostKey), \(pairing.relayTokenHash), \(pairing.expiresAt),
+                'pending', \(now))
             ON CONFLICT (pairing_id) DO NOTHING
             """) == 1
     }
@@ -20,7 +21,8 @@ struct PairingStore: Sendable {
         guard PairingID.isValid(id) else { return nil }
         var bindings = PostgresBindings()
         bindings.append(id)
-        return try await database.query(PostgresQuery(unsafeSQL: "SELECT \(PairingRecord.columns) FROM pairings WHERE pairing_id = $1", bindings: bindings))
+        return try await database.query(PostgresQuery(unsafeSQL: "SELECT \(PairingRecord.columns) FROM pairings WHERE pairing_id = $1",
+                                                      bindings: bindings))
             .first.map(PairingRecord.init(row:))
     }
 
@@ -45,10 +47,12 @@ struct PairingStore: Sendable {
     func end(pairingID: String, deviceID: String?, endedBy: String, now: Int64, nowMS: Int64) async throws -> Int {
         try await database.withTransaction { tx in
             try await tx.execute("""
-                UPDATE pairings SET state = 'ended', ended_at = \(now), ended_by = \(endedBy) WHERE pairing_id = \(pairingID) AND state <> 'ended'
+                UPDATE pairings SET state = 'ended', ended_at = \(now), ended_by = \(endedBy) WHERE pairing_id = \(pairingID)
+                    AND state <> 'ended'
                 """)
             let cancelled = try await tx.execute("""
-                UPDATE deliveries SET status = 'failed', apns_reason = 'pairing_ended', updated_ms = \(nowMS), claimed_by = NULL, payload = ''::bytea
+                UPDATE deliveries SET status = 'failed', apns_reason = 'pairing_ended', updated_ms = \(nowMS), claimed_by = NULL,
+                    payload = ''::bytea
                 WHERE pairing_id = \(pairingID) AND status IN ('queued', 'sending')
                 """)
             if let deviceID {

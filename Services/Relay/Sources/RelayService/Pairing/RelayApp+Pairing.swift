@@ -14,7 +14,8 @@ extension RelayApp {
         router.post("/v1/pairings/{id}/consent") { [self] request, context in try await submitConsent(request, context) }
         router.group("/v1/pairings/{id}", middleware: [outpostOfPairing("id")]) { outpost in
             outpost.get("/consent") { [self] request, context in
-                try await consentResponse(try context.authenticated(PairingRecord.self), waiting: try Self.waitSeconds(request.query("wait")))
+                try await consentResponse(try context.authenticated(PairingRecord.self),
+                                          waiting: try Self.waitSeconds(request.query("wait")))
             }
             outpost.post("/confirm") { [self] _, context in try await confirm(try context.authenticated(PairingRecord.self), context) }
         }
@@ -75,7 +76,8 @@ extension RelayApp {
         guard authorization.active else {
             throw HTTPError(.forbidden, code: .deviceNotAuthorized, detail: "this device may not receive push")
         }
-        guard try await pairingStore.recordConsent(pairingID: id, deviceID: deviceID, consent: submission.consent.jsonBytes, now: now) else {
+        guard try await pairingStore.recordConsent(pairingID: id, deviceID: deviceID, consent: submission.consent.jsonBytes,
+                                                   now: now) else {
             throw HTTPError(.conflict, code: .credentialUsed, detail: "this pairing already has a consent")
         }
         consentSignals.signal(id)
@@ -141,7 +143,8 @@ extension RelayApp {
             throw ProtocolError(.wrongKey, "only the pairing's outpost or its device may end it")
         }
         guard pairing.state != .ended else { return .empty(.noContent) }
-        let cancelled = try await pairingStore.end(pairingID: id, deviceID: pairing.deviceID, endedBy: endedBy, now: clock(), nowMS: clockMS())
+        let cancelled = try await pairingStore.end(pairingID: id, deviceID: pairing.deviceID, endedBy: endedBy, now: clock(),
+                                                   nowMS: clockMS())
         pairings.remove(id)
         context.logger.info("pairing ended", ["pairing_id": .string(id), "by": .string(endedBy), "deliveries_cancelled": .int(cancelled)])
         return .empty(.noContent)
@@ -161,7 +164,8 @@ extension RelayApp {
         } catch {
             throw Self.accountsUnavailable
         }
-        guard !standing.blocked else { throw HTTPError(.forbidden, code: .outpostBlocked, detail: "this outpost is blocked by the relay operator") }
+        guard !standing.blocked else { throw HTTPError(.forbidden, code: .outpostBlocked,
+                                                       detail: "this outpost is blocked by the relay operator") }
     }
 
     func pairingResponse(_ p: PairingRecord, status: HTTPStatus) throws -> HTTPResponse {
@@ -184,6 +188,7 @@ extension RelayApp {
 
     static let pairingNotFound = HTTPError(.notFound, code: .pairingNotFound, detail: "no such pairing")
     static let pairingEnded = HTTPError(.gone, code: .pairingEnded, detail: "this pairing has ended")
-    static let accountsUnavailable = HTTPError(.serviceUnavailable, code: .accountsUnavailable, detail: "the device and purchase service did not answer; try again",
+    static let accountsUnavailable = HTTPError(.serviceUnavailable, code: .accountsUnavailable,
+                                               detail: "the device and purchase service did not answer; try again",
                                                headers: ["Retry-After": "5"])
 }

@@ -94,14 +94,17 @@ final class DeliveryQueue: Sendable {
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             WITH input AS (
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                                     $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[], $16::text[],
+                                     $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[],
+                                         $16::text[],
                                      $20::bytea[])
                     WITH ORDINALITY
-                    AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat, deadline_at,
+                    AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat,
+                        deadline_at,
                          accepted_ms, status, next_attempt_ms, claimed_by, envelope, ord)
             ), looked AS (
                 SELECT i.*, d.envelope_hash AS stored_hash,
-                       (d.pairing_id IS NULL AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id AND p.state = 'active')) AS fresh
+                       (d.pairing_id IS NULL AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id
+                           AND p.state = 'active')) AS fresh
                 FROM input i
                 LEFT JOIN deliveries d ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
             ), ranks AS (
@@ -114,14 +117,17 @@ final class DeliveryQueue: Sendable {
                 SELECT outpost_id, count(*)::int4 AS n FROM ranked WHERE fresh GROUP BY outpost_id
             ), charged AS (
                 INSERT INTO rate_buckets AS r (bucket, tokens, updated_ms, requested, granted)
-                SELECT 'envelopes/' || outpost_id, $18::float8 - LEAST(n, floor($18::float8)), $19::int8, n, LEAST(n, floor($18::float8))::int4
+                SELECT 'envelopes/' || outpost_id, $18::float8 - LEAST(n, floor($18::float8)), $19::int8, n, LEAST(n,
+                    floor($18::float8))::int4
                 FROM demand ORDER BY outpost_id
                 \(RateBuckets.takeSQL(rate: "$17::float8", burst: "$18::float8"))
                 RETURNING substr(bucket, 11) AS outpost_id, granted, tokens
             ), inserted AS (
-                INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash,
+                INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload,
+                    envelope_hash,
                                         iat, deadline_at, status, attempts, next_attempt_ms, accepted_ms, updated_ms, claimed_by)
-                SELECT f.pairing_id, f.event_id, f.outpost_id, f.device_id, f.kind, f.activity_id, f.activity_event, f.payload, f.envelope_hash,
+                SELECT f.pairing_id, f.event_id, f.outpost_id, f.device_id, f.kind, f.activity_id, f.activity_event, f.payload,
+                    f.envelope_hash,
                        f.iat, f.deadline_at, f.status, CASE WHEN f.status = 'sending' THEN 1 ELSE 0 END, f.next_attempt_ms, f.accepted_ms,
                        f.accepted_ms, f.claimed_by
                 FROM ranked f JOIN charged c ON c.outpost_id = f.outpost_id
@@ -154,7 +160,8 @@ final class DeliveryQueue: Sendable {
         for row in rows {
             let (pairing, event, inserted, hash, limited, tokens) = try row.decode((String, String, Bool, [UInt8]?, Bool, Double?).self)
             byKey[pairing + "/" + event] = Written(inserted: inserted, hash: hash,
-                                                   limitedFor: limited ? RateBuckets.retryAfter(tokens: tokens ?? 0, rate: limit.rate) : nil)
+                                                   limitedFor: limited ? RateBuckets.retryAfter(tokens: tokens ?? 0,
+                                                                                                rate: limit.rate) : nil)
         }
         // Rows come back for what was inserted, what was stored before or is
         // not fresh, and what the rate refused; a fresh, granted envelope the
@@ -162,8 +169,12 @@ final class DeliveryQueue: Sendable {
         // either a row committed by another transaction after this
         // statement's snapshot (read it now), or the pairing is no longer
         // active (nothing to read).
-        for item in unique where byKey[item.pairingID + "/" + item.eventID].map({ !$0.inserted && $0.hash == nil && $0.limitedFor == nil }) ?? true {
-            let hash = try await database.query("SELECT envelope_hash FROM deliveries WHERE pairing_id = \(item.pairingID) AND event_id = \(item.eventID)")
+        for item in unique where byKey[item.pairingID + "/" + item.eventID].map({ !$0.inserted && $0.hash == nil && $0.limitedFor == nil })
+            ?? true {
+            let hash = try await database.query("""
+                                                SELECT envelope_hash FROM deliveries WHERE pairing_id = \(item.pairingID) AND event_id \
+                                                = \(item.eventID)
+                                                """)
                 .first?.decode([UInt8].self, at: 0)
             byKey[item.pairingID + "/" + item.eventID] = Written(inserted: false, hash: hash, limitedFor: nil)
         }
@@ -193,7 +204,8 @@ final class DeliveryQueue: Sendable {
                 FOR UPDATE SKIP LOCKED
             )
             UPDATE deliveries d
-            SET status = 'sending', attempts = d.attempts + 1, next_attempt_ms = \(nowMS + leaseMS), claimed_by = \(instance), updated_ms = \(nowMS)
+            SET status = 'sending', attempts = d.attempts + 1, next_attempt_ms = \(nowMS + leaseMS), claimed_by = \(instance),
+                updated_ms = \(nowMS)
             FROM due
             WHERE d.pairing_id = due.pairing_id AND d.event_id = due.event_id
             RETURNING d.pairing_id, d.event_id, d.device_id, d.kind, d.activity_id, d.activity_event, d.payload, d.iat, d.deadline_at,
@@ -202,10 +214,14 @@ final class DeliveryQueue: Sendable {
                       d.outpost_id, COALESCE((SELECT p.outpost_key FROM pairings p WHERE p.pairing_id = d.pairing_id), ''::bytea)
             """)
         return try rows.map { row in
-            let (pairing, event, device, kind, activityID, activityEvent, payload, iat, deadline, attempts, accepted, active, outpostID, outpostKey) =
-                try row.decode((String, String, String, String, String?, String?, [UInt8], Int64, Int64, Int32, Int64, Bool, String, [UInt8]).self)
-            return ClaimedDelivery(pairingID: pairing, eventID: event, deviceID: device, outpostID: outpostID, outpostKey: outpostKey, kind: DeliveryKind(rawValue: kind),
-                                   activityID: activityID, activityEvent: activityEvent.flatMap(ActivityInfo.Event.init(rawValue:)), payload: payload, iat: iat, deadline: deadline,
+            let (pairing, event, device, kind, activityID, activityEvent, payload, iat, deadline, attempts, accepted, active, outpostID,
+                 outpostKey) =
+                try row.decode((String, String, String, String, String?, String?, [UInt8], Int64, Int64, Int32, Int64, Bool, String,
+                                [UInt8]).self)
+            return ClaimedDelivery(pairingID: pairing, eventID: event, deviceID: device, outpostID: outpostID, outpostKey: outpostKey,
+                                   kind: DeliveryKind(rawValue: kind),
+                                   activityID: activityID, activityEvent: activityEvent.flatMap(ActivityInfo.Event.init(rawValue:)),
+                                   payload: payload, iat: iat, deadline: deadline,
                                    attempts: Int(attempts), acceptedMS: accepted, pairingActive: active)
         }
     }
@@ -228,7 +244,8 @@ final class DeliveryQueue: Sendable {
         try await database.execute(PostgresQuery(unsafeSQL: """
             WITH updated AS (
                 UPDATE deliveries d
-                SET status = u.status, next_attempt_ms = u.next_ms, apns_status = COALESCE(u.apns_status, d.apns_status), apns_reason = u.reason,
+                SET status = u.status, next_attempt_ms = u.next_ms, apns_status = COALESCE(u.apns_status, d.apns_status),
+                    apns_reason = u.reason,
                     updated_ms = u.at_ms, claimed_by = NULL, sent_ms = CASE WHEN u.status = 'sent' THEN u.at_ms ELSE d.sent_ms END,
                     payload = CASE WHEN u.status IN ('sent', 'failed', 'expired') THEN ''::bytea ELSE d.payload END
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])

@@ -93,7 +93,8 @@ final class DeliveryWorker: Service {
                 try await queue.complete(completion)
                 stored = true
             } catch {
-                logger.warning("cannot record a delivery outcome; retrying", ["error": .string("\(error)"), "event_id": .string(d.eventID)])
+                logger.warning("cannot record a delivery outcome; retrying",
+                               ["error": .string("\(error)"), "event_id": .string(d.eventID)])
             }
         }
         // Not stored: the lease runs out and the delivery is sent again
@@ -113,7 +114,8 @@ final class DeliveryWorker: Service {
         do {
             try await accounts.reportInvalidToken(deviceID: deviceID, token: invalid.token, timestampMS: invalid.timestampMS)
         } catch {
-            logger.warning("cannot report an invalid APNs token to accounts", ["device_id": .string(deviceID), "error": .string("\(error)")])
+            logger.warning("cannot report an invalid APNs token to accounts",
+                           ["device_id": .string(deviceID), "error": .string("\(error)")])
         }
     }
 
@@ -125,13 +127,15 @@ final class DeliveryWorker: Service {
     /// One attempt holding `slot` (given back by `holdingSlot` on every path).
     private func attempt(_ d: ClaimedDelivery, with slot: inout InFlightWindow.Slot) async -> DeliveryCompletion {
         func finish(_ status: DeliveryStatus, apnsStatus: Int? = nil, reason: DeliveryReason?) -> DeliveryCompletion {
-            DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: status, nextAttemptMS: 0, apnsStatus: apnsStatus, reason: reason, atMS: clockMS())
+            DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: status, nextAttemptMS: 0, apnsStatus: apnsStatus,
+                               reason: reason, atMS: clockMS())
         }
         func retry(apnsStatus: Int?, reason: DeliveryReason, soon: Bool) -> DeliveryCompletion {
             let now = clockMS()
             let next = now + Self.backoffMS(attempts: d.attempts, soon: soon)
             guard next < d.deadline * 1000 else { return finish(.expired, apnsStatus: apnsStatus, reason: reason) }
-            return DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: .queued, nextAttemptMS: next, apnsStatus: apnsStatus, reason: reason, atMS: now)
+            return DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: .queued, nextAttemptMS: next,
+                                      apnsStatus: apnsStatus, reason: reason, atMS: now)
         }
         guard d.pairingActive else {
             return finish(.failed, reason: .pairingEnded)

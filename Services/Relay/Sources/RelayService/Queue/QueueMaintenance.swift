@@ -35,7 +35,8 @@ struct QueueMaintenance: Service {
     func updateGauges() async throws {
         let now = clockMS()
         let row = try await database.query("""
-            SELECT count(*), count(*) FILTER (WHERE next_attempt_ms <= \(now)), min(next_attempt_ms) FILTER (WHERE next_attempt_ms <= \(now))
+            SELECT count(*), count(*) FILTER (WHERE next_attempt_ms <= \(now)),
+                min(next_attempt_ms) FILTER (WHERE next_attempt_ms <= \(now))
             FROM deliveries WHERE status IN ('queued', 'sending')
             """).single()
         let (depth, due, firstDue) = try row.decode((Int64, Int64, Int64?).self)
@@ -52,7 +53,8 @@ struct QueueMaintenance: Service {
         while true {
             let n = try await database.execute("""
                 DELETE FROM deliveries WHERE ctid = ANY(ARRAY(
-                    SELECT ctid FROM deliveries WHERE status IN ('sent', 'displayed', 'failed', 'expired') AND updated_ms < \(now - configuration.retention * 1000)
+                    SELECT ctid FROM deliveries WHERE status IN ('sent', 'displayed', 'failed', 'expired')
+                        AND updated_ms < \(now - configuration.retention * 1000)
                     LIMIT 5000))
                 """)
             deleted += n

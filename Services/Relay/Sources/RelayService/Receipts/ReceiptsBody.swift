@@ -38,8 +38,10 @@ struct ReceiptsBody: Decodable, Sendable {
         }
         for (i, r) in body.receipts.enumerated() {
             guard PairingID.isValid(r.pairingID) else { throw ProtocolError(.malformed, "receipts[\(i)].pairing_id is not a pairing id") }
-            guard EventID.isValid(r.eventID) else { throw ProtocolError(.malformed, "receipts[\(i)].event_id is not an event id (a UUID)") }
-            guard r.shownAt >= 0 else { throw ProtocolError(.malformed, "receipts[\(i)].shown_at must be Unix milliseconds, not negative") }
+            guard EventID.isValid(r.eventID) else { throw ProtocolError(.malformed,
+                                                                        "receipts[\(i)].event_id is not an event id (a UUID)") }
+            guard r.shownAt >= 0 else { throw ProtocolError(.malformed,
+                                                            "receipts[\(i)].shown_at must be Unix milliseconds, not negative") }
         }
         return body
     }

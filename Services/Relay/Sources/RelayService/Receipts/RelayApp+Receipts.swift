@@ -42,7 +42,8 @@ extension RelayApp {
         var seen = Set<String>()
         let unique = receipts.filter { seen.insert($0.pairingID + "/" + $0.eventID).inserted }
         guard try await pairingStore.allBelong(Array(Set(unique.map(\.pairingID))), to: deviceID) else {
-            throw HTTPError(.forbidden, code: .notThisDevicesPairing, detail: "a receipt names a pairing that is not this device's; nothing was recorded")
+            throw HTTPError(.forbidden, code: .notThisDevicesPairing,
+                            detail: "a receipt names a pairing that is not this device's; nothing was recorded")
         }
         let marked = try await receiptStore.markDisplayed(deviceID: deviceID, unique, nowMS: clockMS())
         for delivery in marked.displayed {

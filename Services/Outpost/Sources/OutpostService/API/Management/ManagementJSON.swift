@@ -31,7 +31,8 @@ enum ManagementJSON {
         if let id = r.mailboxID { w.int("mailbox_id", id) } else { w.raw("mailbox_id", Array("null".utf8)) }
         if let folder = r.folder { w.string("folder", folder) } else { w.raw("folder", Array("null".utf8)) }
         w.bool("enabled", r.enabled)
-        if let q = r.quietHours { w.string("quiet_hours", NotificationRule.formatQuietHours(q)) } else { w.raw("quiet_hours", Array("null".utf8)) }
+        if let q = r.quietHours { w.string("quiet_hours", NotificationRule.formatQuietHours(q)) } else { w.raw("quiet_hours",
+            Array("null".utf8)) }
         strings(&w, "allow", r.allowSenders)
         strings(&w, "deny", r.denySenders)
         strings(&w, "show", NotificationRule.Field.allCases.filter { r.show.contains($0) }.map(\.rawValue))
