@@ -1,5 +1,5 @@
 public import MailwakeCore
-import MailwakePostgres
+import MailwakeServiceSupport
 
 /// Every setting of `mailwake-accounts` (`MAILWAKE_ACCOUNTS_*`), with its default and meaning.
 public enum AccountsSettings {
@@ -28,39 +28,13 @@ public enum AccountsSettings {
                                                                                   This service's public origin, exactly as devices and \
                                                                                   outposts sign it (PROTOCOL §8).
                                                                                   """)
-    public static let databaseURL = ConfigurationSetting<String>.string(
-        "DATABASE_URL", secret: true,
-        help: """
-            PostgreSQL connection URL, postgres://user:password@host:port/database?sslmode=verify-full; for a primary with standbys \
-            list them, host-a:5432,host-b:5432, and add target_session_attrs=read-write (credentials allowed: the setting is secret).
-            """)
-    public static let databaseAllowUnverifiedTLS = PostgresTransportPolicy.setting
-    public static let databaseStartTimeout = ConfigurationSetting<Duration>.duration("DATABASE_START_TIMEOUT", default: .seconds(120),
-                                                                                     range: 0...3600,
-                                                                                     help: """
-                                                                                           How long the service retries connecting to \
-                                                                                           PostgreSQL at start (0.5 s, doubling to 10 \
-                                                                                           s) before it gives up and exits 1; 0 \
-                                                                                           tries once.
-                                                                                           """)
-    public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT",
-                                                                                 help: """
-                                                                                       PEM certificate chain of the public listener \
-                                                                                       (and of the admin listener off \
-                                                                                       loopback).
-                                                                                       """).optional()
-    public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of TLS_CERT.").optional()
-    public static let perIPConnectionLimit = ConfigurationSetting<Int>.int("PER_IP_CONNECTION_LIMIT", default: 128, range: 0...1_000_000,
-                                                                           help: """
-                                                                                 Concurrent connections one IP address may hold on the \
-                                                                                 public listener; 0 turns the limit off (behind a load \
-                                                                                 balancer or NAT that shares an address).
-                                                                                 """)
-    public static let allowPlainHTTP = ConfigurationSetting<Bool>.bool("ALLOW_PLAIN_HTTP", default: false,
-                                                                       help: """
-                                                                             Serve plain HTTP when no certificate is set (loopback \
-                                                                             addresses only; for tests).
-                                                                             """)
+    public static let databaseURL = DatabaseServiceSettings.databaseURL
+    public static let databaseAllowUnverifiedTLS = DatabaseServiceSettings.databaseAllowUnverifiedTLS
+    public static let databaseStartTimeout = DatabaseServiceSettings.databaseStartTimeout
+    public static let tlsCertificate = DatabaseServiceSettings.tlsCertificate
+    public static let tlsKey = DatabaseServiceSettings.tlsKey
+    public static let perIPConnectionLimit = DatabaseServiceSettings.perIPConnectionLimit
+    public static let allowPlainHTTP = DatabaseServiceSettings.allowPlainHTTP
     public static let serviceTokens = ConfigurationSetting<[String]>.bearerTokens("SERVICE_TOKENS",
                                                                                   help: """
                                                                                         Bearer tokens of the relay instances for the \

@@ -1,5 +1,5 @@
 public import MailwakeCore
-import MailwakePostgres
+import MailwakeServiceSupport
 
 /// Every setting of `mailwake-relay` (`MAILWAKE_RELAY_*`), with its default and meaning.
 public enum RelaySettings {
@@ -19,39 +19,13 @@ public enum RelaySettings {
                                                                                   This relay's public origin: the envelope `aud` and \
                                                                                   the origin requests are signed for (PROTOCOL §5, §8).
                                                                                   """)
-    public static let databaseURL = ConfigurationSetting<String>.string(
-        "DATABASE_URL", secret: true,
-        help: """
-            PostgreSQL connection URL, postgres://user:password@host:port/database?sslmode=verify-full; for a primary with standbys \
-            list them, host-a:5432,host-b:5432, and add target_session_attrs=read-write (secret).
-            """)
-    public static let databaseAllowUnverifiedTLS = PostgresTransportPolicy.setting
-    public static let databaseStartTimeout = ConfigurationSetting<Duration>.duration("DATABASE_START_TIMEOUT", default: .seconds(120),
-                                                                                     range: 0...3600,
-                                                                                     help: """
-                                                                                           How long the service retries connecting to \
-                                                                                           PostgreSQL at start (0.5 s, doubling to 10 \
-                                                                                           s) before it gives up and exits 1; 0 \
-                                                                                           tries once.
-                                                                                           """)
-    public static let tlsCertificate = ConfigurationSetting<String>.existingFile("TLS_CERT",
-                                                                                 help: """
-                                                                                       PEM certificate chain of the public listener \
-                                                                                       (and of the admin listener off \
-                                                                                       loopback).
-                                                                                       """).optional()
-    public static let tlsKey = ConfigurationSetting<String>.existingFile("TLS_KEY", help: "PEM private key of TLS_CERT.").optional()
-    public static let perIPConnectionLimit = ConfigurationSetting<Int>.int("PER_IP_CONNECTION_LIMIT", default: 128, range: 0...1_000_000,
-                                                                           help: """
-                                                                                 Concurrent connections one IP address may hold on the \
-                                                                                 public listener; 0 turns the limit off (behind a load \
-                                                                                 balancer or NAT that shares an address).
-                                                                                 """)
-    public static let allowPlainHTTP = ConfigurationSetting<Bool>.bool("ALLOW_PLAIN_HTTP", default: false,
-                                                                       help: """
-                                                                             Serve plain HTTP when no certificate is set (loopback \
-                                                                             addresses only; for tests).
-                                                                             """)
+    public static let databaseURL = DatabaseServiceSettings.databaseURL
+    public static let databaseAllowUnverifiedTLS = DatabaseServiceSettings.databaseAllowUnverifiedTLS
+    public static let databaseStartTimeout = DatabaseServiceSettings.databaseStartTimeout
+    public static let tlsCertificate = DatabaseServiceSettings.tlsCertificate
+    public static let tlsKey = DatabaseServiceSettings.tlsKey
+    public static let perIPConnectionLimit = DatabaseServiceSettings.perIPConnectionLimit
+    public static let allowPlainHTTP = DatabaseServiceSettings.allowPlainHTTP
     public static let accountsURL = ConfigurationSetting<ConfigURL>.url("ACCOUNTS_URL", schemes: ["https", "http"],
                                                                         help: """
                                                                               Base URL of the accounts service's internal API (http \
