@@ -28,4 +28,9 @@ public enum DatabaseServiceSettings {
             """)
     public static let allowPlainHTTP = ConfigurationSetting<Bool>.bool(
         "ALLOW_PLAIN_HTTP", default: false, help: "Serve plain HTTP when no certificate is set (loopback addresses only; for tests).")
+
+    /// All of them, in the order `--help` lists them.
+    public static let all: [any AnyConfigurationSetting] = [
+        databaseURL, databaseAllowUnverifiedTLS, databaseStartTimeout, tlsCertificate, tlsKey, allowPlainHTTP, perIPConnectionLimit,
+    ]
 }

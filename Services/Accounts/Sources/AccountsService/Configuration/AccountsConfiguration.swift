@@ -1,6 +1,7 @@
 public import MailwakeAppStore
 public import MailwakeCore
 import MailwakeCrypto
+import MailwakeServiceSupport
 import MailwakePostgres
 public import MailwakeHTTPServer
 import Foundation
@@ -65,14 +66,14 @@ public struct AccountsConfiguration: Sendable {
         let internalAddress = internalText.isEmpty ? nil : try ListenAddress.parse(internalText,
                                                                                    key: c.prefix + AccountsSettings.internalListen.name)
         self.init(listenHost: listen.host, listenPort: listen.port, adminHost: admin.host, adminPort: admin.port,
-                  publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[AccountsSettings.databaseURL],
-                  tlsCertificate: c[AccountsSettings.tlsCertificate], tlsKey: c[AccountsSettings.tlsKey],
-                  allowPlainHTTP: c[AccountsSettings.allowPlainHTTP], serviceTokens: c[AccountsSettings.serviceTokens],
+                  publicOrigin: c[AccountsSettings.publicOrigin].origin, databaseURL: c[DatabaseServiceSettings.databaseURL],
+                  tlsCertificate: c[DatabaseServiceSettings.tlsCertificate], tlsKey: c[DatabaseServiceSettings.tlsKey],
+                  allowPlainHTTP: c[DatabaseServiceSettings.allowPlainHTTP], serviceTokens: c[AccountsSettings.serviceTokens],
                   operatorToken: c[AccountsSettings.operatorToken], pushProductIDs: Set(c[AccountsSettings.pushProductIDs]),
                   trialSeconds: Int64(c[AccountsSettings.trialDays]) * 86400,
                   diagnosticsRetentionSeconds: Int64(c[AccountsSettings.diagnosticsRetentionDays]) * 86400,
                   logLevel: c[AccountsSettings.logLevel])
-        _ = try PostgresTransportPolicy.configuration(in: c, urlSetting: AccountsSettings.databaseURL)
+        _ = try PostgresTransportPolicy.configuration(in: c, urlSetting: DatabaseServiceSettings.databaseURL)
         internalListen = internalAddress
         purchaseDeviceLimit = c[AccountsSettings.purchaseDeviceLimit]
         let bundleID = c[AccountsSettings.appStoreBundleID]
@@ -106,8 +107,8 @@ public struct AccountsConfiguration: Sendable {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ConfigurationError(key: c.prefix + "TLS_KEY", reason: "TLS_CERT and TLS_KEY must be given together")
         }
-        databaseStartTimeout = c[AccountsSettings.databaseStartTimeout]
-        perIPConnectionLimit = c[AccountsSettings.perIPConnectionLimit]
+        databaseStartTimeout = c[DatabaseServiceSettings.databaseStartTimeout]
+        perIPConnectionLimit = c[DatabaseServiceSettings.perIPConnectionLimit]
         try AdminListener.check(admin, hasTLS: tlsCertificate != nil, in: c, setting: AccountsSettings.adminListen)
         if let internalAddress, tlsCertificate == nil, !HTTPServer.Configuration.isLoopback(internalAddress.host) {
             throw ConfigurationError(

@@ -28,13 +28,6 @@ public enum AccountsSettings {
                                                                                   This service's public origin, exactly as devices and \
                                                                                   outposts sign it (PROTOCOL §8).
                                                                                   """)
-    public static let databaseURL = DatabaseServiceSettings.databaseURL
-    public static let databaseAllowUnverifiedTLS = DatabaseServiceSettings.databaseAllowUnverifiedTLS
-    public static let databaseStartTimeout = DatabaseServiceSettings.databaseStartTimeout
-    public static let tlsCertificate = DatabaseServiceSettings.tlsCertificate
-    public static let tlsKey = DatabaseServiceSettings.tlsKey
-    public static let perIPConnectionLimit = DatabaseServiceSettings.perIPConnectionLimit
-    public static let allowPlainHTTP = DatabaseServiceSettings.allowPlainHTTP
     public static let serviceTokens = ConfigurationSetting<[String]>.bearerTokens("SERVICE_TOKENS",
                                                                                   help: """
                                                                                         Bearer tokens of the relay instances for the \
@@ -89,9 +82,9 @@ public enum AccountsSettings {
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "accounts", settings: [
-        listen, internalListen, adminListen, publicOrigin, databaseURL, databaseAllowUnverifiedTLS, databaseStartTimeout, tlsCertificate,
-        tlsKey, allowPlainHTTP,
-        perIPConnectionLimit, serviceTokens, operatorToken, pushProductIDs, purchaseDeviceLimit, trialDays, diagnosticsRetentionDays,
+        listen, internalListen, adminListen, publicOrigin,
+    ] + DatabaseServiceSettings.all + [
+        serviceTokens, operatorToken, pushProductIDs, purchaseDeviceLimit, trialDays, diagnosticsRetentionDays,
         appStoreBundleID, appStoreAppAppleID, appStoreEnvironment, appStoreRootCerts, logLevel,
     ])
 }

@@ -1,5 +1,6 @@
 public import MailwakeCore
 import Foundation
+import MailwakeServiceSupport
 public import MailwakePostgres
 public import MailwakeHTTPServer
 
@@ -161,9 +162,9 @@ public struct RelayConfiguration: Sendable {
         self.init(
             listen: try ListenAddress.parse(c[RelaySettings.listen], key: key(RelaySettings.listen.name)),
             adminListen: try ListenAddress.parse(c[RelaySettings.adminListen], key: key(RelaySettings.adminListen.name)),
-            publicOrigin: c[RelaySettings.publicOrigin].origin, databaseURL: c[RelaySettings.databaseURL],
-            tlsCertificate: c[RelaySettings.tlsCertificate], tlsKey: c[RelaySettings.tlsKey],
-            allowPlainHTTP: c[RelaySettings.allowPlainHTTP],
+            publicOrigin: c[RelaySettings.publicOrigin].origin, databaseURL: c[DatabaseServiceSettings.databaseURL],
+            tlsCertificate: c[DatabaseServiceSettings.tlsCertificate], tlsKey: c[DatabaseServiceSettings.tlsKey],
+            allowPlainHTTP: c[DatabaseServiceSettings.allowPlainHTTP],
             accounts: Accounts(url: accountsURL.description, token: c[RelaySettings.accountsToken],
                                caFile: c[RelaySettings.accountsCAFile],
                                cacheTTL: c[RelaySettings.accountsCacheTTL], checkInterval: c[RelaySettings.accountsCheckInterval]),
@@ -179,15 +180,16 @@ public struct RelayConfiguration: Sendable {
             rateBurst: c[RelaySettings.rateBurst],
             retention: c[RelaySettings.retention].components.seconds, lease: c[RelaySettings.leaseDuration].components.seconds,
             instanceName: c[RelaySettings.instanceName], logLevel: c[RelaySettings.logLevel])
-        _ = try PostgresTransportPolicy.configuration(in: c, urlSetting: RelaySettings.databaseURL)
+        _ = try PostgresTransportPolicy.configuration(in: c, urlSetting: DatabaseServiceSettings.databaseURL)
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
-            throw ConfigurationError(key: key(RelaySettings.tlsKey.name), reason: "TLS_CERT and TLS_KEY must be given together")
+            throw ConfigurationError(key: key(DatabaseServiceSettings.tlsKey.name), reason: "TLS_CERT and TLS_KEY must be given together")
         }
         guard tlsCertificate != nil || allowPlainHTTP else {
-            throw ConfigurationError(key: key(RelaySettings.tlsCertificate.name), reason: "is required unless ALLOW_PLAIN_HTTP=true")
+            throw ConfigurationError(key: key(DatabaseServiceSettings.tlsCertificate.name),
+                                     reason: "is required unless ALLOW_PLAIN_HTTP=true")
         }
-        databaseStartTimeout = c[RelaySettings.databaseStartTimeout]
-        perIPConnectionLimit = c[RelaySettings.perIPConnectionLimit]
+        databaseStartTimeout = c[DatabaseServiceSettings.databaseStartTimeout]
+        perIPConnectionLimit = c[DatabaseServiceSettings.perIPConnectionLimit]
         pairingRateOutpost = c[RelaySettings.pairingRateOutpost]
         catchupRetention = c[RelaySettings.catchupRetention].components.seconds
         catchupLimit = c[RelaySettings.catchupLimit]

@@ -19,13 +19,6 @@ public enum RelaySettings {
                                                                                   This relay's public origin: the envelope `aud` and \
                                                                                   the origin requests are signed for (PROTOCOL §5, §8).
                                                                                   """)
-    public static let databaseURL = DatabaseServiceSettings.databaseURL
-    public static let databaseAllowUnverifiedTLS = DatabaseServiceSettings.databaseAllowUnverifiedTLS
-    public static let databaseStartTimeout = DatabaseServiceSettings.databaseStartTimeout
-    public static let tlsCertificate = DatabaseServiceSettings.tlsCertificate
-    public static let tlsKey = DatabaseServiceSettings.tlsKey
-    public static let perIPConnectionLimit = DatabaseServiceSettings.perIPConnectionLimit
-    public static let allowPlainHTTP = DatabaseServiceSettings.allowPlainHTTP
     public static let accountsURL = ConfigurationSetting<ConfigURL>.url("ACCOUNTS_URL", schemes: ["https", "http"],
                                                                         help: """
                                                                               Base URL of the accounts service's internal API (http \
@@ -201,9 +194,9 @@ public enum RelaySettings {
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "relay", settings: [
-        listen, adminListen, publicOrigin, databaseURL, databaseAllowUnverifiedTLS, databaseStartTimeout, tlsCertificate, tlsKey,
-        allowPlainHTTP,
-        perIPConnectionLimit, accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
+        listen, adminListen, publicOrigin,
+    ] + DatabaseServiceSettings.all + [
+        accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight,
         apnsTokenRefresh,
         apnsTokenShared, apnsTestClockFile,
