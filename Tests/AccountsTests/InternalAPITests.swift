@@ -18,26 +18,28 @@ struct InternalAPITests {
         #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: "wrong").status == .unauthorized)
         #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
                                  bearer: AccountsFixture.operatorToken).status == .unauthorized)
-        let ok = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+        let ok = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
                                              bearer: AccountsFixture.serviceToken))
-        #expect(ok["device_id"] as? String == device.id)
-        #expect(ok["active"] as? Bool == true)
-        #expect(ok["entitled"] as? Bool == false)
-        #expect(ok["agreement_key"] as? String == Base64URL.encode(device.agreement.publicKey.x963Representation))
-        #expect(ok["apns_environment"] as? String == "sandbox")
+        #expect(ok.deviceID == device.id)
+        #expect(ok.active)
+        #expect(!ok.entitled)
+        #expect(ok.agreementKey == Base64URL.encode(device.agreement.publicKey.x963Representation))
+        #expect(ok.apnsEnvironment == .sandbox)
     }
 
     @Test func aTrialEntitlesANewDeviceUntilItEnds() async throws {
         let f = try await AccountsFixture.start(trialDays: 7)
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
-        let during = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
-        #expect(during["entitled"] as? Bool == true)
-        #expect(during["source"] as? String == "trial")
-        #expect((during["entitled_until"] as? NSNumber)?.int64Value == f.clock + 7 * 86400)
+        let during = try f.decode(AccountsResponses.Entitlement.self,
+                                  try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
+        #expect(during.entitled)
+        #expect(during.source == "trial")
+        #expect(during.entitledUntil == f.clock + 7 * 86400)
         f.advance(7 * 86400 + 1)
-        let after = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
-        #expect(after["entitled"] as? Bool == false)
+        let after = try f.decode(AccountsResponses.Entitlement.self,
+                                 try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
+        #expect(!after.entitled)
     }
 
     @Test func anUnexpiredPushPurchaseEntitlesAndARevocationEndsIt() async throws {
@@ -55,17 +57,17 @@ struct InternalAPITests {
                                          INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES \
                                          ('2000000001', \(device.id), \(f.clock))
                                          """)
-        let entitled = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+        let entitled = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
                                                    bearer: AccountsFixture.serviceToken))
-        #expect(entitled["entitled"] as? Bool == true)
-        #expect((entitled["entitled_until"] as? NSNumber)?.int64Value == until)
+        #expect(entitled.entitled)
+        #expect(entitled.entitledUntil == until)
         try await f.app.database.execute("""
                                          UPDATE app_store_transactions SET revoked_at = \(f.clock) WHERE original_transaction_id = \
                                          '2000000001'
                                          """)
-        let revoked = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+        let revoked = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
                                                   bearer: AccountsFixture.serviceToken))
-        #expect(revoked["entitled"] as? Bool == false)
+        #expect(!revoked.entitled)
     }
 
     @Test func anInvalidTokenReportClearsOnlyATokenNotReplacedSince() async throws {
@@ -76,15 +78,15 @@ struct InternalAPITests {
         let stale = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
                                      json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#((f.clock - 60) * 1000)}"#,
                                      bearer: AccountsFixture.serviceToken)
-        #expect(try f.json(stale)["cleared"] as? Bool == false)
+        #expect(try !f.decode(AccountsResponses.Cleared.self, stale).cleared)
         f.advance(60)
         let fresh = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
                                      json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#(f.clock * 1000)}"#,
                                      bearer: AccountsFixture.serviceToken)
-        #expect(try f.json(fresh)["cleared"] as? Bool == true)
-        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                               bearer: AccountsFixture.serviceToken))
-        #expect(auth["active"] as? Bool == false)
+        #expect(try f.decode(AccountsResponses.Cleared.self, fresh).cleared)
+        let auth = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                                           bearer: AccountsFixture.serviceToken))
+        #expect(!auth.active)
     }
 
     @Test func diagnosticsFromTheRelayReachTheDeviceAndCarryNoPayload() async throws {
@@ -98,10 +100,9 @@ struct InternalAPITests {
         let bad = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","# +
                   #""occurred_at":1,"payload":"x"}]}"#
         #expect(try await f.send(.post, "/internal/v1/diagnostics", json: bad, bearer: AccountsFixture.serviceToken).status == .badRequest)
-        let mine = try f.json(try await f.send(.get, "/v1/devices/\(device.id)/diagnostics", signer: device.signing))
-        let records = mine["records"] as? [[String: Any]] ?? []
-        #expect(records.count == 1)
-        #expect(records.first?["event_id"] as? String == event)
+        let mine = try f.decode(AccountsResponses.Diagnostics.self,
+                                try await f.send(.get, "/v1/devices/\(device.id)/diagnostics", signer: device.signing))
+        #expect(mine.records.map(\.eventID) == [event])
     }
 
     @Test func outpostsRegisterByProofOfPossessionAndOperatorsBlockThem() async throws {
@@ -111,14 +112,16 @@ struct InternalAPITests {
         let body = #"{"outpost_key":"\#(Base64URL.encode(outpost.publicKey.x963Representation))"}"#
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .created)
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: try P256.Signing.PrivateKey()).status == .unauthorized)
-        let seen = try f.json(try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
-        #expect(seen["blocked"] as? Bool == false)
+        let seen = try f.decode(AccountsResponses.OutpostStanding.self,
+                                try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
+        #expect(!seen.blocked)
         #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#,
                                  bearer: AccountsFixture.serviceToken).status == .unauthorized)
         #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#,
                                  bearer: AccountsFixture.operatorToken).status == .noContent)
-        let blocked = try f.json(try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
-        #expect(blocked["blocked"] as? Bool == true)
+        let blocked = try f.decode(AccountsResponses.OutpostStanding.self,
+                                   try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
+        #expect(blocked.blocked)
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .forbidden)
     }
 
@@ -130,12 +133,13 @@ struct InternalAPITests {
         #expect(try await f.send(.post, "/internal/v1/outposts", json: body).status == .unauthorized)
         let first = try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken)
         #expect(first.status == .created)
-        #expect(try f.json(first)["outpost_id"] as? String == id)
+        #expect(try f.decode(AccountsResponses.OutpostStanding.self, first).outpostID == id)
         #expect(try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken).status == .ok)
         #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"spam"}"#,
                                  bearer: AccountsFixture.operatorToken).status == .noContent)
-        let again = try f.json(try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken))
-        #expect(again["blocked"] as? Bool == true)
+        let again = try f.decode(AccountsResponses.OutpostStanding.self,
+                                 try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken))
+        #expect(again.blocked)
         let notAPoint = #"{"outpost_key":"\#(Base64URL.encode([4] + [UInt8](repeating: 1, count: 64)))"}"#
         #expect(try await f.send(.post, "/internal/v1/outposts", json: notAPoint,
                                  bearer: AccountsFixture.serviceToken).status == .badRequest)
@@ -152,7 +156,8 @@ struct InternalAPITests {
                                  json: #"{"activity_id":"activity-1","token":"\#(token)"}"#,
                                  signer: device.signing).status == .noContent)
         #expect(try await f.send(.get, path).status == .unauthorized)
-        #expect(try f.json(try await f.send(.get, path, bearer: AccountsFixture.serviceToken))["token"] as? String == token)
+        let read = try await f.send(.get, path, bearer: AccountsFixture.serviceToken)
+        #expect(try f.decode(AccountsResponses.ActivityToken.self, read).token == token)
     }
 
     @Test func aBlockedDeviceIsRefusedEverywhereAtOnce() async throws {
@@ -161,9 +166,9 @@ struct InternalAPITests {
         _ = try await f.register(device)
         #expect(try await f.send(.put, "/operator/v1/devices/\(device.id)/block", json: #"{"reason":"chargeback fraud"}"#,
                                  bearer: AccountsFixture.operatorToken).status == .noContent)
-        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                               bearer: AccountsFixture.serviceToken))
-        #expect(auth["active"] as? Bool == false)
+        let auth = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                                           bearer: AccountsFixture.serviceToken))
+        #expect(!auth.active)
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .forbidden)
         #expect(try await f.register(device).status == .forbidden)
         #expect(try await f.send(.delete, "/operator/v1/devices/\(device.id)/block",
@@ -199,8 +204,10 @@ struct BatchedAuthorizationTests {
         let unknown = try AccountsFixture.Device.make().id
         let response = try await query(f, devices.map(\.id) + [unknown, devices[0].id])
         #expect(response.status == .ok)
+        let batch = try f.decode(AccountsResponses.AuthorizationBatch.self, response)
+        #expect(Set(batch.authorizations.map(\.deviceID)) == Set(devices.map(\.id)))
+        // The raw objects, to compare byte for byte with the single look-up (null and absent fields included).
         let list = try #require(f.json(response)["authorizations"] as? [[String: Any]])
-        #expect(Set(list.compactMap { $0["device_id"] as? String }) == Set(devices.map(\.id)))
         for d in devices {
             let single = try f.json(try await f.send(.get, "/internal/v1/devices/\(d.id)/authorization",
                                                      bearer: AccountsFixture.serviceToken))
