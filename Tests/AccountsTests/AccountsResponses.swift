@@ -16,6 +16,65 @@ enum AccountsResponses {
         }
     }
 
+    /// `POST /v1/devices`: the device and its new session.
+    struct Registration: Decodable {
+        let deviceID: String
+        let sessionID: String
+        enum CodingKeys: String, CodingKey {
+            case deviceID = "device_id"
+            case sessionID = "session_id"
+        }
+    }
+
+    /// `PATCH /v1/devices/{id}`.
+    struct DeviceSummary: Decodable {
+        let appVersion: String?
+        enum CodingKeys: String, CodingKey { case appVersion = "app_version" }
+    }
+
+    /// `DELETE /v1/devices/{id}`: the code that restores the device.
+    struct Deleted: Decodable {
+        let recoveryCode: String
+        enum CodingKeys: String, CodingKey { case recoveryCode = "recovery_code" }
+    }
+
+    /// `GET /v1/devices/{id}/sessions`.
+    struct Sessions: Decodable {
+        struct Session: Decodable {
+            let sessionID: String
+            enum CodingKeys: String, CodingKey { case sessionID = "session_id" }
+        }
+        let sessions: [Session]
+    }
+
+    /// One purchase and the devices it entitles (`GET /v1/devices/{id}/purchases`, the operator's look-up).
+    struct Purchase: Decodable {
+        struct LinkedDevice: Decodable {
+            let deviceID: String
+            enum CodingKeys: String, CodingKey { case deviceID = "device_id" }
+        }
+        let originalTransactionID: String
+        let deviceLimit: Int
+        let expiresAt: Int64?
+        let devices: [LinkedDevice]
+        enum CodingKeys: String, CodingKey {
+            case originalTransactionID = "original_transaction_id"
+            case deviceLimit = "device_limit"
+            case expiresAt = "expires_at"
+            case devices
+        }
+    }
+
+    /// `GET /v1/devices/{id}/purchases`.
+    struct DevicePurchases: Decodable {
+        let deviceID: String
+        let purchases: [Purchase]
+        enum CodingKeys: String, CodingKey {
+            case deviceID = "device_id"
+            case purchases
+        }
+    }
+
     /// `POST /internal/v1/devices/{id}/apns-token-invalid`.
     struct Cleared: Decodable { let cleared: Bool }
 
@@ -46,6 +105,17 @@ enum AccountsResponses {
 }
 
 extension AccountsFixture {
+    /// What the relay learns about `device` (`GET /internal/v1/devices/{id}/authorization` with the service token).
+    func authorization(of device: Device) async throws -> DeviceAuthorization {
+        let response = try await send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: Self.serviceToken)
+        return try decode(DeviceAuthorization.self, response)
+    }
+
+    /// The session a registration of `device` answered.
+    func registeredSession(_ device: Device) async throws -> String {
+        try decode(AccountsResponses.Registration.self, try await register(device)).sessionID
+    }
+
     /// The body of `response` as `type`; a shape the test did not expect fails the test with the body's text.
     func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T {
         do {

@@ -14,9 +14,9 @@ struct DeviceTests {
         let device = try AccountsFixture.Device.make()
         let response = try await f.register(device)
         #expect(response.status == .created)
-        let body = try f.json(response)
-        #expect(body["device_id"] as? String == device.id)
-        #expect((body["session_id"] as? String)?.count == 22)
+        let body = try f.decode(AccountsResponses.Registration.self, response)
+        #expect(body.deviceID == device.id)
+        #expect(body.sessionID.count == 22)
         #expect(try await f.register(device).status == .ok, "registering again refreshes the device")
     }
 
@@ -66,11 +66,10 @@ struct DeviceTests {
         let ok = try await f.send(.patch, "/v1/devices/\(device.id)", json: #"{"apns_token":"\#(newToken)","app_version":"1.1"}"#,
                                   signer: device.signing)
         #expect(ok.status == .ok)
-        #expect(try f.json(ok)["app_version"] as? String == "1.1")
+        #expect(try f.decode(AccountsResponses.DeviceSummary.self, ok).appVersion == "1.1")
         let hijack = try await f.send(.patch, "/v1/devices/\(device.id)", json: #"{"apns_token":"\#(newToken)"}"#, signer: other.signing)
         #expect(hijack.status == .forbidden)
-        let auth = try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: AccountsFixture.serviceToken)
-        #expect(try f.json(auth)["apns_token"] as? String == newToken)
+        #expect(try await f.authorization(of: device).apnsToken == newToken)
     }
 
     @Test func aDeletedDeviceIsInactiveForTheRelay() async throws {
@@ -78,20 +77,19 @@ struct DeviceTests {
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)", signer: device.signing).status == .ok)
-        let auth = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                               bearer: AccountsFixture.serviceToken))
-        #expect(auth["active"] as? Bool == false)
-        #expect(auth["apns_token"] == nil || auth["apns_token"] is NSNull)
+        let auth = try await f.authorization(of: device)
+        #expect(!auth.active)
+        #expect(auth.apnsToken == nil)
     }
 
     @Test func sessionsAreListedAndARevokedSessionIsRefused() async throws {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()
-        let session = try f.json(try await f.register(device))["session_id"] as! String
+        let session = try await f.registeredSession(device)
         let list = try await f.send(.get, "/v1/devices/\(device.id)/sessions", signer: device.signing,
                                     headers: ["Mailwake-Session": session])
         #expect(list.status == .ok)
-        #expect((try f.json(list)["sessions"] as? [[String: Any]])?.first?["session_id"] as? String == session)
+        #expect(try f.decode(AccountsResponses.Sessions.self, list).sessions.map(\.sessionID) == [session])
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)/sessions/\(session)", signer: device.signing).status == .noContent)
         let after = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing,
                                      headers: ["Mailwake-Session": session])

@@ -22,9 +22,8 @@ struct PurchaseBindingTests {
         return device
     }
 
-    static func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
-        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                    bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
+    static func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool {
+        try await f.authorization(of: device).entitled
     }
 
     static func links(_ f: AccountsFixture, _ original: String) async throws -> Int64 {
@@ -124,21 +123,22 @@ struct PurchaseBindingTests {
 
         let view = try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: b.signing)
         #expect(view.status == .ok)
-        let body = try f.json(view)
-        #expect(body["device_id"] as? String == b.id)
-        let purchase = try #require((body["purchases"] as? [[String: Any]])?.first)
-        #expect(purchase["original_transaction_id"] as? String == "4000000003")
-        #expect(purchase["device_limit"] as? Int == 3)
-        #expect(purchase["expires_at"] as? Int64 == expires)
-        #expect((purchase["devices"] as? [[String: Any]])?.compactMap { $0["device_id"] as? String } == [a.id, b.id])
-        let none = try f.json(try await f.send(.get, "/v1/devices/\(loner.id)/purchases", signer: loner.signing))
-        #expect((none["purchases"] as? [Any])?.isEmpty == true)
+        let body = try f.decode(AccountsResponses.DevicePurchases.self, view)
+        #expect(body.deviceID == b.id)
+        let purchase = try #require(body.purchases.first)
+        #expect(purchase.originalTransactionID == "4000000003")
+        #expect(purchase.deviceLimit == 3)
+        #expect(purchase.expiresAt == expires)
+        #expect(purchase.devices.map(\.deviceID) == [a.id, b.id])
+        let none = try f.decode(AccountsResponses.DevicePurchases.self,
+                                try await f.send(.get, "/v1/devices/\(loner.id)/purchases", signer: loner.signing))
+        #expect(none.purchases.isEmpty)
         #expect(try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: loner.signing).status == .forbidden,
                 "only a device's own view")
 
         let operatorView = try await f.send(.get, "/operator/v1/purchases/4000000003", bearer: AccountsFixture.operatorToken)
         #expect(operatorView.status == .ok)
-        #expect((try f.json(operatorView)["devices"] as? [[String: Any]])?.compactMap { $0["device_id"] as? String } == [a.id, b.id])
+        #expect(try f.decode(AccountsResponses.Purchase.self, operatorView).devices.map(\.deviceID) == [a.id, b.id])
         #expect(try await f.send(.get, "/operator/v1/purchases/4000000003").status == .unauthorized)
         #expect(try await f.send(.get, "/operator/v1/purchases/4999999999", bearer: AccountsFixture.operatorToken).status == .notFound)
     }

@@ -27,9 +27,8 @@ struct PurchaseTests {
                          _ transaction: String) async throws -> HTTPClient.Response {
         try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(transaction)"}"#, signer: device.signing)
     }
-    func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool? {
-        try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                    bearer: AccountsFixture.serviceToken))["entitled"] as? Bool
+    func entitled(_ f: AccountsFixture, _ device: AccountsFixture.Device) async throws -> Bool {
+        try await f.authorization(of: device).entitled
     }
 
     @Test func aVerifiedPurchaseEntitlesTheDeviceAndARefundEndsIt() async throws {
@@ -41,7 +40,7 @@ struct PurchaseTests {
                                               #""\#(try signer.transaction(original: "3000000001", expires: expires))"}"#,
                                         signer: device.signing)
         #expect(purchase.status == .ok)
-        #expect(try f.json(purchase)["entitled"] as? Bool == true)
+        #expect(try f.decode(AccountsResponses.Entitlement.self, purchase).entitled)
         #expect(try await entitled(f, device) == true)
 
         let refund = try signer.notification(type: "REFUND",

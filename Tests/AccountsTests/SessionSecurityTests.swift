@@ -10,7 +10,7 @@ struct SessionSecurityTests {
     @Test func aRevokedSessionStopsACopiedKey() async throws {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()
-        let owner = try #require(try f.json(try await f.register(device))["session_id"] as? String)
+        let owner = try await f.registeredSession(device)
 
         // The thief holds a copy of the key and nothing else.
         let noSession = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing, withoutSession: true)
@@ -21,7 +21,7 @@ struct SessionSecurityTests {
         #expect(keyOnly.text.contains("urn:mailwake:problem:device-registered"))
 
         // A session the thief did get (say, copied with the key): the owner revokes it.
-        let stolen = try #require(try f.json(try await f.register(device))["session_id"] as? String)
+        let stolen = try await f.registeredSession(device)
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)/sessions/\(stolen)", signer: device.signing,
                                  headers: ["Mailwake-Session": owner]).status == .noContent)
         let afterRevoke = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing,
@@ -46,7 +46,7 @@ struct SessionSecurityTests {
     @Test func aDeviceWithoutAnActiveSessionOpensOneWithItsKey() async throws {
         let f = try await AccountsFixture.start()
         let device = try AccountsFixture.Device.make()
-        let only = try #require(try f.json(try await f.register(device))["session_id"] as? String)
+        let only = try await f.registeredSession(device)
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)/sessions/\(only)", signer: device.signing).status == .noContent)
         // The App lost or revoked every session but kept its key: registering again opens one.
         let again = try await f.register(device, withoutSession: true)
@@ -60,7 +60,7 @@ struct SessionSecurityTests {
         _ = try await f.register(device)
         let deleted = try await f.send(.delete, "/v1/devices/\(device.id)", signer: device.signing)
         #expect(deleted.status == .ok)
-        let code = try #require(try f.json(deleted)["recovery_code"] as? String)
+        let code = try f.decode(AccountsResponses.Deleted.self, deleted).recoveryCode
         #expect(code.count == 43)
 
         // The copied key alone (with or without the revoked session) does not undelete.
@@ -70,16 +70,13 @@ struct SessionSecurityTests {
         let wrong = try await f.register(device, recoveryCode: "not-the-code")
         #expect(wrong.status == .forbidden)
         #expect(wrong.text.contains("urn:mailwake:problem:recovery-code-invalid"))
-        let relayView = try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                                    bearer: AccountsFixture.serviceToken))
-        #expect(relayView["active"] as? Bool == false, "still deleted for the relay")
+        #expect(try await !f.authorization(of: device).active, "still deleted for the relay")
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .notFound)
 
         // The App's recovery step: the code restores the device, once, with a new session.
         let recovered = try await f.register(device, recoveryCode: code)
         #expect(recovered.status == .ok)
-        #expect(try f.json(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                            bearer: AccountsFixture.serviceToken))["active"] as? Bool == true)
+        #expect(try await f.authorization(of: device).active)
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .ok)
 
         // Deleted again: the first code is spent.
