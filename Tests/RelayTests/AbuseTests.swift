@@ -80,8 +80,8 @@ struct AbuseTests {
         try await Self.block(p.outpost.id, at: p.stack)
         try await p.stack.simulator.clearBehaviours()
         let final = try await DeliveryTests.finalStatus(p, envelope.context.eventID, timeout: 30)
-        #expect(final["status"] as? String == "failed")
-        #expect(final["apns_reason"] as? String == "outpost_blocked")
+        #expect(final.status == .failed)
+        #expect(final.apnsReason?.rawValue == "outpost_blocked")
         let pushed = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == envelope.context.eventID && $0.status == 200 }
         #expect(pushed.isEmpty, "a blocked outpost's queued envelope reached APNs")
     }

@@ -29,7 +29,7 @@ struct AdminTests {
         #expect(try await p.stack.send(.get, "/healthz", to: admin).status == .ok)
         let ready = try await p.stack.send(.get, "/readyz", to: admin)
         #expect(ready.status == .ok)
-        #expect((p.stack.json(ready)["checks"] as? [String: String]) == ["postgres": "ok"])
+        #expect(try p.stack.decode(RelayResponses.Readiness.self, ready).checks == ["postgres": "ok"])
         try await Self.waitForMetric("mailwake_relay_accounts_reachable 1", p)
 
         // Accounts goes away: the relay stays ready (a load balancer keeps it), the gauge drops,
@@ -38,7 +38,7 @@ struct AdminTests {
         try await Self.waitForMetric("mailwake_relay_accounts_reachable 0", p)
         let stillReady = try await p.stack.send(.get, "/readyz", to: admin)
         #expect(stillReady.status == .ok)
-        #expect((p.stack.json(stillReady)["checks"] as? [String: String]) == ["postgres": "ok"])
+        #expect(try p.stack.decode(RelayResponses.Readiness.self, stillReady).checks == ["postgres": "ok"])
         let text = try await p.stack.send(.get, "/metrics", to: admin).text
         let failures = text.split(separator: "\n").first { $0.hasPrefix("mailwake_relay_accounts_check_failures_total ") }
             .flatMap { Int($0.dropFirst("mailwake_relay_accounts_check_failures_total ".count)) } ?? 0
@@ -108,18 +108,17 @@ struct AdminTests {
         expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin, headers: ["Authorization": "Bearer wrong"]),
                       .unauthorized, "token-invalid")
         let auth: HTTPHeaders = ["Authorization": "Bearer \(RelayInstance.operatorToken)"]
-        let all = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries", to: admin,
-                                                      headers: auth))["deliveries"] as? [[String: Any]] ?? []
-        #expect(Set(all.compactMap { $0["event_id"] as? String }) == [sent, failed])
-        let onlyFailed = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?status=failed", to: admin,
-                                                             headers: auth))["deliveries"] as? [[String: Any]] ?? []
+        let list = { (query: String) async throws -> [RelayResponses.DeliveryList.Item] in
+            try p.stack.decode(RelayResponses.DeliveryList.self,
+                               try await p.stack.send(.get, "/admin/v1/deliveries" + query, to: admin, headers: auth)).deliveries
+        }
+        #expect(Set(try await list("").map(\.eventID)) == [sent, failed])
+        let onlyFailed = try await list("?status=failed")
         #expect(onlyFailed.count == 1)
-        #expect(onlyFailed.first?["apns_reason"] as? String == "Unregistered")
-        #expect(onlyFailed.first?["payload"] == nil)
+        #expect(onlyFailed.first?.apnsReason == "Unregistered")
+        #expect(onlyFailed.first?.payload == nil, "the operator never sees a payload")
         let future = Int64(Date().timeIntervalSince1970) + 60
-        let none = p.stack.json(try await p.stack.send(.get, "/admin/v1/deliveries?since=\(future)", to: admin,
-                                                       headers: auth))["deliveries"] as? [[String: Any]]
-        #expect(none?.isEmpty == true)
+        #expect(try await list("?since=\(future)").isEmpty)
         expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries?status=lost", to: admin, headers: auth), .badRequest,
                       "bad-status")
     }

@@ -136,15 +136,15 @@ struct CatchUpTests {
             .joined(separator: Array(",".utf8)) + Array(#"],"more":false}"#.utf8)
         #expect(all.body == expected, "the envelopes exactly as submitted, in acceptance order")
         let first = try await stack.send(.get, path + "?limit=2", signer: device.signing)
-        #expect(stack.json(first)["more"] as? Bool == true)
-        #expect((stack.json(first)["envelopes"] as? [Any])?.count == 2)
+        let firstPage = try stack.decode(RelayResponses.CatchUpPage.self, first)
+        #expect(firstPage.more)
+        #expect(firstPage.envelopes.count == 2)
         let rest = try await stack.send(.get, path + "?after=\(sent[1].context.eventID)&limit=100", signer: device.signing)
-        #expect((stack.json(rest)["envelopes"] as? [[String: Any]])?.map { $0["event_id"] as? String
-            ?? "" } == sent[2...].map(\.context.eventID))
-        #expect(stack.json(rest)["more"] as? Bool == false)
+        let restPage = try stack.decode(RelayResponses.CatchUpPage.self, rest)
+        #expect(restPage.eventIDs == sent[2...].map(\.context.eventID))
+        #expect(!restPage.more)
         let otherLog = try await stack.send(.get, "/v1/devices/\(other.id)/envelopes", signer: other.signing)
-        #expect(stack.json(otherLog)["envelopes"] as? [Any] != nil && (stack.json(otherLog)["envelopes"] as? [Any])?.isEmpty == true,
-                "a device reads its own log only")
+        #expect(try stack.decode(RelayResponses.CatchUpPage.self, otherLog).envelopes.isEmpty, "a device reads its own log only")
     }
 
     @Test func theLogKeepsTheNewestLimitAndPrunesPastRetention() async throws {
@@ -160,9 +160,7 @@ struct CatchUpTests {
         }
         let path = "/v1/devices/\(device.id)/envelopes"
         let read = { () async throws -> [String] in
-            (stack.json(try await stack.send(.get, path,
-                                             signer: device.signing))["envelopes"] as? [[String: Any]])?.map { $0["event_id"] as? String
-                                                 ?? "" } ?? []
+            try stack.decode(RelayResponses.CatchUpPage.self, try await stack.send(.get, path, signer: device.signing)).eventIDs
         }
         #expect(try await read() == Array(sent.suffix(3)), "the newest CATCHUP_LIMIT before pruning reaches them")
         let app = stack.relay.app

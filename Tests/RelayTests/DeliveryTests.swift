@@ -13,13 +13,15 @@ struct DeliveryTests {
     typealias Paired = IntakeTests.Paired
 
     /// Polls the status endpoint until the delivery is final.
-    static func finalStatus(_ p: Paired, _ eventID: String, timeout: Double = 20) async throws -> [String: Any] {
+    static func finalStatus(_ p: Paired, _ eventID: String, timeout: Double = 20) async throws -> DeliveryStatusReport {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             let response = try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(eventID)", signer: p.outpost.identity)
-            let body = p.stack.json(response)
-            if let status = body["status"] as? String, ["sent", "failed", "expired"].contains(status) { return body }
-            guard ContinuousClock.now < deadline else { throw TestHarnessError("delivery \(eventID) still \(body) after \(timeout) s") }
+            let report = response.status == .ok ? try DeliveryStatusReport.decode(response.body) : nil
+            if let report, [.sent, .failed, .expired].contains(report.status) { return report }
+            guard ContinuousClock.now < deadline else {
+                throw TestHarnessError("delivery \(eventID) still \(response.text) after \(timeout) s")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -27,7 +29,7 @@ struct DeliveryTests {
     /// Makes APNs answer `status`/`reason` for the device (`times` requests,
     /// or all), submits one notification and waits for its final status.
     static func deliverOne(_ p: Paired, apnsAnswers status: Int, _ reason: String, times: Int? = nil,
-                           timeout: Double = 20) async throws -> (eventID: String, final: [String: Any]) {
+                           timeout: Double = 20) async throws -> (eventID: String, final: DeliveryStatusReport) {
         try await p.stack.simulator.setBehaviour(token: p.device.apnsToken, status: status, reason: reason, times: times)
         let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
         #expect(try await p.stack.submit(envelope).status == .accepted)
@@ -56,9 +58,9 @@ struct DeliveryTests {
         #expect((aps?["alert"] as? [String: Any])?["title"] as? String == "New mail")
         #expect(aps?["mutable-content"] as? Int == 1)
         let status = try await Self.finalStatus(p, envelope.context.eventID)
-        #expect(status["status"] as? String == "sent")
-        #expect(status["apns_status"] as? Int == 200)
-        #expect(status["attempts"] as? Int == 1)
+        #expect(status.status == .sent)
+        #expect(status.apnsStatus == 200)
+        #expect(status.attempts == 1)
     }
 
     @Test func deliveryOutcomesReachAccountsDiagnostics() async throws {
@@ -113,10 +115,10 @@ struct DeliveryTests {
     @Test func anUnregisteredTokenFailsTheDeliveryAndIsReportedToAccounts() async throws {
         let p = try await Paired.start()
         let (_, status) = try await Self.deliverOne(p, apnsAnswers: 410, "Unregistered")
-        #expect(status["status"] as? String == "failed")
-        #expect(status["apns_status"] as? Int == 410)
-        #expect(status["apns_reason"] as? String == "Unregistered")
-        #expect(status["attempts"] as? Int == 1)
+        #expect(status.status == .failed)
+        #expect(status.apnsStatus == 410)
+        #expect(status.apnsReason?.rawValue == "Unregistered")
+        #expect(status.attempts == 1)
         let deadline = ContinuousClock.now + .seconds(10)
         var token: String? = p.device.apnsToken
         while token != nil, ContinuousClock.now < deadline {
@@ -134,16 +136,16 @@ struct DeliveryTests {
     func aTokenAPNsCallsBadFailsTheDeliveryAndIsReported(reason: String) async throws {
         let p = try await Paired.start()
         let (_, status) = try await Self.deliverOne(p, apnsAnswers: 400, reason)
-        #expect(status["status"] as? String == "failed")
-        #expect(status["apns_reason"] as? String == reason)
+        #expect(status.status == .failed)
+        #expect(status.apnsReason?.rawValue == reason)
     }
 
     @Test(arguments: [(429, "TooManyRequests"), (500, "InternalServerError"), (503, "ServiceUnavailable")])
     func overloadAndServerErrorsAreRetriedUntilSent(status: Int, reason: String) async throws {
         let p = try await Paired.start()
         let (eventID, final) = try await Self.deliverOne(p, apnsAnswers: status, reason, times: 2, timeout: 30)
-        #expect(final["status"] as? String == "sent")
-        #expect(final["attempts"] as? Int == 3)
+        #expect(final.status == .sent)
+        #expect(final.attempts == 3)
         let seen = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == eventID }
         #expect(seen.map(\.status) == [status, status, 200])
     }
@@ -175,15 +177,15 @@ struct DeliveryTests {
         #expect(row.status == "queued")
         #expect(row.bytes > 100, "a delivery waiting for its retry keeps its payload")
         let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
-        #expect(final["status"] as? String == "sent")
+        #expect(final.status == .sent)
         #expect(try await payloadBytes(envelope.context.eventID) == ("sent", 0))
     }
 
     @Test func aPayloadAPNsCallsTooLargeFailsWithoutRetry() async throws {
         let p = try await Paired.start()
         let (_, final) = try await Self.deliverOne(p, apnsAnswers: 413, "PayloadTooLarge")
-        #expect(final["status"] as? String == "failed")
-        #expect(final["attempts"] as? Int == 1)
+        #expect(final.status == .failed)
+        #expect(final.attempts == 1)
     }
 
     @Test func anExpiredProviderTokenIsRenewedAndTheDeliveryRetried() async throws {
@@ -197,7 +199,7 @@ struct DeliveryTests {
         try clock.set(offsetSeconds: 1260)
         try await p.stack.simulator.setClock(offsetSeconds: 1260)
         let (eventID, final) = try await Self.deliverOne(p, apnsAnswers: 403, "ExpiredProviderToken", times: 1)
-        #expect(final["status"] as? String == "sent")
+        #expect(final.status == .sent)
         let attempts = try await p.stack.simulator.deliveries(since: 0).filter { $0.apnsID == eventID }
         #expect(attempts.count == 2)
         #expect(attempts.count == 2 && attempts[0].connection != attempts[1].connection, "the retry went over a new connection")
@@ -219,8 +221,8 @@ struct DeliveryTests {
         try await p.stack.waitUntilQueuedForRetry(envelope.context.eventID)
         clock.advance(by: .seconds(61))
         let final = try await Self.finalStatus(p, envelope.context.eventID, timeout: 30)
-        #expect(final["status"] as? String == "expired")
-        #expect(final["apns_status"] as? Int == 503, "an expired delivery shows the last answer APNs gave")
+        #expect(final.status == .expired)
+        #expect(final.apnsStatus == 503, "an expired delivery shows the last answer APNs gave")
     }
 
     @Test func streamsRefusedByGOAWAYAreRetriedOnANewConnection() async throws {
@@ -233,7 +235,7 @@ struct DeliveryTests {
             #expect(try await p.stack.submit(envelope).status == .accepted)
         }
         for event in events {
-            #expect(try await Self.finalStatus(p, event, timeout: 30)["status"] as? String == "sent")
+            #expect(try await Self.finalStatus(p, event, timeout: 30).status == .sent)
         }
         let connections = Set(try await p.stack.simulator.deliveries(since: 0).map(\.connection))
         #expect(connections.count >= 60 / 7)
@@ -250,7 +252,7 @@ struct DeliveryTests {
             try await group.waitForAll()
         }
         for envelope in envelopes {
-            #expect(try await Self.finalStatus(p, envelope.context.eventID, timeout: 60)["status"] as? String == "sent")
+            #expect(try await Self.finalStatus(p, envelope.context.eventID, timeout: 60).status == .sent)
         }
     }
 

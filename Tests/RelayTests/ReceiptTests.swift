@@ -14,6 +14,8 @@ import Testing
 /// `displayed`, trims its catch-up log and feeds the per-hop histograms.
 @Suite("Relay: receipts of shown notifications", .serialized, .awaitedCleanup)
 struct ReceiptTests {
+    typealias Outcome = RelayResponses.ReceiptOutcome
+
     static func nowMS() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     static func body(_ entries: [(String, String, Int64)]) -> [UInt8] {
@@ -40,7 +42,7 @@ struct ReceiptTests {
 
     static func logIDs(_ stack: RelayStack, _ device: SimulatedDevice) async throws -> [String] {
         let page = try await stack.send(.get, "/v1/devices/\(device.id)/envelopes", signer: device.signing)
-        return (stack.json(page)["envelopes"] as? [[String: Any]])?.map { $0["event_id"] as? String ?? "" } ?? []
+        return try stack.decode(RelayResponses.CatchUpPage.self, page).eventIDs
     }
 
     @Test func receiptsMarkDeliveriesDisplayedTrimTheLogAndAreIdempotent() async throws {
@@ -67,8 +69,7 @@ struct ReceiptTests {
                                           body: Self.body([(pairing, events[0], Self.nowMS() + 86_400_000), (pairing, events[1], 0)]),
                                           signer: device.signing)
         #expect(posted.status == .ok, "\(posted.text)")
-        #expect(stack.json(posted) as NSDictionary == ["displayed": 2, "duplicate": 0, "ignored": 0, "trimmed": 2] as NSDictionary,
-                "\(posted.text)")
+        #expect(try stack.decode(Outcome.self, posted) == Outcome(displayed: 2, duplicate: 0, ignored: 0, trimmed: 2), "\(posted.text)")
         let shown = try await Self.status(stack, outpost, pairing, events[0])
         #expect(shown["status"] as? String == "displayed")
         let displayedAt = try #require(shown["displayed_at"] as? Int)
@@ -82,8 +83,7 @@ struct ReceiptTests {
         let again = try await stack.send(.post, path,
                                          body: Self.body([(pairing, events[0], 1), (pairing, events[1], 1), (pairing, events[1], 1)]),
                                          signer: device.signing)
-        #expect(stack.json(again) as NSDictionary == ["displayed": 0, "duplicate": 3, "ignored": 0, "trimmed": 0] as NSDictionary,
-                "\(again.text)")
+        #expect(try stack.decode(Outcome.self, again) == Outcome(displayed: 0, duplicate: 3, ignored: 0, trimmed: 0), "\(again.text)")
         #expect(try await Self.status(stack, outpost, pairing, events[0])["displayed_at"] as? Int == displayedAt,
                 "the first receipt's time stays")
 
@@ -92,8 +92,7 @@ struct ReceiptTests {
                                          body: Self.body([(pairing, try EventID.generate(), Self.nowMS()),
                                                           (pairing, events[2], Self.nowMS())]),
                                          signer: device.signing)
-        #expect(stack.json(mixed) as NSDictionary == ["displayed": 1, "duplicate": 0, "ignored": 1, "trimmed": 1] as NSDictionary,
-                "\(mixed.text)")
+        #expect(try stack.decode(Outcome.self, mixed) == Outcome(displayed: 1, duplicate: 0, ignored: 1, trimmed: 1), "\(mixed.text)")
         #expect(try await Self.logIDs(stack, device).isEmpty)
 
         let metrics = stack.relay.app.metrics.render()
@@ -117,7 +116,7 @@ struct ReceiptTests {
         #expect(before == "queued" || before == "sending")
         let posted = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, event, Self.nowMS())]),
                                           signer: device.signing)
-        #expect(stack.json(posted)["displayed"] as? Int == 1, "\(posted.text)")
+        #expect(try stack.decode(Outcome.self, posted).displayed == 1, "\(posted.text)")
         // The worker's completion comes later and leaves the finished row alone.
         let metrics = stack.relay.app.metrics
         let deadline = ContinuousClock.now + .seconds(30)
@@ -138,8 +137,7 @@ struct ReceiptTests {
         let early = try await stack.send(.post, "/v1/devices/\(device.id)/receipts",
                                          body: Self.body([(pairing, activity.context.eventID, Self.nowMS())]),
                                          signer: device.signing)
-        #expect(stack.json(early) as NSDictionary == ["displayed": 0, "duplicate": 0, "ignored": 1, "trimmed": 1] as NSDictionary,
-                "\(early.text)")
+        #expect(try stack.decode(Outcome.self, early) == Outcome(displayed: 0, duplicate: 0, ignored: 1, trimmed: 1), "\(early.text)")
         try await Self.waitForStatus(stack, outpost, pairing, activity.context.eventID, "sent")
     }
 
