@@ -26,15 +26,17 @@ struct ReceiptTests {
     }
 
     static func status(_ stack: RelayStack, _ outpost: SimulatedOutpost, _ pairing: String,
-                       _ event: String) async throws -> [String: Any] {
-        stack.json(try await stack.send(.get, "/v1/envelopes/\(pairing)/\(event)", signer: outpost.identity))
+                       _ event: String) async throws -> DeliveryStatusReport {
+        let response = try await stack.send(.get, "/v1/envelopes/\(pairing)/\(event)", signer: outpost.identity)
+        guard response.status == .ok else { throw TestHarnessError("status of \(event): \(response.status.code) \(response.text)") }
+        return try DeliveryStatusReport.decode(response.body)
     }
 
     /// Waits until the relay reports `event` as `status`.
     static func waitForStatus(_ stack: RelayStack, _ outpost: SimulatedOutpost, _ pairing: String, _ event: String,
                               _ status: String) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
-        while try await Self.status(stack, outpost, pairing, event)["status"] as? String != status {
+        while try await Self.status(stack, outpost, pairing, event).statusText != status {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("\(event) did not become \(status)") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -58,9 +60,9 @@ struct ReceiptTests {
         }
         for event in events { try await Self.waitForStatus(stack, outpost, pairing, event, "sent") }
         let sent = try await Self.status(stack, outpost, pairing, events[0])
-        let acceptedAt = try #require(sent["accepted_at"] as? Int)
-        #expect(sent["sent_at"] as? Int != nil, "the status carries when APNs accepted it: \(sent)")
-        #expect(sent["displayed_at"] == nil)
+        let acceptedAt = sent.acceptedAt
+        #expect(sent.sentAt != nil, "the status carries when APNs accepted it: \(sent)")
+        #expect(sent.displayedAt == nil)
         #expect(try await Self.logIDs(stack, device) == events)
 
         // shown_at far in the future and before acceptance: clamped to [accepted, now].
@@ -71,11 +73,11 @@ struct ReceiptTests {
         #expect(posted.status == .ok, "\(posted.text)")
         #expect(try stack.decode(Outcome.self, posted) == Outcome(displayed: 2, duplicate: 0, ignored: 0, trimmed: 2), "\(posted.text)")
         let shown = try await Self.status(stack, outpost, pairing, events[0])
-        #expect(shown["status"] as? String == "displayed")
-        let displayedAt = try #require(shown["displayed_at"] as? Int)
-        #expect(displayedAt <= Int(Self.nowMS() / 1000) && displayedAt >= acceptedAt, "clamped to now: \(shown)")
+        #expect(shown.status == .displayed)
+        let displayedAt = try #require(shown.displayedAt)
+        #expect(displayedAt <= Self.nowMS() / 1000 && displayedAt >= acceptedAt, "clamped to now: \(shown)")
         let early = try await Self.status(stack, outpost, pairing, events[1])
-        #expect(early["status"] as? String == "displayed" && early["displayed_at"] as? Int == early["accepted_at"] as? Int,
+        #expect(early.status == .displayed && early.displayedAt == early.acceptedAt,
                 "clamped to acceptance: \(early)")
         #expect(try await Self.logIDs(stack, device) == [events[2]], "the shown envelopes left the catch-up log")
 
@@ -84,7 +86,7 @@ struct ReceiptTests {
                                          body: Self.body([(pairing, events[0], 1), (pairing, events[1], 1), (pairing, events[1], 1)]),
                                          signer: device.signing)
         #expect(try stack.decode(Outcome.self, again) == Outcome(displayed: 0, duplicate: 3, ignored: 0, trimmed: 0), "\(again.text)")
-        #expect(try await Self.status(stack, outpost, pairing, events[0])["displayed_at"] as? Int == displayedAt,
+        #expect(try await Self.status(stack, outpost, pairing, events[0]).displayedAt == displayedAt,
                 "the first receipt's time stays")
 
         // An unknown event of its own pairing is ignored and counted; the known one still counts.
@@ -112,7 +114,7 @@ struct ReceiptTests {
         let e = try outpost.envelope(for: device, pairingID: pairing, content: SimulatedOutpost.sampleContent())
         #expect(try await stack.submit(e).status == .accepted)
         let event = e.context.eventID
-        let before = try await Self.status(stack, outpost, pairing, event)["status"] as? String
+        let before = try await Self.status(stack, outpost, pairing, event).statusText
         #expect(before == "queued" || before == "sending")
         let posted = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, event, Self.nowMS())]),
                                           signer: device.signing)
@@ -125,8 +127,8 @@ struct ReceiptTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         let after = try await Self.status(stack, outpost, pairing, event)
-        #expect(after["status"] as? String == "displayed", "\(after)")
-        #expect(after["displayed_at"] as? Int != nil)
+        #expect(after.status == .displayed, "\(after)")
+        #expect(after.displayedAt != nil)
 
         // A Live Activity push not sent yet is not cut short by a receipt: ActivityKit needs it.
         let now = UInt64(Date().timeIntervalSince1970)
@@ -162,7 +164,7 @@ struct ReceiptTests {
             let mixed = Self.body([(pairing, event, Self.nowMS()), (foreign, try EventID.generate(), Self.nowMS())])
             expectProblem(try await stack.send(.post, path, body: mixed, signer: device.signing), .forbidden, "not-this-devices-pairing")
         }
-        #expect(try await Self.status(stack, outpost, pairing, event)["status"] as? String != "displayed", "nothing recorded")
+        #expect(try await Self.status(stack, outpost, pairing, event).statusText != "displayed", "nothing recorded")
         #expect(try await Self.logIDs(stack, device) == [event])
 
         // A bit flipped in the signature.
@@ -205,7 +207,7 @@ struct ReceiptTests {
         let huge = Array(#"{"receipts":[\#(entry)],"pad":""#.utf8) + Array(repeating: UInt8(ascii: "x"),
                                                                            count: 30_000) + Array(#""}"#.utf8)
         expectProblem(try await stack.send(.post, path, body: huge, signer: device.signing), .contentTooLarge, "too_large")
-        #expect(try await Self.status(stack, outpost, pairing, event)["status"] as? String == "displayed",
+        #expect(try await Self.status(stack, outpost, pairing, event).status == .displayed,
                 "the one good request was recorded")
     }
 
@@ -269,7 +271,7 @@ struct ReceiptTests {
         let first = try await CatchUpTests.device(inbox + relay)
         #expect(first.split(separator: "\n").filter { $0.hasPrefix("{") }.count == 3, "\(first)")
         #expect(first.contains("receipts: 3 displayed, 0 duplicate, 0 ignored, 3 trimmed from catch-up"), "\(first)")
-        for event in events { #expect(try await Self.status(stack, outpost, pairing, event)["status"] as? String == "displayed") }
+        for event in events { #expect(try await Self.status(stack, outpost, pairing, event).status == .displayed) }
         #expect(try await CatchUpTests.catchUpRows(stack, pairingID: pairing) == 0)
         let again = try await CatchUpTests.device(inbox + relay)
         #expect(!again.contains("receipts:") && !again.contains("{"), "nothing new, nothing receipted again: \(again)")
@@ -288,7 +290,7 @@ struct ReceiptTests {
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: path))
         let dropped = try await CatchUpTests.device(inbox + relay)
         #expect(!dropped.contains("{") && dropped.contains("receipts: 1 displayed"), "\(dropped)")
-        #expect(try await Self.status(stack, outpost, pairing, e.context.eventID)["status"] as? String == "displayed")
+        #expect(try await Self.status(stack, outpost, pairing, e.context.eventID).status == .displayed)
         #expect(try await CatchUpTests.catchUpRows(stack, pairingID: pairing) == 0)
     }
 }
