@@ -52,9 +52,9 @@ struct ManagementAPITests {
         record.username = "bob"
         let stored = try await h.store.addMailbox(record, secret: "bobs password")
         h.watch.reconfigured.ring()
-        let listed = try OutpostAPIHarness.jsonArray(try await admin.send(.get, "/v1/mailboxes"))
-        #expect(listed.compactMap { $0["label"] as? String } == ["personal", "work"])
-        #expect(!String(decoding: try JSONSerialization.data(withJSONObject: listed), as: UTF8.self).contains("bobs password"))
+        let listed = try await admin.send(.get, "/v1/mailboxes")
+        #expect(try OutpostAPIHarness.decode([OutpostResponses.Mailbox].self, listed).map(\.label) == ["personal", "work"])
+        #expect(!listed.text.contains("bobs password"))
         let patched = try await admin.send(.patch, "/v1/mailboxes/\(stored.id)",
                                            body: try Self.body(["folders": ["INBOX"], "max_connections": 2]))
         #expect(patched.status == .ok, "\(patched.text)")
@@ -88,7 +88,7 @@ struct ManagementAPITests {
         #expect(set.status == .ok, "\(set.text)")
         let rule = try await h.store.rule(mailboxID: h.watch.mailbox.id, folder: "INBOX")
         #expect(rule.quietHours?.start == 22 * 60 && rule.denySenders == ["*@spam.example"] && rule.show == [.sender, .code])
-        #expect(try OutpostAPIHarness.jsonArray(try await admin.send(.get, "/v1/rules")).count == 1)
+        #expect(try OutpostAPIHarness.decode([OutpostResponses.Entry].self, try await admin.send(.get, "/v1/rules")).count == 1)
         #expect(try await admin.send(.delete, "/v1/rules?mailbox_id=\(h.watch.mailbox.id)").status == .noContent)
         #expect(try await admin.send(.delete, "/v1/rules?mailbox_id=\(h.watch.mailbox.id)").status == .notFound)
         let bad = try await admin.send(.put, "/v1/rules", body: try Self.body(["quiet_hours": "25:00-07:00"]))
@@ -102,7 +102,7 @@ struct ManagementAPITests {
         let created = try await admin.send(.post, "/v1/channels",
                                            body: try Self.body(["name": "hook", "kind": "webhook", "url": "https://hooks.example/mail"]))
         #expect(created.status == .created, "\(created.text)")
-        let secret = try #require(try OutpostAPIHarness.json(created)["webhook_secret"] as? String)
+        let secret = try OutpostAPIHarness.decode(OutpostResponses.ChannelCreated.self, created).webhookSecret
         #expect(secret.hasPrefix("whsec_"))
         let listed = try await admin.send(.get, "/v1/channels")
         #expect(listed.text.contains("\"name\":\"hook\"") && !listed.text.contains(secret))
@@ -136,11 +136,10 @@ struct ManagementAPITests {
         #expect(try await reader.body(ref: ownRef).status == .ok)
         let push = try await admin.send(.delete, "/v1/devices/\(h.watch.device.id)/permissions/push")
         #expect(push.status == .conflict && OutpostAPIHarness.problem(push) == "push-via-relay")
-        let devices = try OutpostAPIHarness.jsonArray(try await admin.send(.get, "/v1/devices"))
-        #expect(devices.count == 2)
-        let changes = try OutpostAPIHarness.jsonArray(try await admin.send(.get, "/v1/changes"))
-        #expect(changes.contains { $0["action"] as? String == "revoke" && $0["actor"] as? String == h.watch.device.id })
-        #expect(changes.contains { $0["action"] as? String == "grant" && $0["actor"] as? String == h.watch.device.id })
+        #expect(try OutpostAPIHarness.decode([OutpostResponses.Entry].self, try await admin.send(.get, "/v1/devices")).count == 2)
+        let changes = try OutpostAPIHarness.decode([OutpostResponses.Change].self, try await admin.send(.get, "/v1/changes"))
+        #expect(changes.contains { $0.action == "revoke" && $0.actor == h.watch.device.id })
+        #expect(changes.contains { $0.action == "grant" && $0.actor == h.watch.device.id })
     }
 
     @Test func historyAndStatusShowSummariesOnly() async throws {
@@ -150,8 +149,8 @@ struct ManagementAPITests {
         let history = try await admin.send(.get, "/v1/history?days=1")
         #expect(history.status == .ok)
         #expect(history.text.contains("Quarterly numbers") && !history.text.contains("The body stays"))
-        let status = try OutpostAPIHarness.json(try await admin.send(.get, "/v1/status"))
-        #expect(status["outpost_id"] as? String == h.identity.id)
+        let status = try OutpostAPIHarness.decode(OutpostResponses.Status.self, try await admin.send(.get, "/v1/status"))
+        #expect(status.outpostID == h.identity.id)
         #expect(OutpostAPIHarness.problem(try await admin.send(.get, "/v1/history?days=0")) == "invalid-field")
     }
 

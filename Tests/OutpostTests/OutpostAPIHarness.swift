@@ -87,23 +87,8 @@ struct OutpostAPIHarness: Sendable {
 
     /// The problem code of a refusal (`urn:mailwake:problem:<code>`), or "" when it is none.
     static func problem(_ response: HTTPClient.Response) -> String {
-        guard let type = (try? json(response))?["type"] as? String, type.hasPrefix("urn:mailwake:problem:") else { return "" }
+        struct Problem: Decodable { let type: String }
+        guard let type = (try? decode(Problem.self, response))?.type, type.hasPrefix("urn:mailwake:problem:") else { return "" }
         return String(type.dropFirst("urn:mailwake:problem:".count))
-    }
-
-    /// The JSON array of a response.
-    static func jsonArray(_ response: HTTPClient.Response) throws -> [[String: Any]] {
-        guard let array = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] else {
-            throw TestHarnessError("not a JSON array: \(response.text)")
-        }
-        return array
-    }
-
-    /// The JSON object of a response.
-    static func json(_ response: HTTPClient.Response) throws -> [String: Any] {
-        guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
-            throw TestHarnessError("not a JSON object: \(response.text)")
-        }
-        return object
     }
 }

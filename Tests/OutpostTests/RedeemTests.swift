@@ -19,9 +19,9 @@ struct RedeemTests {
         let response = try await session.redeem(try await h.invite([.content, .manage]), scopes: [.content],
                                                 agreement: device.agreement.publicKey)
         #expect(response.status == .ok, "\(response.text)")
-        let json = try OutpostAPIHarness.json(response)
-        #expect(json["granted"] as? [String] == ["content"])
-        #expect(json["outpost_id"] as? String == h.identity.id)
+        let redeemed = try OutpostAPIHarness.decode(OutpostResponses.Redeemed.self, response)
+        #expect(redeemed.granted == ["content"])
+        #expect(redeemed.outpostID == h.identity.id)
         let known = try #require(try await h.store.knownDevice(device.id))
         #expect(known.scopes == [.content])
         #expect(known.agreementKey == device.agreement.publicKey.x963Representation)

@@ -52,7 +52,7 @@ struct CatchUpTests {
     }
 
     @Test func twentyMailsWhileOfflineAreShownOnceEachAndAnEndedPairingDropsItsLog() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-catchup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let created = try await Self.device(["init", "--dir", dir])
@@ -111,7 +111,7 @@ struct CatchUpTests {
     }
 
     @Test func onlyTheDeviceItselfReadsItsLogExactlyAsAccepted() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let other = try await stack.registeredDevice()
@@ -148,7 +148,7 @@ struct CatchUpTests {
     }
 
     @Test func theLogKeepsTheNewestLimitAndPrunesPastRetention() async throws {
-        let stack = try await RelayStack.start(adjust: { $0.catchupLimit = 3; $0.catchupRetention = 3600 })
+        let stack = try await RelayStack.start(adjust: { $0.catchupLimit = 3; $0.catchupRetention = 3600 }, transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let pairing = try await stack.pair(outpost, device)

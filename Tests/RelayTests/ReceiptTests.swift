@@ -48,7 +48,7 @@ struct ReceiptTests {
     }
 
     @Test func receiptsMarkDeliveriesDisplayedTrimTheLogAndAreIdempotent() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let pairing = try await stack.pair(outpost, device)
@@ -107,7 +107,7 @@ struct ReceiptTests {
 
     @Test func aReceiptBeforeTheWorkerMarkedItSentEndsItDisplayed() async throws {
         // APNs answers after 3 s: the delivery is `sending` when the receipt comes.
-        let stack = try await RelayStack.start(simulatorOptions: [.latencyMS(3000)])
+        let stack = try await RelayStack.start(simulatorOptions: [.latencyMS(3000)], transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let pairing = try await stack.pair(outpost, device)
@@ -144,7 +144,7 @@ struct ReceiptTests {
     }
 
     @Test func onlyTheDeviceItselfPostsValidReceiptsForItsOwnPairings() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let other = try await stack.registeredDevice()
@@ -212,7 +212,7 @@ struct ReceiptTests {
     }
 
     @Test func theReceiptPathStoresIdentifiersAndTimesOnly() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let outpost = try SimulatedOutpost()
         let device = try await stack.registeredDevice()
         let pairing = try await stack.pair(outpost, device)
@@ -247,7 +247,7 @@ struct ReceiptTests {
     }
 
     @Test func theDeviceSimulatorReceiptsWhatItShowsAndWhatItDropsAsADuplicate() async throws {
-        let stack = try await RelayStack.start()
+        let stack = try await RelayStack.start(transport: .inMemory)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-receipts-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await CatchUpTests.device(["init", "--dir", dir])
