@@ -8,6 +8,7 @@ func expectProblem(_ response: HTTPClient.Response, _ status: HTTPStatus, _ code
                    sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(response.status == status, "status \(response.status.code), body \(response.text)", sourceLocation: sourceLocation)
     #expect(response.headers["Content-Type"] == "application/problem+json", sourceLocation: sourceLocation)
-    let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-    #expect(object?["type"] as? String == "urn:mailwake:problem:\(code)", "body \(response.text)", sourceLocation: sourceLocation)
+    struct Problem: Decodable { let type: String }
+    let problem = try? JSONDecoder().decode(Problem.self, from: Data(response.body))
+    #expect(problem?.type == "urn:mailwake:problem:\(code)", "body \(response.text)", sourceLocation: sourceLocation)
 }

@@ -39,8 +39,11 @@ public struct SimulatedDevice: Sendable {
         guard response.status == .created
             || response.status == .ok else { throw TestHarnessError("device registration answered \(response.status.code): " +
                                                                     "\(response.text)") }
-        accountsSession.session =
-            (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["session_id"] as? String
+        struct Registered: Decodable {
+            let sessionID: String
+            enum CodingKeys: String, CodingKey { case sessionID = "session_id" }
+        }
+        accountsSession.session = try JSONDecoder().decode(Registered.self, from: Data(response.body)).sessionID
     }
 
     /// Tells accounts the push-to-start token and one activity's update token.
