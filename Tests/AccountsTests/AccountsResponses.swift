@@ -1,6 +1,6 @@
-import Foundation
 import MailwakeHTTPClient
 import MailwakeProtocol
+import TestSupport
 
 /// The shapes of accounts' answers the tests read, decoded as a client would; the relay's own contract
 /// (`DeviceAuthorization`) is the shared type itself.
@@ -116,20 +116,6 @@ extension AccountsFixture {
         try decode(AccountsResponses.Registration.self, try await register(device)).sessionID
     }
 
-    /// The body of `response` as `type`; a shape the test did not expect fails the test with the body's text.
-    func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: Data(response.body))
-        } catch {
-            throw TestResponseShapeError(expected: String(describing: type), status: response.status.code, body: response.text)
-        }
-    }
-}
-
-/// An answer that did not decode as the type the test expected.
-struct TestResponseShapeError: Error, CustomStringConvertible {
-    let expected: String
-    let status: Int
-    let body: String
-    var description: String { "expected \(expected), got \(status): \(body)" }
+    /// The body of `response` as `type` (`HTTPClient.Response.decode`).
+    func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T { try response.decode(type) }
 }

@@ -134,6 +134,6 @@ struct DeviceSimulatorTests {
     func entitled(_ stack: RelayStack, _ deviceID: String) async throws -> Bool? {
         let r = try await stack.client.execute(.init(url: stack.accounts.url + "/internal/v1/devices/\(deviceID)/authorization",
                                                      headers: ["Authorization": "Bearer \(AccountsInstance.serviceToken)"]))
-        return r.status == .ok ? try JSONDecoder().decode(DeviceAuthorization.self, from: Data(r.body)).entitled : nil
+        return r.status == .ok ? try r.decode(DeviceAuthorization.self).entitled : nil
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import MailwakeHTTPClient
 import TestSupport
 
@@ -54,12 +53,6 @@ enum OutpostResponses {
 }
 
 extension OutpostAPIHarness {
-    /// The body of `response` as `type`; a shape the test did not expect throws with the body's text.
-    static func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: Data(response.body))
-        } catch {
-            throw TestHarnessError("expected \(type), got \(response.status.code): \(response.text)")
-        }
-    }
+    /// The body of `response` as `type` (`HTTPClient.Response.decode`).
+    static func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T { try response.decode(type) }
 }

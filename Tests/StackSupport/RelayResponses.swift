@@ -1,4 +1,3 @@
-import Foundation
 public import MailwakeHTTPClient
 import TestSupport
 
@@ -59,12 +58,6 @@ public enum RelayResponses {
 }
 
 extension RelayStack {
-    /// The body of `response` as `type`; a shape the test did not expect throws with the body's text.
-    public func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: Data(response.body))
-        } catch {
-            throw TestHarnessError("expected \(type), got \(response.status.code): \(response.text)")
-        }
-    }
+    /// The body of `response` as `type` (`HTTPClient.Response.decode`).
+    public func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T { try response.decode(type) }
 }

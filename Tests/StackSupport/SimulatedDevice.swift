@@ -43,7 +43,7 @@ public struct SimulatedDevice: Sendable {
             let sessionID: String
             enum CodingKeys: String, CodingKey { case sessionID = "session_id" }
         }
-        accountsSession.session = try JSONDecoder().decode(Registered.self, from: Data(response.body)).sessionID
+        accountsSession.session = try response.decode(Registered.self).sessionID
     }
 
     /// Tells accounts the push-to-start token and one activity's update token.
