@@ -87,8 +87,6 @@ struct OutpostAPIHarness: Sendable {
 
     /// The problem code of a refusal (`urn:mailwake:problem:<code>`), or "" when it is none.
     static func problem(_ response: HTTPClient.Response) -> String {
-        struct Problem: Decodable { let type: String }
-        guard let type = (try? decode(Problem.self, response))?.type, type.hasPrefix("urn:mailwake:problem:") else { return "" }
-        return String(type.dropFirst("urn:mailwake:problem:".count))
+        response.problemCode ?? ""
     }
 }

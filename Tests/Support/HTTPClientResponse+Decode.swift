@@ -11,3 +11,12 @@ extension HTTPClient.Response {
         }
     }
 }
+
+extension HTTPClient.Response {
+    /// The code of a problem document (`urn:mailwake:problem:<code>`), or nil when the body is none.
+    public var problemCode: String? {
+        struct Problem: Decodable { let type: String }
+        guard let type = try? decode(Problem.self).type, type.hasPrefix("urn:mailwake:problem:") else { return nil }
+        return String(type.dropFirst("urn:mailwake:problem:".count))
+    }
+}
