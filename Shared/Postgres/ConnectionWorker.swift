@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MailwakeCore
 
 /// A thread that owns one `RawConnection` and runs the jobs handed to it, in
@@ -26,10 +29,25 @@ final class ConnectionWorker: @unchecked Sendable {
         self.id = id
         self.raw = raw
         self.canceller = raw.canceller
-        let thread = Thread { [self] in self.loop() }
+        let thread = Thread { [self] in
+            // Foundation on Linux keeps `Thread.name` to itself: name the
+            // thread for the kernel too, so that top, perf and /proc tell
+            // connection threads from the Swift pool (at most 15 bytes).
+            Self.nameCurrentThread(name)
+            self.loop()
+        }
         thread.name = name
         thread.stackSize = 512 * 1024
         thread.start()
+    }
+
+    /// Names the calling thread for the kernel (`/proc/thread-self/comm`, 15 bytes at most); best effort.
+    private static func nameCurrentThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     /// Queues a job; false when the worker is stopping (the job will not run).

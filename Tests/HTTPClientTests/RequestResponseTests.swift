@@ -183,6 +183,32 @@ import Testing
         }
     }
 
+    /// Finished transfers are reset and reused (`TransferPool`): one request at a time on one client, so each takes the
+    /// transfer the one before gave back, and nothing of that one (method, headers, body, size limit, refusal) carries over.
+    @Test(arguments: [HTTPClient.VersionPreference.http2, .http1_1])
+    func aReusedTransferCarriesNothingFromTheRequestBefore(version: HTTPClient.VersionPreference) async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try HTTPClient(configuration: .trusting(certificates) { $0.httpVersion = version })
+            defer { client.shutdown() }
+            let base = server.baseURL
+            let put = try Echo(try await client.execute(.init(method: .put, url: base + "/echo", headers: ["x-once": "1"],
+                                                              body: Array("first".utf8))))
+            #expect(put.method == "PUT" && put.value("x-once") == "1")
+            let get = try Echo(try await client.execute(.init(url: base + "/echo")))
+            #expect(get.method == "GET" && get.value("x-once") == nil && get.bodyBytes.isEmpty && get.value("content-length") == nil)
+            #expect(await clientErrorCode { try await client.execute(.init(url: base + "/bytes?n=5000", maxResponseBytes: 100)) }
+                == .responseTooLarge)
+            let after = try await client.execute(.init(url: base + "/bytes?n=5000"))
+            #expect(after.status == .ok && after.body.count == 5000)
+            let head = try await client.execute(.init(method: .head, url: base + "/echo"))
+            #expect(head.status == .ok && head.body.isEmpty)
+            let post = try Echo(try await client.execute(.init(method: .post, url: base + "/echo", body: Array("second".utf8))))
+            #expect(post.method == "POST" && post.bodyBytes == Array("second".utf8) && post.value("x-once") == nil)
+        }
+    }
+
     @Test func streamsOnOneConnectionAtTheServer() async throws {
         try await withCertificates { certificates in
             let server = try await PythonHTTPTestServer.start(certificates: certificates)

@@ -51,6 +51,21 @@ public final class BenchProcess: @unchecked Sendable {
         return total
     }
 
+    /// CPU seconds so far of each live thread of the process, summed by
+    /// `group` of the thread's name (`/proc/<pid>/task/<tid>/schedstat`,
+    /// nanoseconds; threads that have ended are not counted).
+    public func threadCPUSeconds(groupedBy group: (String) -> String) -> [String: Double] {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        var totals: [String: Double] = [:]
+        for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+            guard let name = try? String(contentsOfFile: "\(tasks)/\(tid)/comm", encoding: .utf8),
+                  let schedstat = try? String(contentsOfFile: "\(tasks)/\(tid)/schedstat", encoding: .utf8),
+                  let nanoseconds = schedstat.split(separator: " ").first.flatMap({ Double($0) }) else { continue }
+            totals[group(name.trimmingCharacters(in: .newlines)), default: 0] += nanoseconds / 1e9
+        }
+        return totals
+    }
+
     public func stop() {
         guard process.isRunning else { return }
         process.terminate()

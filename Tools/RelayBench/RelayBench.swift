@@ -256,6 +256,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     /// Closed loop with `options.concurrency` connections, then until all are sent.
     func saturationPhase(_ envelopes: [Envelope], seen: Int, verifyMicros: Double) async throws -> [String: Any] {
         let cpuBefore = relay.cpuSeconds
+        let threadsBefore = relay.threadCPUSeconds(groupedBy: Self.threadGroup)
         let switchesBefore = relay.contextSwitches
         let start = ContinuousClock.now
         let startMS = BenchSystem.nowMS()
@@ -263,6 +264,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let acceptSeconds = (ContinuousClock.now - start).seconds
         let deliveries = try await waitForSimulator(total: seen + envelopes.count, timeout: 300)
         let cpu = relay.cpuSeconds - cpuBefore
+        let threads = relay.threadCPUSeconds(groupedBy: Self.threadGroup)
         let switches = relay.contextSwitches - switchesBefore
         var latencies: [Double] = []
         var last = 0.0
@@ -272,6 +274,12 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             last = max(last, d.receivedMS)
         }
         let cpuMicros = cpu * 1e6 / Double(envelopes.count)
+        // Live threads only: what threads that ended during the phase used is in the total, not here.
+        var byThread: [String: Double] = [:]
+        for (group, seconds) in threads {
+            let used: Double = seconds - (threadsBefore[group] ?? 0)
+            byThread[group] = round1(used * 1e6 / Double(envelopes.count))
+        }
         return [
             "envelopes": envelopes.count, "concurrency": options.concurrency,
             "accepted_per_second": (Double(envelopes.count) / acceptSeconds).rounded(),
@@ -280,7 +288,17 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "relay_cpu_us_per_envelope": round1(cpuMicros),
             "relay_cpu_per_envelope_in_ecdsa_verifies": round2(cpuMicros / verifyMicros),
             "relay_voluntary_context_switches_per_envelope": round2(Double(switches) / Double(envelopes.count)),
+            "relay_cpu_us_per_envelope_by_thread": byThread,
         ]
+    }
+
+    /// Which part of the relay a thread belongs to, by its name.
+    static func threadGroup(_ name: String) -> String {
+        if name.hasPrefix("MHD") { return "http_server" }             // libmicrohttpd's listener threads (TLS, HTTP parsing)
+        if name.hasPrefix("mw-http-apns") { return "apns_client" }    // libcurl's owner thread for APNs (HTTP/2, TLS)
+        if name.hasPrefix("mw-http-") { return "other_http_clients" } // accounts, diagnostics
+        if name.hasPrefix("mailwake-pg") { return "postgres_connections" }
+        return "swift_pool_and_other"
     }
 
     /// One delivery as the simulator recorded it.

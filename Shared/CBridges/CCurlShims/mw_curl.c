@@ -113,6 +113,18 @@ static size_t mw_on_header(char *data, size_t size, size_t count, void *userdata
     return n;
 }
 
+/* The options every transfer of this shim has, whatever the request. */
+static int mw_transfer_set_base_options(mw_transfer *t) {
+    return curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (void *)t) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_ERRORBUFFER, t->error) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, mw_on_body) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, (void *)t) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_HEADERFUNCTION, mw_on_header) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_HEADERDATA, (void *)t) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+        curl_easy_setopt(t->easy, CURLOPT_NOPROGRESS, 1L) != CURLE_OK ? -1 : 0;
+}
+
 mw_transfer *mw_transfer_new(uint64_t id, size_t max_body, size_t max_header_bytes) {
     mw_transfer *t = calloc(1, sizeof *t);
     if (t == NULL) return NULL;
@@ -124,18 +136,36 @@ mw_transfer *mw_transfer_new(uint64_t id, size_t max_body, size_t max_header_byt
         free(t);
         return NULL;
     }
-    if (curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (void *)t) != CURLE_OK ||
-        curl_easy_setopt(t->easy, CURLOPT_ERRORBUFFER, t->error) != CURLE_OK ||
-        curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, mw_on_body) != CURLE_OK ||
-        curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, (void *)t) != CURLE_OK ||
-        curl_easy_setopt(t->easy, CURLOPT_HEADERFUNCTION, mw_on_header) != CURLE_OK ||
-        curl_easy_setopt(t->easy, CURLOPT_HEADERDATA, (void *)t) != CURLE_OK ||
-        curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
-        curl_easy_setopt(t->easy, CURLOPT_NOPROGRESS, 1L) != CURLE_OK) {
+    if (mw_transfer_set_base_options(t) != 0) {
         mw_transfer_free(t);
         return NULL;
     }
     return t;
+}
+
+/* A buffer emptied for the next transfer; one that grew past `keep` bytes is released. */
+static void mw_buffer_reuse(mw_buffer *b, size_t limit, size_t keep) {
+    if (b->capacity > keep) {
+        free(b->bytes);
+        b->bytes = NULL;
+        b->capacity = 0;
+    }
+    b->length = 0;
+    b->limit = limit;
+}
+
+int mw_transfer_recycle(mw_transfer *t, uint64_t id, size_t max_body, size_t max_header_bytes) {
+    curl_easy_reset(t->easy); /* before the list the old options point to is freed */
+    curl_slist_free_all(t->headers);
+    t->headers = NULL;
+    t->id = id;
+    mw_buffer_reuse(&t->body, max_body, 16384);
+    mw_buffer_reuse(&t->head, max_header_bytes, 4096);
+    t->received = 0;
+    t->too_large = 0;
+    t->error[0] = 0;
+    t->refused_address[0] = 0;
+    return mw_transfer_set_base_options(t);
 }
 
 void mw_transfer_free(mw_transfer *t) {

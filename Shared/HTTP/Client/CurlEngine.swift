@@ -9,22 +9,24 @@ import Synchronization
 /// One transfer's C state (`mw_transfer`: easy handle, header list, buffers).
 // Safe to send because ownership moves, never shares: the calling task builds
 // it, hands it to the owner thread through the engine's lock (a happens-before
-// edge), and from then on only the owner thread touches it. It is freed
-// exactly once, in deinit, after the owner thread has removed the easy handle
-// from the multi handle (or it was never added).
+// edge), and from then on only the owner thread touches it. It goes back to
+// its pool (or is freed) exactly once, in deinit, after the owner thread has
+// removed the easy handle from the multi handle (or it was never added).
 final class CurlTransfer: @unchecked Sendable {
     let raw: OpaquePointer
     let id: UInt64
+    private let pool: TransferPool
 
-    init(id: UInt64, maxBody: Int, maxHeaderBytes: Int) throws {
-        guard let raw = mw_transfer_new(id, maxBody, maxHeaderBytes) else {
+    init(id: UInt64, maxBody: Int, maxHeaderBytes: Int, pool: TransferPool) throws {
+        guard let raw = pool.take(id: id, maxBody: maxBody, maxHeaderBytes: maxHeaderBytes) else {
             throw HTTPClientError(.other, "could not create a curl transfer (out of memory)")
         }
         self.raw = raw
         self.id = id
+        self.pool = pool
     }
 
-    deinit { mw_transfer_free(raw) }
+    deinit { pool.giveBack(raw) }
 
     var easy: UnsafeMutableRawPointer { mw_transfer_easy(raw) }
 }

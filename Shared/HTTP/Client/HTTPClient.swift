@@ -24,6 +24,7 @@ public final class HTTPClient: Sendable {
     /// system bundle when there is one.
     private let trustFile: String?
     private let engine: CurlEngine
+    private let transfers: TransferPool
     private let logger: Logger
 
     /// - Parameters:
@@ -41,6 +42,9 @@ public final class HTTPClient: Sendable {
                            ["curl": .string(String(cString: mw_curl_version()))])
         }
         engine = try CurlEngine(configuration: configuration, logger: self.logger, metrics: metrics)
+        // As many as run at once on a few connections; a webhook client's bursts need no more.
+        let runAtOnce = min(configuration.maxConnectionsPerHost, 256) * min(configuration.maxConcurrentStreams, 256)
+        transfers = TransferPool(capacity: min(256, runAtOnce))
         try engine.start(name: configuration.name)
     }
 
@@ -103,7 +107,7 @@ public final class HTTPClient: Sendable {
         let timeout = request.timeout ?? configuration.totalTimeout
         guard timeout > .zero else { throw HTTPClientError(.invalidRequest, "timeout must be positive") }
 
-        let transfer = try CurlTransfer(id: id, maxBody: maxBody, maxHeaderBytes: configuration.maxResponseHeaderBytes)
+        let transfer = try CurlTransfer(id: id, maxBody: maxBody, maxHeaderBytes: configuration.maxResponseHeaderBytes, pool: transfers)
         var options = TransferOptions(transfer)
         setConnection(&options, request, timeout: timeout, maxBody: maxBody)
         setTrust(&options)
@@ -298,18 +302,23 @@ private struct TransferOptions {
     init(_ transfer: CurlTransfer) { self.transfer = transfer }
 
     mutating func set(_ option: CURLoption, _ value: Int) {
-        record("option \(option.rawValue)", mw_curl_set_long(transfer.easy, option, value))
+        record(option, mw_curl_set_long(transfer.easy, option, value))
     }
 
     mutating func set(_ option: CURLoption, _ value: String) {
         // libcurl copies string options; the Swift string may go away after the call.
         let easy = transfer.easy
-        record("option \(option.rawValue)", value.withCString { mw_curl_set_string(easy, option, $0) })
+        record(option, value.withCString { mw_curl_set_string(easy, option, $0) })
     }
 
-    /// Keeps `rc` when it is the first refusal.
-    mutating func record(_ what: String, _ rc: CURLcode) {
-        if rc != CURLE_OK, refused == nil { refused = (what, rc) }
+    /// Keeps `rc` when it is the first refusal of `option`.
+    mutating func record(_ option: CURLoption, _ rc: CURLcode) {
+        if rc != CURLE_OK { record("option \(option.rawValue)", rc) }
+    }
+
+    /// Keeps `rc` when it is the first refusal (`what` is only built for one).
+    mutating func record(_ what: @autoclosure () -> String, _ rc: CURLcode) {
+        if rc != CURLE_OK, refused == nil { refused = (what(), rc) }
     }
 
     /// Throws for the first refusal: `.other` for an option this libcurl lacks, else `.invalidRequest`.

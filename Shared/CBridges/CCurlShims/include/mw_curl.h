@@ -58,6 +58,13 @@ mw_transfer *mw_transfer_new(uint64_t id, size_t max_body, size_t max_header_byt
 /* Releases the easy handle (which must not be in a multi handle), the
  * header list and the buffers. NULL is ignored. */
 void mw_transfer_free(mw_transfer *t);
+/* Makes a finished transfer (its easy handle out of any multi handle) new
+ * again for request `id`: every option back to libcurl's default
+ * (curl_easy_reset) and this shim's own set again, no headers, empty
+ * buffers (kept when small). The easy handle keeps what curl allocates once
+ * per handle (its receive buffer), which is the point. 0, or -1 when an
+ * option could not be set (then free it). */
+int mw_transfer_recycle(mw_transfer *t, uint64_t id, size_t max_body, size_t max_header_bytes);
 
 uint64_t mw_transfer_id(const mw_transfer *t);
 CURL *mw_transfer_easy(mw_transfer *t);
