@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import MailwakeCore
 
 /// A thread that owns one `RawConnection` and runs the jobs handed to it, in

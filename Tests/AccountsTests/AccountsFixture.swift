@@ -159,7 +159,7 @@ final class AccountsFixture: Sendable {
                                       signer: device.signing,
                                       withoutSession: withoutSession)
         if response.status == .created || response.status == .ok {
-            let session = try decode(AccountsResponses.Registration.self, response).sessionID
+            let session = try response.decode(AccountsResponses.Registration.self).sessionID
             sessions.withLock { $0[device.id] = session }
         }
         return response

@@ -108,14 +108,11 @@ extension AccountsFixture {
     /// What the relay learns about `device` (`GET /internal/v1/devices/{id}/authorization` with the service token).
     func authorization(of device: Device) async throws -> DeviceAuthorization {
         let response = try await send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: Self.serviceToken)
-        return try decode(DeviceAuthorization.self, response)
+        return try response.decode(DeviceAuthorization.self)
     }
 
     /// The session a registration of `device` answered.
     func registeredSession(_ device: Device) async throws -> String {
-        try decode(AccountsResponses.Registration.self, try await register(device)).sessionID
+        try await register(device).decode(AccountsResponses.Registration.self).sessionID
     }
-
-    /// The body of `response` as `type` (`HTTPClient.Response.decode`).
-    func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T { try response.decode(type) }
 }

@@ -14,7 +14,7 @@ struct DeviceTests {
         let device = try AccountsFixture.Device.make()
         let response = try await f.register(device)
         #expect(response.status == .created)
-        let body = try f.decode(AccountsResponses.Registration.self, response)
+        let body = try response.decode(AccountsResponses.Registration.self)
         #expect(body.deviceID == device.id)
         #expect(body.sessionID.count == 22)
         #expect(try await f.register(device).status == .ok, "registering again refreshes the device")
@@ -66,7 +66,7 @@ struct DeviceTests {
         let ok = try await f.send(.patch, "/v1/devices/\(device.id)", json: #"{"apns_token":"\#(newToken)","app_version":"1.1"}"#,
                                   signer: device.signing)
         #expect(ok.status == .ok)
-        #expect(try f.decode(AccountsResponses.DeviceSummary.self, ok).appVersion == "1.1")
+        #expect(try ok.decode(AccountsResponses.DeviceSummary.self).appVersion == "1.1")
         let hijack = try await f.send(.patch, "/v1/devices/\(device.id)", json: #"{"apns_token":"\#(newToken)"}"#, signer: other.signing)
         #expect(hijack.status == .forbidden)
         #expect(try await f.authorization(of: device).apnsToken == newToken)
@@ -89,7 +89,7 @@ struct DeviceTests {
         let list = try await f.send(.get, "/v1/devices/\(device.id)/sessions", signer: device.signing,
                                     headers: ["Mailwake-Session": session])
         #expect(list.status == .ok)
-        #expect(try f.decode(AccountsResponses.Sessions.self, list).sessions.map(\.sessionID) == [session])
+        #expect(try list.decode(AccountsResponses.Sessions.self).sessions.map(\.sessionID) == [session])
         #expect(try await f.send(.delete, "/v1/devices/\(device.id)/sessions/\(session)", signer: device.signing).status == .noContent)
         let after = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing,
                                      headers: ["Mailwake-Session": session])

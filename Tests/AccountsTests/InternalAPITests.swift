@@ -18,8 +18,8 @@ struct InternalAPITests {
         #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization", bearer: "wrong").status == .unauthorized)
         #expect(try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
                                  bearer: AccountsFixture.operatorToken).status == .unauthorized)
-        let ok = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                             bearer: AccountsFixture.serviceToken))
+        let ok = try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                             bearer: AccountsFixture.serviceToken).decode(DeviceAuthorization.self)
         #expect(ok.deviceID == device.id)
         #expect(ok.active)
         #expect(!ok.entitled)
@@ -31,14 +31,14 @@ struct InternalAPITests {
         let f = try await AccountsFixture.start(trialDays: 7)
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
-        let during = try f.decode(AccountsResponses.Entitlement.self,
-                                  try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
+        let during = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing)
+            .decode(AccountsResponses.Entitlement.self)
         #expect(during.entitled)
         #expect(during.source == "trial")
         #expect(during.entitledUntil == f.clock + 7 * 86400)
         f.advance(7 * 86400 + 1)
-        let after = try f.decode(AccountsResponses.Entitlement.self,
-                                 try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing))
+        let after = try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing)
+            .decode(AccountsResponses.Entitlement.self)
         #expect(!after.entitled)
     }
 
@@ -57,16 +57,16 @@ struct InternalAPITests {
                                          INSERT INTO purchase_links (original_transaction_id, device_id, linked_at) VALUES \
                                          ('2000000001', \(device.id), \(f.clock))
                                          """)
-        let entitled = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                                   bearer: AccountsFixture.serviceToken))
+        let entitled = try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                   bearer: AccountsFixture.serviceToken).decode(DeviceAuthorization.self)
         #expect(entitled.entitled)
         #expect(entitled.entitledUntil == until)
         try await f.app.database.execute("""
                                          UPDATE app_store_transactions SET revoked_at = \(f.clock) WHERE original_transaction_id = \
                                          '2000000001'
                                          """)
-        let revoked = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                                  bearer: AccountsFixture.serviceToken))
+        let revoked = try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                  bearer: AccountsFixture.serviceToken).decode(DeviceAuthorization.self)
         #expect(!revoked.entitled)
     }
 
@@ -78,14 +78,15 @@ struct InternalAPITests {
         let stale = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
                                      json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#((f.clock - 60) * 1000)}"#,
                                      bearer: AccountsFixture.serviceToken)
-        #expect(try !f.decode(AccountsResponses.Cleared.self, stale).cleared)
+        #expect(try !stale.decode(AccountsResponses.Cleared.self).cleared)
         f.advance(60)
         let fresh = try await f.send(.post, "/internal/v1/devices/\(device.id)/apns-token-invalid",
                                      json: #"{"apns_token":"\#(device.apnsToken)","timestamp":\#(f.clock * 1000)}"#,
                                      bearer: AccountsFixture.serviceToken)
-        #expect(try f.decode(AccountsResponses.Cleared.self, fresh).cleared)
-        let auth = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                                                           bearer: AccountsFixture.serviceToken))
+        #expect(try fresh.decode(AccountsResponses.Cleared.self).cleared)
+        let auth = try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                                           bearer: AccountsFixture.serviceToken)
+                                                                               .decode(DeviceAuthorization.self)
         #expect(!auth.active)
     }
 
@@ -100,8 +101,8 @@ struct InternalAPITests {
         let bad = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","# +
                   #""occurred_at":1,"payload":"x"}]}"#
         #expect(try await f.send(.post, "/internal/v1/diagnostics", json: bad, bearer: AccountsFixture.serviceToken).status == .badRequest)
-        let mine = try f.decode(AccountsResponses.Diagnostics.self,
-                                try await f.send(.get, "/v1/devices/\(device.id)/diagnostics", signer: device.signing))
+        let mine = try await f.send(.get, "/v1/devices/\(device.id)/diagnostics", signer: device.signing)
+            .decode(AccountsResponses.Diagnostics.self)
         #expect(mine.records.map(\.eventID) == [event])
     }
 
@@ -112,15 +113,15 @@ struct InternalAPITests {
         let body = #"{"outpost_key":"\#(Base64URL.encode(outpost.publicKey.x963Representation))"}"#
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .created)
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: try P256.Signing.PrivateKey()).status == .unauthorized)
-        let seen = try f.decode(AccountsResponses.OutpostStanding.self,
-                                try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
+        let seen = try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken)
+            .decode(AccountsResponses.OutpostStanding.self)
         #expect(!seen.blocked)
         #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#,
                                  bearer: AccountsFixture.serviceToken).status == .unauthorized)
         #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"abuse"}"#,
                                  bearer: AccountsFixture.operatorToken).status == .noContent)
-        let blocked = try f.decode(AccountsResponses.OutpostStanding.self,
-                                   try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken))
+        let blocked = try await f.send(.get, "/internal/v1/outposts/\(id)", bearer: AccountsFixture.serviceToken)
+            .decode(AccountsResponses.OutpostStanding.self)
         #expect(blocked.blocked)
         #expect(try await f.send(.post, "/v1/outposts", json: body, signer: outpost).status == .forbidden)
     }
@@ -133,12 +134,12 @@ struct InternalAPITests {
         #expect(try await f.send(.post, "/internal/v1/outposts", json: body).status == .unauthorized)
         let first = try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken)
         #expect(first.status == .created)
-        #expect(try f.decode(AccountsResponses.OutpostStanding.self, first).outpostID == id)
+        #expect(try first.decode(AccountsResponses.OutpostStanding.self).outpostID == id)
         #expect(try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken).status == .ok)
         #expect(try await f.send(.put, "/operator/v1/outposts/\(id)/block", json: #"{"reason":"spam"}"#,
                                  bearer: AccountsFixture.operatorToken).status == .noContent)
-        let again = try f.decode(AccountsResponses.OutpostStanding.self,
-                                 try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken))
+        let again = try await f.send(.post, "/internal/v1/outposts", json: body, bearer: AccountsFixture.serviceToken)
+            .decode(AccountsResponses.OutpostStanding.self)
         #expect(again.blocked)
         let notAPoint = #"{"outpost_key":"\#(Base64URL.encode([4] + [UInt8](repeating: 1, count: 64)))"}"#
         #expect(try await f.send(.post, "/internal/v1/outposts", json: notAPoint,
@@ -157,7 +158,7 @@ struct InternalAPITests {
                                  signer: device.signing).status == .noContent)
         #expect(try await f.send(.get, path).status == .unauthorized)
         let read = try await f.send(.get, path, bearer: AccountsFixture.serviceToken)
-        #expect(try f.decode(AccountsResponses.ActivityToken.self, read).token == token)
+        #expect(try read.decode(AccountsResponses.ActivityToken.self).token == token)
     }
 
     @Test func aBlockedDeviceIsRefusedEverywhereAtOnce() async throws {
@@ -166,8 +167,9 @@ struct InternalAPITests {
         _ = try await f.register(device)
         #expect(try await f.send(.put, "/operator/v1/devices/\(device.id)/block", json: #"{"reason":"chargeback fraud"}"#,
                                  bearer: AccountsFixture.operatorToken).status == .noContent)
-        let auth = try f.decode(DeviceAuthorization.self, try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
-                                                                           bearer: AccountsFixture.serviceToken))
+        let auth = try await f.send(.get, "/internal/v1/devices/\(device.id)/authorization",
+                                                                           bearer: AccountsFixture.serviceToken)
+                                                                               .decode(DeviceAuthorization.self)
         #expect(!auth.active)
         #expect(try await f.send(.get, "/v1/devices/\(device.id)/entitlements", signer: device.signing).status == .forbidden)
         #expect(try await f.register(device).status == .forbidden)
@@ -204,7 +206,7 @@ struct BatchedAuthorizationTests {
         let unknown = try AccountsFixture.Device.make().id
         let response = try await query(f, devices.map(\.id) + [unknown, devices[0].id])
         #expect(response.status == .ok)
-        let batch = try f.decode(AccountsResponses.AuthorizationBatch.self, response)
+        let batch = try response.decode(AccountsResponses.AuthorizationBatch.self)
         #expect(Set(batch.authorizations.map(\.deviceID)) == Set(devices.map(\.id)))
         // The raw objects, to compare byte for byte with the single look-up (null and absent fields included).
         let list = try #require(f.json(response)["authorizations"] as? [[String: Any]])

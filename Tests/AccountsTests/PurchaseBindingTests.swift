@@ -123,22 +123,22 @@ struct PurchaseBindingTests {
 
         let view = try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: b.signing)
         #expect(view.status == .ok)
-        let body = try f.decode(AccountsResponses.DevicePurchases.self, view)
+        let body = try view.decode(AccountsResponses.DevicePurchases.self)
         #expect(body.deviceID == b.id)
         let purchase = try #require(body.purchases.first)
         #expect(purchase.originalTransactionID == "4000000003")
         #expect(purchase.deviceLimit == 3)
         #expect(purchase.expiresAt == expires)
         #expect(purchase.devices.map(\.deviceID) == [a.id, b.id])
-        let none = try f.decode(AccountsResponses.DevicePurchases.self,
-                                try await f.send(.get, "/v1/devices/\(loner.id)/purchases", signer: loner.signing))
+        let none = try await f.send(.get, "/v1/devices/\(loner.id)/purchases", signer: loner.signing)
+            .decode(AccountsResponses.DevicePurchases.self)
         #expect(none.purchases.isEmpty)
         #expect(try await f.send(.get, "/v1/devices/\(b.id)/purchases", signer: loner.signing).status == .forbidden,
                 "only a device's own view")
 
         let operatorView = try await f.send(.get, "/operator/v1/purchases/4000000003", bearer: AccountsFixture.operatorToken)
         #expect(operatorView.status == .ok)
-        #expect(try f.decode(AccountsResponses.Purchase.self, operatorView).devices.map(\.deviceID) == [a.id, b.id])
+        #expect(try operatorView.decode(AccountsResponses.Purchase.self).devices.map(\.deviceID) == [a.id, b.id])
         #expect(try await f.send(.get, "/operator/v1/purchases/4000000003").status == .unauthorized)
         #expect(try await f.send(.get, "/operator/v1/purchases/4999999999", bearer: AccountsFixture.operatorToken).status == .notFound)
     }

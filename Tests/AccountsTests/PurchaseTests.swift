@@ -40,7 +40,7 @@ struct PurchaseTests {
                                               #""\#(try signer.transaction(original: "3000000001", expires: expires))"}"#,
                                         signer: device.signing)
         #expect(purchase.status == .ok)
-        #expect(try f.decode(AccountsResponses.Entitlement.self, purchase).entitled)
+        #expect(try purchase.decode(AccountsResponses.Entitlement.self).entitled)
         #expect(try await entitled(f, device) == true)
 
         let refund = try signer.notification(type: "REFUND",

@@ -60,7 +60,7 @@ struct SessionSecurityTests {
         _ = try await f.register(device)
         let deleted = try await f.send(.delete, "/v1/devices/\(device.id)", signer: device.signing)
         #expect(deleted.status == .ok)
-        let code = try f.decode(AccountsResponses.Deleted.self, deleted).recoveryCode
+        let code = try deleted.decode(AccountsResponses.Deleted.self).recoveryCode
         #expect(code.count == 43)
 
         // The copied key alone (with or without the revoked session) does not undelete.

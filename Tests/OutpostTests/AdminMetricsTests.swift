@@ -107,7 +107,7 @@ struct AdminMetricsTests {
         defer { stranger.shutdown() }
         let refused = try await stranger.execute(.init(method: .get, url: origin + "/v1/messages/body?ref=x"))
         #expect(refused.status.code == 401)
-        let reason = OutpostAPIHarness.problem(refused)
+        let reason = refused.problemCode ?? ""
         #expect(!reason.isEmpty)
         _ = try await Self.waitFor(#"mailwake_outpost_api_refusals_total{reason="\#(reason)"}"#, 1, admin: admin, client: client)
 

@@ -50,7 +50,7 @@ struct BodyReadingTests {
         let ref = try #require(note.ref)
         let response = try await session.body(ref: ref)
         #expect(response.status == .ok, "\(response.text)")
-        let body = try OutpostAPIHarness.decode(OutpostResponses.Body.self, response)
+        let body = try response.decode(OutpostResponses.Body.self)
         #expect(body.headers.subject == "Harbour news")
         #expect(body.headers.from.first?.address == "news@harbour.example")
         let html = try #require(body.html)
@@ -113,7 +113,7 @@ struct BodyReadingTests {
         let session = try h.session(h.watch.device)   // paired for push only
         let response = try await session.body(ref: try #require(note.ref))
         #expect(response.status == .forbidden)
-        #expect(OutpostAPIHarness.problem(response) == "permission-missing")
+        #expect(response.problemCode == "permission-missing")
     }
 
     @Test func aReferenceIssuedToAnotherDeviceIsRefused() async throws {
@@ -123,7 +123,7 @@ struct BodyReadingTests {
         let session = try await h.grant([.content], to: other)
         let response = try await session.body(ref: try #require(note.ref))
         #expect(response.status == .forbidden)
-        #expect(OutpostAPIHarness.problem(response) == "ref-refused")
+        #expect(response.problemCode == "ref-refused")
     }
 
     @Test func aReferenceWithAFlippedBitIsRefused() async throws {
@@ -135,7 +135,7 @@ struct BodyReadingTests {
         ref[i] = ref[i] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let response = try await session.body(ref: String(decoding: ref, as: UTF8.self))
         #expect(response.status == .forbidden)
-        #expect(OutpostAPIHarness.problem(response) == "ref-refused")
+        #expect(response.problemCode == "ref-refused")
     }
 
     @Test func aMailboxOutsideThePermissionIsRefused() async throws {
@@ -147,7 +147,7 @@ struct BodyReadingTests {
         let session = try await h.grant([.content], to: h.watch.device, mailboxIDs: [work.id])
         let response = try await session.body(ref: try #require(note.ref))
         #expect(response.status == .forbidden)
-        #expect(OutpostAPIHarness.problem(response) == "mailbox-not-permitted")
+        #expect(response.problemCode == "mailbox-not-permitted")
     }
 
     @Test func revokingContentStopsTheNextRead() async throws {
@@ -158,7 +158,7 @@ struct BodyReadingTests {
         #expect(try await h.store.revoke(.content, from: h.watch.device.id, by: "cli"))
         let after = try await session.body(ref: note.ref!)
         #expect(after.status == .forbidden)
-        #expect(OutpostAPIHarness.problem(after) == "permission-missing")
+        #expect(after.problemCode == "permission-missing")
     }
 
     @Test func unknownDevicesBadSignaturesReplaysAndSkewAreRefused() async throws {
@@ -166,7 +166,7 @@ struct BodyReadingTests {
         let session = try await h.grant([.content], to: h.watch.device)
         let note = try await h.deliver(Self.newsletter())
         let path = "/v1/messages/body?ref=\(OutpostSession.encode(try #require(note.ref)))"
-        func code(_ r: HTTPClient.Response) -> String { OutpostAPIHarness.problem(r) }
+        func code(_ r: HTTPClient.Response) -> String { r.problemCode ?? "" }
 
         let stranger = try OutpostSession(origin: h.origin, pin: h.pin, signing: P256.Signing.PrivateKey())
         defer { stranger.shutdown() }
@@ -187,13 +187,13 @@ struct BodyReadingTests {
         _ = try await h.watch.dovecot.doveadm(["expunge", "-u", MailWatchHarness.user, "mailbox", "INBOX", "subject", "one"])
         let gone = try await session.body(ref: try #require(first.ref))
         #expect(gone.status == .notFound)
-        #expect(OutpostAPIHarness.problem(gone) == "message-gone")
+        #expect(gone.problemCode == "message-gone")
         let second = try await h.deliver(Self.newsletter(subject: "two"), count: 2)
         await h.watch.stopWatching()
         try await h.watch.dovecot.setUIDValidity(MailWatchHarness.user, 4242)
         let reset = try await session.body(ref: try #require(second.ref))
         #expect(reset.status == .gone)
-        #expect(OutpostAPIHarness.problem(reset) == "folder-reset")
+        #expect(reset.problemCode == "folder-reset")
     }
 
     @Test func aServerWithAnotherKeyIsNotTrusted() async throws {

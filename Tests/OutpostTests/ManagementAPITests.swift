@@ -43,7 +43,7 @@ struct ManagementAPITests {
         ]))
         // The test Dovecot's CA is not the system's: STARTTLS against it fails verification, which the API reports.
         #expect(created.status == .unprocessableContent, "\(created.text)")
-        #expect(OutpostAPIHarness.problem(created) == "mailbox-unreachable")
+        #expect(created.problemCode == "mailbox-unreachable")
         #expect(try await h.store.mailbox(label: "work") == nil, "nothing is stored when the login fails")
 
         // With the CA the outpost trusts (set by its owner), the same account is added and watched.
@@ -53,7 +53,7 @@ struct ManagementAPITests {
         let stored = try await h.store.addMailbox(record, secret: "bobs password")
         h.watch.reconfigured.ring()
         let listed = try await admin.send(.get, "/v1/mailboxes")
-        #expect(try OutpostAPIHarness.decode([OutpostResponses.Mailbox].self, listed).map(\.label) == ["personal", "work"])
+        #expect(try listed.decode([OutpostResponses.Mailbox].self).map(\.label) == ["personal", "work"])
         #expect(!listed.text.contains("bobs password"))
         let patched = try await admin.send(.patch, "/v1/mailboxes/\(stored.id)",
                                            body: try Self.body(["folders": ["INBOX"], "max_connections": 2]))
@@ -88,12 +88,12 @@ struct ManagementAPITests {
         #expect(set.status == .ok, "\(set.text)")
         let rule = try await h.store.rule(mailboxID: h.watch.mailbox.id, folder: "INBOX")
         #expect(rule.quietHours?.start == 22 * 60 && rule.denySenders == ["*@spam.example"] && rule.show == [.sender, .code])
-        #expect(try OutpostAPIHarness.decode([OutpostResponses.Entry].self, try await admin.send(.get, "/v1/rules")).count == 1)
+        #expect(try await admin.send(.get, "/v1/rules").decode([OutpostResponses.Entry].self).count == 1)
         #expect(try await admin.send(.delete, "/v1/rules?mailbox_id=\(h.watch.mailbox.id)").status == .noContent)
         #expect(try await admin.send(.delete, "/v1/rules?mailbox_id=\(h.watch.mailbox.id)").status == .notFound)
         let bad = try await admin.send(.put, "/v1/rules", body: try Self.body(["quiet_hours": "25:00-07:00"]))
         #expect(bad.status == .unprocessableContent)
-        #expect(OutpostAPIHarness.problem(bad) == "invalid-field")
+        #expect(bad.problemCode == "invalid-field")
     }
 
     @Test func channelsAreAddedWithoutShowingTheirSecrets() async throws {
@@ -102,7 +102,7 @@ struct ManagementAPITests {
         let created = try await admin.send(.post, "/v1/channels",
                                            body: try Self.body(["name": "hook", "kind": "webhook", "url": "https://hooks.example/mail"]))
         #expect(created.status == .created, "\(created.text)")
-        let secret = try OutpostAPIHarness.decode(OutpostResponses.ChannelCreated.self, created).webhookSecret
+        let secret = try created.decode(OutpostResponses.ChannelCreated.self).webhookSecret
         #expect(secret.hasPrefix("whsec_"))
         let listed = try await admin.send(.get, "/v1/channels")
         #expect(listed.text.contains("\"name\":\"hook\"") && !listed.text.contains(secret))
@@ -135,9 +135,9 @@ struct ManagementAPITests {
         #expect(granted.status == .ok, "\(granted.text)")
         #expect(try await reader.body(ref: ownRef).status == .ok)
         let push = try await admin.send(.delete, "/v1/devices/\(h.watch.device.id)/permissions/push")
-        #expect(push.status == .conflict && OutpostAPIHarness.problem(push) == "push-via-relay")
-        #expect(try OutpostAPIHarness.decode([OutpostResponses.Entry].self, try await admin.send(.get, "/v1/devices")).count == 2)
-        let changes = try OutpostAPIHarness.decode([OutpostResponses.Change].self, try await admin.send(.get, "/v1/changes"))
+        #expect(push.status == .conflict && push.problemCode == "push-via-relay")
+        #expect(try await admin.send(.get, "/v1/devices").decode([OutpostResponses.Entry].self).count == 2)
+        let changes = try await admin.send(.get, "/v1/changes").decode([OutpostResponses.Change].self)
         #expect(changes.contains { $0.action == "revoke" && $0.actor == h.watch.device.id })
         #expect(changes.contains { $0.action == "grant" && $0.actor == h.watch.device.id })
     }
@@ -149,9 +149,9 @@ struct ManagementAPITests {
         let history = try await admin.send(.get, "/v1/history?days=1")
         #expect(history.status == .ok)
         #expect(history.text.contains("Quarterly numbers") && !history.text.contains("The body stays"))
-        let status = try OutpostAPIHarness.decode(OutpostResponses.Status.self, try await admin.send(.get, "/v1/status"))
+        let status = try await admin.send(.get, "/v1/status").decode(OutpostResponses.Status.self)
         #expect(status.outpostID == h.identity.id)
-        #expect(OutpostAPIHarness.problem(try await admin.send(.get, "/v1/history?days=0")) == "invalid-field")
+        #expect(try await admin.send(.get, "/v1/history?days=0").problemCode == "invalid-field")
     }
 
     @Test func everyManagementRouteNeedsTheManagePermission() async throws {
@@ -169,7 +169,7 @@ struct ManagementAPITests {
         for (method, path, body) in routes {
             let response = try await reader.send(method, path, body: body)
             #expect(response.status == .forbidden, "\(method) \(path): \(response.status.code)")
-            #expect(OutpostAPIHarness.problem(response) == "permission-missing")
+            #expect(response.problemCode == "permission-missing")
         }
         #expect(try await h.store.mailboxes().count == 1)
     }

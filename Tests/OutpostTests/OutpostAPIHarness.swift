@@ -84,9 +84,4 @@ struct OutpostAPIHarness: Sendable {
         _ = try await watch.append(message)
         return try await watch.notifications(count: count).last!
     }
-
-    /// The problem code of a refusal (`urn:mailwake:problem:<code>`), or "" when it is none.
-    static func problem(_ response: HTTPClient.Response) -> String {
-        response.problemCode ?? ""
-    }
 }

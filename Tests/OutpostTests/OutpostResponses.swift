@@ -1,6 +1,3 @@
-import MailwakeHTTPClient
-import TestSupport
-
 /// The shapes of the outpost API's answers the tests read, decoded as the App would.
 enum OutpostResponses {
     /// `POST /v1/management/redeem`.
@@ -50,9 +47,4 @@ enum OutpostResponses {
 
     /// An entry of a list whose fields a test does not read (`GET /v1/rules`, `GET /v1/devices`).
     struct Entry: Decodable {}
-}
-
-extension OutpostAPIHarness {
-    /// The body of `response` as `type` (`HTTPClient.Response.decode`).
-    static func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T { try response.decode(type) }
 }

@@ -28,7 +28,7 @@ struct RedeemLookupTests {
         let stranger = try SimulatedDevice()
         let response = try await h.session(stranger).redeem(link, agreement: stranger.agreement.publicKey)
         #expect(response.status == .unauthorized)
-        #expect(OutpostAPIHarness.problem(response) == "bad_credential")
+        #expect(response.problemCode == "bad_credential")
         #expect(try await Self.rows(h) == before, "request_nonces, devices, permissions, admin_log")
 
         // The control: a real token's redemption does record the request's nonce.

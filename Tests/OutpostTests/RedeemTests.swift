@@ -19,7 +19,7 @@ struct RedeemTests {
         let response = try await session.redeem(try await h.invite([.content, .manage]), scopes: [.content],
                                                 agreement: device.agreement.publicKey)
         #expect(response.status == .ok, "\(response.text)")
-        let redeemed = try OutpostAPIHarness.decode(OutpostResponses.Redeemed.self, response)
+        let redeemed = try response.decode(OutpostResponses.Redeemed.self)
         #expect(redeemed.granted == ["content"])
         #expect(redeemed.outpostID == h.identity.id)
         let known = try #require(try await h.store.knownDevice(device.id))
@@ -36,7 +36,7 @@ struct RedeemTests {
         #expect(try await session.redeem(link, agreement: device.agreement.publicKey).status == .ok)
         let again = try await session.redeem(link, agreement: device.agreement.publicKey)
         #expect(again.status == .conflict)
-        #expect(OutpostAPIHarness.problem(again) == "invitation-used")
+        #expect(again.problemCode == "invitation-used")
     }
 
     @Test func anExpiredInvitationIsRefused() async throws {
@@ -51,7 +51,7 @@ struct RedeemTests {
         let device = try SimulatedDevice()
         let response = try await h.session(device).redeem(link, agreement: device.agreement.publicKey)
         #expect(response.status == .gone)
-        #expect(OutpostAPIHarness.problem(response) == "expired")
+        #expect(response.problemCode == "expired")
     }
 
     @Test func aScopeThatWasNotOfferedIsRefused() async throws {
@@ -60,7 +60,7 @@ struct RedeemTests {
         let response = try await h.session(device).redeem(try await h.invite([.content]), scopes: [.manage],
                                                           agreement: device.agreement.publicKey)
         #expect(response.status == .forbidden)
-        #expect(OutpostAPIHarness.problem(response) == "scope_not_offered")
+        #expect(response.problemCode == "scope_not_offered")
         #expect(try await h.store.knownDevice(device.id) == nil)
     }
 
@@ -72,7 +72,7 @@ struct RedeemTests {
         consent.signature[7] ^= 0x01
         let response = try await h.session(device).send(.post, "/v1/management/redeem", body: consent.jsonBytes)
         #expect(response.status == .unauthorized)
-        #expect(OutpostAPIHarness.problem(response) == "bad_signature")
+        #expect(response.problemCode == "bad_signature")
     }
 
     @Test func aTokenNoInvitationHasIsRefused() async throws {
@@ -82,7 +82,7 @@ struct RedeemTests {
         let device = try SimulatedDevice()
         let response = try await h.session(device).redeem(link, agreement: device.agreement.publicKey)
         #expect(response.status == .unauthorized)
-        #expect(OutpostAPIHarness.problem(response) == "bad_credential")
+        #expect(response.problemCode == "bad_credential")
     }
 
     @Test func theRequestMustBeSignedByTheKeyInTheConsent() async throws {
@@ -93,7 +93,7 @@ struct RedeemTests {
         let response = try await h.session(device).send(.post, "/v1/management/redeem", body: consent.jsonBytes,
                                                         signer: P256.Signing.PrivateKey())
         #expect(response.status == .unauthorized)
-        #expect(OutpostAPIHarness.problem(response) == "wrong_key")
+        #expect(response.problemCode == "wrong_key")
     }
 
     @Test(arguments: ["", "{", "[]", "{\"v\":1}", "{\"v\":2,\"device_id\":\"x\"}"])
@@ -112,7 +112,7 @@ struct RedeemTests {
         let other = try P256.KeyAgreement.PrivateKey().publicKey
         let again = try await session.redeem(try await h.invite([.manage]), agreement: other)
         #expect(again.status == .conflict)
-        #expect(OutpostAPIHarness.problem(again) == "redeem-refused")
+        #expect(again.problemCode == "redeem-refused")
         #expect(try await h.store.knownDevice(device.id)?.scopes == [.content])
     }
 }

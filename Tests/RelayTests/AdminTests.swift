@@ -29,7 +29,7 @@ struct AdminTests {
         #expect(try await p.stack.send(.get, "/healthz", to: admin).status == .ok)
         let ready = try await p.stack.send(.get, "/readyz", to: admin)
         #expect(ready.status == .ok)
-        #expect(try p.stack.decode(RelayResponses.Readiness.self, ready).checks == ["postgres": "ok"])
+        #expect(try ready.decode(RelayResponses.Readiness.self).checks == ["postgres": "ok"])
         try await Self.waitForMetric("mailwake_relay_accounts_reachable 1", p)
 
         // Accounts goes away: the relay stays ready (a load balancer keeps it), the gauge drops,
@@ -38,7 +38,7 @@ struct AdminTests {
         try await Self.waitForMetric("mailwake_relay_accounts_reachable 0", p)
         let stillReady = try await p.stack.send(.get, "/readyz", to: admin)
         #expect(stillReady.status == .ok)
-        #expect(try p.stack.decode(RelayResponses.Readiness.self, stillReady).checks == ["postgres": "ok"])
+        #expect(try stillReady.decode(RelayResponses.Readiness.self).checks == ["postgres": "ok"])
         let text = try await p.stack.send(.get, "/metrics", to: admin).text
         let failures = text.split(separator: "\n").first { $0.hasPrefix("mailwake_relay_accounts_check_failures_total ") }
             .flatMap { Int($0.dropFirst("mailwake_relay_accounts_check_failures_total ".count)) } ?? 0
@@ -109,8 +109,8 @@ struct AdminTests {
                       .unauthorized, "token-invalid")
         let auth: HTTPHeaders = ["Authorization": "Bearer \(RelayInstance.operatorToken)"]
         let list = { (query: String) async throws -> [RelayResponses.DeliveryList.Item] in
-            try p.stack.decode(RelayResponses.DeliveryList.self,
-                               try await p.stack.send(.get, "/admin/v1/deliveries" + query, to: admin, headers: auth)).deliveries
+            try await p.stack.send(.get, "/admin/v1/deliveries" + query, to: admin, headers: auth)
+                .decode(RelayResponses.DeliveryList.self).deliveries
         }
         #expect(Set(try await list("").map(\.eventID)) == [sent, failed])
         let onlyFailed = try await list("?status=failed")

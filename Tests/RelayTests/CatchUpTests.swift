@@ -136,15 +136,15 @@ struct CatchUpTests {
             .joined(separator: Array(",".utf8)) + Array(#"],"more":false}"#.utf8)
         #expect(all.body == expected, "the envelopes exactly as submitted, in acceptance order")
         let first = try await stack.send(.get, path + "?limit=2", signer: device.signing)
-        let firstPage = try stack.decode(RelayResponses.CatchUpPage.self, first)
+        let firstPage = try first.decode(RelayResponses.CatchUpPage.self)
         #expect(firstPage.more)
         #expect(firstPage.envelopes.count == 2)
         let rest = try await stack.send(.get, path + "?after=\(sent[1].context.eventID)&limit=100", signer: device.signing)
-        let restPage = try stack.decode(RelayResponses.CatchUpPage.self, rest)
+        let restPage = try rest.decode(RelayResponses.CatchUpPage.self)
         #expect(restPage.eventIDs == sent[2...].map(\.context.eventID))
         #expect(!restPage.more)
         let otherLog = try await stack.send(.get, "/v1/devices/\(other.id)/envelopes", signer: other.signing)
-        #expect(try stack.decode(RelayResponses.CatchUpPage.self, otherLog).envelopes.isEmpty, "a device reads its own log only")
+        #expect(try otherLog.decode(RelayResponses.CatchUpPage.self).envelopes.isEmpty, "a device reads its own log only")
     }
 
     @Test func theLogKeepsTheNewestLimitAndPrunesPastRetention() async throws {
@@ -160,7 +160,7 @@ struct CatchUpTests {
         }
         let path = "/v1/devices/\(device.id)/envelopes"
         let read = { () async throws -> [String] in
-            try stack.decode(RelayResponses.CatchUpPage.self, try await stack.send(.get, path, signer: device.signing)).eventIDs
+            try await stack.send(.get, path, signer: device.signing).decode(RelayResponses.CatchUpPage.self).eventIDs
         }
         #expect(try await read() == Array(sent.suffix(3)), "the newest CATCHUP_LIMIT before pruning reaches them")
         let app = stack.relay.app

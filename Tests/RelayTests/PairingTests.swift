@@ -21,7 +21,7 @@ struct PairingTests {
         expectProblem(try await stack.submit(consented), .forbidden, "pairing-not-active")
         let fetched = try await stack.send(.get, "/v1/pairings/\(link.pairingID)/consent", signer: outpost.identity)
         #expect(fetched.status == .ok)
-        #expect(try stack.decode(RelayResponses.Status.self, fetched).status == "consented")
+        #expect(try fetched.decode(RelayResponses.Status.self).status == "consented")
         #expect(try await stack.send(.post, "/v1/pairings/\(link.pairingID)/confirm", signer: outpost.identity).status == .ok)
         #expect(try await stack.send(.post, "/v1/pairings/\(link.pairingID)/confirm", signer: outpost.identity).status == .ok)
         #expect(try await stack.submit(consented).status == .accepted)
@@ -213,7 +213,7 @@ struct PairingTests {
         _ = try await stack.send(.post, "/v1/pairings", body: registration.jsonBytes, signer: outpost.identity)
         let pending = try await stack.send(.get, "/v1/pairings/\(link.pairingID)/consent?wait=1", signer: outpost.identity)
         #expect(pending.status == .accepted)
-        #expect(try stack.decode(RelayResponses.Status.self, pending).status == "pending")
+        #expect(try pending.decode(RelayResponses.Status.self).status == "pending")
         expectProblem(try await stack.send(.get, "/v1/pairings/\(link.pairingID)/consent?wait=31", signer: outpost.identity), .badRequest,
                       "bad-wait")
     }

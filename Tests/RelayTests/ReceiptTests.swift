@@ -44,7 +44,7 @@ struct ReceiptTests {
 
     static func logIDs(_ stack: RelayStack, _ device: SimulatedDevice) async throws -> [String] {
         let page = try await stack.send(.get, "/v1/devices/\(device.id)/envelopes", signer: device.signing)
-        return try stack.decode(RelayResponses.CatchUpPage.self, page).eventIDs
+        return try page.decode(RelayResponses.CatchUpPage.self).eventIDs
     }
 
     @Test func receiptsMarkDeliveriesDisplayedTrimTheLogAndAreIdempotent() async throws {
@@ -71,7 +71,7 @@ struct ReceiptTests {
                                           body: Self.body([(pairing, events[0], Self.nowMS() + 86_400_000), (pairing, events[1], 0)]),
                                           signer: device.signing)
         #expect(posted.status == .ok, "\(posted.text)")
-        #expect(try stack.decode(Outcome.self, posted) == Outcome(displayed: 2, duplicate: 0, ignored: 0, trimmed: 2), "\(posted.text)")
+        #expect(try posted.decode(Outcome.self) == Outcome(displayed: 2, duplicate: 0, ignored: 0, trimmed: 2), "\(posted.text)")
         let shown = try await Self.status(stack, outpost, pairing, events[0])
         #expect(shown.status == .displayed)
         let displayedAt = try #require(shown.displayedAt)
@@ -85,7 +85,7 @@ struct ReceiptTests {
         let again = try await stack.send(.post, path,
                                          body: Self.body([(pairing, events[0], 1), (pairing, events[1], 1), (pairing, events[1], 1)]),
                                          signer: device.signing)
-        #expect(try stack.decode(Outcome.self, again) == Outcome(displayed: 0, duplicate: 3, ignored: 0, trimmed: 0), "\(again.text)")
+        #expect(try again.decode(Outcome.self) == Outcome(displayed: 0, duplicate: 3, ignored: 0, trimmed: 0), "\(again.text)")
         #expect(try await Self.status(stack, outpost, pairing, events[0]).displayedAt == displayedAt,
                 "the first receipt's time stays")
 
@@ -94,7 +94,7 @@ struct ReceiptTests {
                                          body: Self.body([(pairing, try EventID.generate(), Self.nowMS()),
                                                           (pairing, events[2], Self.nowMS())]),
                                          signer: device.signing)
-        #expect(try stack.decode(Outcome.self, mixed) == Outcome(displayed: 1, duplicate: 0, ignored: 1, trimmed: 1), "\(mixed.text)")
+        #expect(try mixed.decode(Outcome.self) == Outcome(displayed: 1, duplicate: 0, ignored: 1, trimmed: 1), "\(mixed.text)")
         #expect(try await Self.logIDs(stack, device).isEmpty)
 
         let metrics = stack.relay.app.metrics.render()
@@ -118,7 +118,7 @@ struct ReceiptTests {
         #expect(before == "queued" || before == "sending")
         let posted = try await stack.send(.post, "/v1/devices/\(device.id)/receipts", body: Self.body([(pairing, event, Self.nowMS())]),
                                           signer: device.signing)
-        #expect(try stack.decode(Outcome.self, posted).displayed == 1, "\(posted.text)")
+        #expect(try posted.decode(Outcome.self).displayed == 1, "\(posted.text)")
         // The worker's completion comes later and leaves the finished row alone.
         let metrics = stack.relay.app.metrics
         let deadline = ContinuousClock.now + .seconds(30)
@@ -139,7 +139,7 @@ struct ReceiptTests {
         let early = try await stack.send(.post, "/v1/devices/\(device.id)/receipts",
                                          body: Self.body([(pairing, activity.context.eventID, Self.nowMS())]),
                                          signer: device.signing)
-        #expect(try stack.decode(Outcome.self, early) == Outcome(displayed: 0, duplicate: 0, ignored: 1, trimmed: 1), "\(early.text)")
+        #expect(try early.decode(Outcome.self) == Outcome(displayed: 0, duplicate: 0, ignored: 1, trimmed: 1), "\(early.text)")
         try await Self.waitForStatus(stack, outpost, pairing, activity.context.eventID, "sent")
     }
 

@@ -1,6 +1,3 @@
-public import MailwakeHTTPClient
-import TestSupport
-
 /// The shapes of the relay's answers tests read, decoded as a client would; the delivery status is the shared
 /// `DeliveryStatusReport` itself.
 public enum RelayResponses {
@@ -55,9 +52,4 @@ public enum RelayResponses {
         }
         public let deliveries: [Item]
     }
-}
-
-extension RelayStack {
-    /// The body of `response` as `type` (`HTTPClient.Response.decode`).
-    public func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClient.Response) throws -> T { try response.decode(type) }
 }

@@ -40,10 +40,9 @@ public final class BenchProcess: @unchecked Sendable {
     /// thread blocked or went to sleep), from /proc: what the design causes,
     /// unlike the involuntary ones, which count how busy the machine is.
     public var contextSwitches: Int {
-        let tasks = "/proc/\(process.processIdentifier)/task"
         var total = 0
-        for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
-            guard let status = try? String(contentsOfFile: "\(tasks)/\(tid)/status", encoding: .utf8) else { continue }
+        forEachThread { thread in
+            guard let status = try? String(contentsOfFile: thread + "/status", encoding: .utf8) else { return }
             for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
                 total += Int(line.dropFirst("voluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces)) ?? 0
             }
@@ -55,15 +54,20 @@ public final class BenchProcess: @unchecked Sendable {
     /// `group` of the thread's name (`/proc/<pid>/task/<tid>/schedstat`,
     /// nanoseconds; threads that have ended are not counted).
     public func threadCPUSeconds(groupedBy group: (String) -> String) -> [String: Double] {
-        let tasks = "/proc/\(process.processIdentifier)/task"
         var totals: [String: Double] = [:]
-        for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
-            guard let name = try? String(contentsOfFile: "\(tasks)/\(tid)/comm", encoding: .utf8),
-                  let schedstat = try? String(contentsOfFile: "\(tasks)/\(tid)/schedstat", encoding: .utf8),
-                  let nanoseconds = schedstat.split(separator: " ").first.flatMap({ Double($0) }) else { continue }
+        forEachThread { thread in
+            guard let name = try? String(contentsOfFile: thread + "/comm", encoding: .utf8),
+                  let schedstat = try? String(contentsOfFile: thread + "/schedstat", encoding: .utf8),
+                  let nanoseconds = schedstat.split(separator: " ").first.flatMap({ Double($0) }) else { return }
             totals[group(name.trimmingCharacters(in: .newlines)), default: 0] += nanoseconds / 1e9
         }
         return totals
+    }
+
+    /// Calls `body` with the /proc directory of each live thread of the process.
+    private func forEachThread(_ body: (String) -> Void) {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] { body(tasks + "/" + tid) }
     }
 
     public func stop() {

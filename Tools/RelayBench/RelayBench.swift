@@ -277,8 +277,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         // Live threads only: what threads that ended during the phase used is in the total, not here.
         var byThread: [String: Double] = [:]
         for (group, seconds) in threads {
-            let used: Double = seconds - (threadsBefore[group] ?? 0)
-            byThread[group] = round1(used * 1e6 / Double(envelopes.count))
+            byThread[group] = round1((seconds - (threadsBefore[group] ?? 0)) * 1e6 / Double(envelopes.count))
         }
         return [
             "envelopes": envelopes.count, "concurrency": options.concurrency,

@@ -113,8 +113,12 @@ static size_t mw_on_header(char *data, size_t size, size_t count, void *userdata
     return n;
 }
 
-/* The options every transfer of this shim has, whatever the request. */
-static int mw_transfer_set_base_options(mw_transfer *t) {
+/* Readies a new or emptied transfer for request `id`: its limits, and the
+ * options every transfer of this shim has, whatever the request. */
+static int mw_transfer_start(mw_transfer *t, uint64_t id, size_t max_body, size_t max_header_bytes) {
+    t->id = id;
+    t->body.limit = max_body;
+    t->head.limit = max_header_bytes;
     return curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (void *)t) != CURLE_OK ||
         curl_easy_setopt(t->easy, CURLOPT_ERRORBUFFER, t->error) != CURLE_OK ||
         curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, mw_on_body) != CURLE_OK ||
@@ -128,15 +132,12 @@ static int mw_transfer_set_base_options(mw_transfer *t) {
 mw_transfer *mw_transfer_new(uint64_t id, size_t max_body, size_t max_header_bytes) {
     mw_transfer *t = calloc(1, sizeof *t);
     if (t == NULL) return NULL;
-    t->id = id;
-    t->body.limit = max_body;
-    t->head.limit = max_header_bytes;
     t->easy = curl_easy_init();
     if (t->easy == NULL) {
         free(t);
         return NULL;
     }
-    if (mw_transfer_set_base_options(t) != 0) {
+    if (mw_transfer_start(t, id, max_body, max_header_bytes) != 0) {
         mw_transfer_free(t);
         return NULL;
     }
@@ -144,28 +145,26 @@ mw_transfer *mw_transfer_new(uint64_t id, size_t max_body, size_t max_header_byt
 }
 
 /* A buffer emptied for the next transfer; one that grew past `keep` bytes is released. */
-static void mw_buffer_reuse(mw_buffer *b, size_t limit, size_t keep) {
+static void mw_buffer_empty(mw_buffer *b, size_t keep) {
     if (b->capacity > keep) {
         free(b->bytes);
         b->bytes = NULL;
         b->capacity = 0;
     }
     b->length = 0;
-    b->limit = limit;
 }
 
 int mw_transfer_recycle(mw_transfer *t, uint64_t id, size_t max_body, size_t max_header_bytes) {
     curl_easy_reset(t->easy); /* before the list the old options point to is freed */
     curl_slist_free_all(t->headers);
     t->headers = NULL;
-    t->id = id;
-    mw_buffer_reuse(&t->body, max_body, 16384);
-    mw_buffer_reuse(&t->head, max_header_bytes, 4096);
+    mw_buffer_empty(&t->body, 16384);
+    mw_buffer_empty(&t->head, 4096);
     t->received = 0;
     t->too_large = 0;
     t->error[0] = 0;
     t->refused_address[0] = 0;
-    return mw_transfer_set_base_options(t);
+    return mw_transfer_start(t, id, max_body, max_header_bytes);
 }
 
 void mw_transfer_free(mw_transfer *t) {

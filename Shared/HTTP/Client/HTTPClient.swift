@@ -302,18 +302,13 @@ private struct TransferOptions {
     init(_ transfer: CurlTransfer) { self.transfer = transfer }
 
     mutating func set(_ option: CURLoption, _ value: Int) {
-        record(option, mw_curl_set_long(transfer.easy, option, value))
+        record("option \(option.rawValue)", mw_curl_set_long(transfer.easy, option, value))
     }
 
     mutating func set(_ option: CURLoption, _ value: String) {
         // libcurl copies string options; the Swift string may go away after the call.
         let easy = transfer.easy
-        record(option, value.withCString { mw_curl_set_string(easy, option, $0) })
-    }
-
-    /// Keeps `rc` when it is the first refusal of `option`.
-    mutating func record(_ option: CURLoption, _ rc: CURLcode) {
-        if rc != CURLE_OK { record("option \(option.rawValue)", rc) }
+        record("option \(option.rawValue)", value.withCString { mw_curl_set_string(easy, option, $0) })
     }
 
     /// Keeps `rc` when it is the first refusal (`what` is only built for one).
