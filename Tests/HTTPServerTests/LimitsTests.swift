@@ -118,6 +118,7 @@ struct LimitsTests {
         }
         #expect(f.metrics.render().contains("mailwake_test_http_requests_in_flight{listener=\"http\"} 0"))
         await f.stop()
+        #expect(f.logs.all.contains { $0.message == "stopped" }, "the daemon stopped instead of waiting for the hung-up connection")
     }
 
     @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {

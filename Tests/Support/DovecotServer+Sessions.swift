@@ -4,17 +4,19 @@ import Glibc
 #endif
 
 extension DovecotServer {
-    /// Process ids of the `imap` processes serving `user` (`doveadm who -1`; one per connection by default).
+    /// Process ids of this instance's `imap` processes serving `user` (one per connection by default).
+    ///
+    /// Read from the process titles (`verbose_proctitle`: `dovecot-<instance>/imap [alice 127.0.0.1 IDLE]`),
+    /// not from `doveadm who`: that asks anvil over a socket and, on a loaded machine, came back empty for
+    /// the whole wait while the process was there.
     public func imapProcessIDs(_ user: String) async throws -> [Int32] {
-        let listed = (try? await doveadm(["who", "-1", user])) ?? ""
-        var pids: Set<Int32> = []
-        for line in listed.split(separator: "\n") where line.split(separator: " ").first.map(String.init) == user {
-            for token in line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "(" || $0 == ")" || $0 == "," }) {
-                guard let pid = Int32(token), pid > 1, Self.isIMAPProcess(pid) else { continue }
-                pids.insert(pid)
-            }
-        }
-        return pids.sorted()
+        let prefix = "dovecot-\(instanceName)/imap [\(user) "
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard Self.isIMAPProcess(pid),
+                  let title = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
+            return String(decoding: title.prefix { $0 != 0 }, as: UTF8.self).hasPrefix(prefix)
+        }.sorted()
     }
 
     /// Waits until exactly one `imap` process serves `user` and returns it.

@@ -75,6 +75,7 @@ public final class DovecotServer: Sendable {
             state_dir = \(directory.path)/state
             instance_name = \(instanceName)
             log_path = \(directory.path)/dovecot.log
+            verbose_proctitle = yes
             protocols = imap
             listen = 127.0.0.1, 127.0.0.2
             ssl = yes
@@ -191,7 +192,7 @@ public final class DovecotServer: Sendable {
         _ = try? ChildProcess.run("/usr/bin/pkill", ["-KILL", "-f", "dovecot-\(instanceName)/"], directory: nil)
     }
 
-    private var instanceName: String { "mailwake-test-\(directory.lastPathComponent)" }
+    var instanceName: String { "mailwake-test-\(directory.lastPathComponent)" }
 
     /// Stops the server and, when `removeFiles`, deletes its files.
     public func stop(removeFiles: Bool = true) {

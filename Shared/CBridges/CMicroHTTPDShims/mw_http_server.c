@@ -230,6 +230,10 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     struct mw_http_request *r = *con_cls;
     /* Sent to the end, or the connection ended: either way nothing is left to send. */
     if (r && r->sending) atomic_fetch_sub(&r->server->sending, 1);
+    /* Resumed, but the client had hung up: MHD closed the connection without
+     * calling on_access again, so the resume is picked up here. (A connection
+     * still suspended is never completed: MHD skips it until resumed.) */
+    if (r && r->state == REQ_DISPATCHED) atomic_fetch_sub(&r->server->suspended, 1);
     request_free(*con_cls);
     *con_cls = NULL;
 }

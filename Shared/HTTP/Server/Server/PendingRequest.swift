@@ -14,7 +14,7 @@ final class PendingRequest: Sendable {
 
     private let pointer: Pointer
     private let answered = Atomic<Bool>(false)
-    private let extras = Mutex<(task: Task<Void, Never>?, onDeadline: (@Sendable () -> Void)?)>((nil, nil))
+    private let extras = Mutex<Extras>(Extras())
     /// Monotonic nanoseconds after which the deadline sweeper expires this request.
     let deadline: UInt64
 
@@ -25,9 +25,26 @@ final class PendingRequest: Sendable {
 
     var isAnswered: Bool { answered.load(ordering: .acquiring) }
 
+    /// The handler task and the deadline action, both of which capture this request.
+    private struct Extras {
+        var task: Task<Void, Never>?
+        var onDeadline: (@Sendable () -> Void)?
+        /// Set by `detach()`: an `attach` arriving later stores nothing.
+        var detached = false
+    }
+
     /// Attaches the handler task and what to do at the deadline.
+    ///
+    /// The task may have finished, and detached, before its creator gets
+    /// here (it runs on the pool while the listener's thread is preempted):
+    /// then nothing is stored, or the request and its task would hold each
+    /// other forever.
     func attach(task: Task<Void, Never>?, onDeadline: @escaping @Sendable () -> Void) {
-        extras.withLock { $0 = (task, onDeadline) }
+        extras.withLock { e in
+            guard !e.detached else { return }
+            e.task = task
+            e.onDeadline = onDeadline
+        }
     }
 
     /// Runs the deadline action once (the sweeper calls it).
@@ -73,7 +90,7 @@ final class PendingRequest: Sendable {
 
     /// Forgets the handler task once it has finished (breaks the request ↔ task cycle).
     func detach() {
-        extras.withLock { $0 = (nil, nil) }
+        extras.withLock { $0 = Extras(detached: true) }
     }
 
     /// Cancels the handler task (after the deadline or the drain answered).
