@@ -98,7 +98,25 @@ final class BacklogBench: BenchRun {
         if let small = options.queued.min(), let large = options.queued.max(), let a = medianCPU[small], let b = medianCPU[large], a > 0 {
             result["cpu_per_request_ratio_largest_over_smallest"] = (b / a * 100).rounded() / 100
         }
+        if proto == "h2", let large = options.queued.max() {
+            result["nghttp2_reference"] = try await reference(url: url, requests: large, ours: medianCPU[large] ?? 0)
+        }
         return result
+    }
+
+    /// h2load's cost for the same requests over as many connections, `repeats` times, next to this client's.
+    private func reference(url: String, requests: Int, ours: Double) async throws -> [String: Any] {
+        var runs: [NghttpReference] = []
+        for _ in 0..<options.repeats {
+            runs.append(try await NghttpReference.run(url: url, requests: requests, connections: options.connections, work: server.work))
+        }
+        let cpu = runs.map { $0.cpuSeconds * 1e6 / Double(max($0.succeeded, 1)) }.sorted()[runs.count / 2]
+        return [
+            "cpu_us_per_request": round1(cpu),
+            "this_client_over_reference": cpu > 0 ? round1(ours / cpu) : 0,
+            "note": "this client's process CPU per request at the same number queued, over h2load's whole process",
+            "runs": runs.map(\.summary),
+        ]
     }
 
     private func waitUntilUp(_ client: HTTPClient, url: String) async throws {
