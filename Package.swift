@@ -112,7 +112,7 @@ let package = Package(
         program("mailwake-vectors", "Tools/VectorGen", ["MailwakeProtocol", "MailwakeCrypto"]),
         program("mailwake-http-bench", "Tools/HTTPBench", ["MailwakeBenchKit", "MailwakeHTTPServer", "MailwakeHTTPClient", "MailwakeCore"]),
         program("mailwake-http-client-bench", "Tools/HTTPClientBench", ["MailwakeBenchKit", "MailwakeHTTPClient", "MailwakeCore"]),
-        program("mailwake-postgres-bench", "Tools/PostgresBench", ["MailwakePostgres", "MailwakeCore"]),
+        program("mailwake-postgres-bench", "Tools/PostgresBench", ["MailwakePostgres", "MailwakeCore", "MailwakeBenchKit"]),
         program("mailwake-accounts-bench", "Tools/AccountsBench", ["MailwakeBenchKit", "AccountsService", "MailwakeHTTPClient",
             "MailwakePostgres", "MailwakeProtocol", "MailwakeCrypto", "MailwakeCore"]),
         module("MailwakeDeviceKit", "Tools/DeviceKit", ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto",

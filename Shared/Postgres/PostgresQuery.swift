@@ -13,15 +13,19 @@ public struct PostgresBindings: Sendable, Hashable {
 
     public var count: Int { types.count }
 
-    /// Appends a value as the next parameter.
-    public mutating func append(_ value: some PostgresEncodable) {
-        types.append(type(of: value).postgresType)
-        if value.isPostgresNull {
+    /// Appends a value as the next parameter (inlinable: the caller's module specializes the encoding).
+    @inlinable public mutating func append(_ value: some PostgresEncodable) {
+        record(type(of: value).postgresType, isNull: value.isPostgresNull) { value.encode(into: &$0) }
+    }
+
+    @usableFromInline mutating func record(_ type: PostgresDataType, isNull: Bool, encode: (inout [UInt8]) -> Void) {
+        types.append(type)
+        if isNull {
             offsets.append(-1)
             lengths.append(0)
         } else {
             let start = storage.count
-            value.encode(into: &storage)
+            encode(&storage)
             offsets.append(start)
             lengths.append(storage.count - start)
         }

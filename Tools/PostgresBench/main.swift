@@ -8,7 +8,10 @@ import MailwakePostgres
 //
 // usage: mailwake-postgres-bench [--url URL] [--seconds S] [--pools 1,4,8]
 //                                [--concurrency 1,8,32] [--modes prepared,unprepared]
+//        mailwake-postgres-bench --encode [--batch 64]
 // URL defaults to $MAILWAKE_POSTGRES_URL, then $MAILWAKE_TEST_POSTGRES_URL.
+// --encode needs no server: the CPU cost of binding one batch of array
+// parameters shaped like the relay's group commit (EncodeBench.swift).
 
 struct Options {
     var url = ProcessInfo.processInfo.environment["MAILWAKE_POSTGRES_URL"]
@@ -17,13 +20,18 @@ struct Options {
     var pools = [1, 4, 8]
     var concurrency = [1, 8, 32]
     var modes = ["prepared"]
+    var encode = false
+    var batch = 64
 }
 
 func usage(_ code: Int32) -> Never {
     let text = """
         usage: mailwake-postgres-bench [--url URL] [--seconds S] [--pools 1,4,8] [--concurrency 1,8,32] [--modes prepared,unprepared]
+               mailwake-postgres-bench --encode [--batch 64]
         Measures SELECT $1::int round trips per second through the PostgresClient pool for every pool size and
         concurrency given, and prints JSON. URL defaults to $MAILWAKE_POSTGRES_URL, then $MAILWAKE_TEST_POSTGRES_URL.
+        --encode measures, without a server, the CPU time of binding one batch of --batch rows as the relay's group
+        commit does (16 array parameters), and prints JSON.
 
         """
     FileHandle.standardError.write(Data(text.utf8))
@@ -49,11 +57,20 @@ while let a = args.popFirst() {
     case "--modes":
         options.modes = (args.popFirst() ?? "").split(separator: ",").map(String.init)
         if options.modes.isEmpty || !options.modes.allSatisfy({ $0 == "prepared" || $0 == "unprepared" }) { usage(2) }
+    case "--encode": options.encode = true
+    case "--batch":
+        guard let n = Int(args.popFirst() ?? ""), n > 0 else { usage(2) }
+        options.batch = n
     case "--help", "-h": usage(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(a)\n".utf8))
         usage(2)
     }
+}
+if options.encode {
+    let json = try JSONSerialization.data(withJSONObject: EncodeBench(batch: options.batch).run(), options: [.prettyPrinted, .sortedKeys])
+    FileHandle.standardOutput.write(json + Data("\n".utf8))
+    exit(0)
 }
 guard let url = options.url else {
     FileHandle.standardError.write(Data("mailwake-postgres-bench: no server: pass --url or set MAILWAKE_POSTGRES_URL\n".utf8))
