@@ -18,6 +18,7 @@ public struct PostgresBindings: Sendable, Hashable {
         record(type(of: value).postgresType, isNull: value.isPostgresNull) { value.encode(into: &$0) }
     }
 
+    /// Records one parameter: its type, and unless NULL the bytes `encode` appends.
     @usableFromInline mutating func record(_ type: PostgresDataType, isNull: Bool, encode: (inout [UInt8]) -> Void) {
         types.append(type)
         if isNull {
