@@ -110,7 +110,7 @@ final class BacklogBench: BenchRun {
         for _ in 0..<options.repeats {
             runs.append(try await NghttpReference.run(url: url, requests: requests, connections: options.connections, work: server.work))
         }
-        let cpu = runs.map { $0.cpuSeconds * 1e6 / Double(max($0.succeeded, 1)) }.sorted()[runs.count / 2]
+        let cpu = runs.map(\.cpuMicrosPerRequest).sorted()[runs.count / 2]
         return [
             "cpu_us_per_request": round1(cpu),
             "this_client_over_reference": cpu > 0 ? round1(ours / cpu) : 0,

@@ -64,10 +64,10 @@ struct Burst {
         ]
     }
 
-    /// User plus system CPU of this process.
-    static func processCPUSeconds() -> Double {
+    /// User plus system CPU of this process (`RUSAGE_SELF`), or of its children that ended and were waited for.
+    static func processCPUSeconds(_ who: __rusage_who = RUSAGE_SELF) -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(who.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 

@@ -31,14 +31,14 @@ struct NghttpReference {
             p.standardOutput = out
             p.standardError = FileHandle.nullDevice
             // getrusage(RUSAGE_CHILDREN) grows when a child is waited for: nginx keeps running, so the difference is h2load's.
-            let cpu0 = childrenCPUSeconds()
+            let cpu0 = Burst.processCPUSeconds(RUSAGE_CHILDREN)
             let start = ContinuousClock.now
             try p.run()
             let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
             var reference = NghttpReference(requests: requests)
             reference.wallSeconds = (ContinuousClock.now - start).seconds
-            reference.cpuSeconds = childrenCPUSeconds() - cpu0
+            reference.cpuSeconds = Burst.processCPUSeconds(RUSAGE_CHILDREN) - cpu0
             reference.succeeded = succeeded(in: text)
             guard p.terminationStatus == 0, reference.succeeded > 0 else {
                 throw BenchError("h2load failed (exit \(p.terminationStatus)): \(text.suffix(400))")
@@ -58,17 +58,13 @@ struct NghttpReference {
         return 0
     }
 
-    /// User plus system CPU of this process's children that have ended and been waited for.
-    static func childrenCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
+    /// h2load's CPU per request that succeeded.
+    var cpuMicrosPerRequest: Double { cpuSeconds * 1e6 / Double(max(succeeded, 1)) }
 
     var summary: [String: Any] {
         [
             "client": "h2load (nghttp2 1.52 on OpenSSL 3, one thread)", "requests": requests, "succeeded": succeeded,
-            "cpu_us_per_request": round1(cpuSeconds * 1e6 / Double(max(succeeded, 1))),
+            "cpu_us_per_request": round1(cpuMicrosPerRequest),
             "requests_per_second": (Double(succeeded) / wallSeconds).rounded(),
         ]
     }

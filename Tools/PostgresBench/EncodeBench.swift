@@ -20,7 +20,7 @@ struct EncodeBench {
         perRow.sort()
         return [
             "benchmark": "postgres-encode", "batch_rows": batch, "parameters_bound": parameters,
-            "ns_per_row": (perRow[rounds / 2] * 10).rounded() / 10,
+            "ns_per_row": round1(perRow[rounds / 2]),
             "note": "this thread's CPU time, median of \(rounds) rounds of \(repeats) batches",
         ]
     }

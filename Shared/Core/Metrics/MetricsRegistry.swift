@@ -27,24 +27,19 @@ public final class MetricsRegistry: Sendable {
 
     /// The counter `name` with `labels`, created on first use.
     public func counter(_ name: String, help: String, labels: MetricLabels = [:]) -> Counter {
-        guard let c = series(name, .counter, help, [], labels, make: { Counter() }) as? Counter else { fatalError("unreachable") }
-        return c
+        series(name, .counter, help, [], labels, make: { Counter() }) as! Counter
     }
 
     /// The gauge `name` with `labels`, created on first use.
     public func gauge(_ name: String, help: String, labels: MetricLabels = [:]) -> Gauge {
-        guard let g = series(name, .gauge, help, [], labels, make: { Gauge() }) as? Gauge else { fatalError("unreachable") }
-        return g
+        series(name, .gauge, help, [], labels, make: { Gauge() }) as! Gauge
     }
 
     /// The histogram `name` with `labels` and bucket bounds, created on first use.
     public func histogram(_ name: String, help: String, labels: MetricLabels = [:],
                           buckets: [Double] = Histogram.latencyBuckets) -> Histogram {
         precondition(!buckets.isEmpty && zip(buckets, buckets.dropFirst()).allSatisfy { $0 < $1 }, "buckets must ascend")
-        guard let h = series(name, .histogram, help, buckets, labels, make: { Histogram(bounds: buckets) }) as? Histogram else {
-            fatalError("unreachable")
-        }
-        return h
+        return series(name, .histogram, help, buckets, labels, make: { Histogram(bounds: buckets) }) as! Histogram
     }
 
     private func series(_ name: String, _ kind: Kind, _ help: String, _ buckets: [Double], _ labels: MetricLabels,
