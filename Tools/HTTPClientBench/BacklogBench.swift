@@ -49,7 +49,7 @@ final class BacklogBench: BenchRun {
         c.caFile = server.certificate
         c.totalTimeout = .seconds(120)
         let url: String
-        if proto == "h2" {
+        if proto != "h1" {
             c.httpVersion = .http2
             c.maxConnectionsPerHost = options.connections
             url = "https://127.0.0.1:\(server.h2Port)/3/device/bench"
@@ -58,15 +58,22 @@ final class BacklogBench: BenchRun {
             c.maxConnectionsPerHost = options.h1Connections
             url = "https://127.0.0.1:\(server.h1Port)/3/device/bench"
         }
-        let client = try HTTPClient(configuration: c)
+        let client: any HTTPRequestExecuting, thread: String
+        if proto == "h2-nghttp2" {
+            client = try HTTP2Client(origin: "https://127.0.0.1:\(server.h2Port)", configuration: c)
+            thread = "mw-h2-" + proto
+        } else {
+            client = try HTTPClient(configuration: c)
+            thread = "mw-http-" + proto
+        }
         defer { client.shutdown() }
         try await waitUntilUp(client, url: url)
         // Warm-up: TLS handshakes for every connection the burst sizes will use.
-        let warm = await Burst.run(client, url: url, count: max(1000, c.maxConnectionsPerHost * 4), thread: "mw-http-" + proto)
+        let warm = await Burst.run(client, url: url, count: max(1000, c.maxConnectionsPerHost * 4), thread: thread)
         var runs: [Int: [[String: Any]]] = [:]
         for _ in 0..<options.repeats {
             for n in options.queued {
-                runs[n, default: []].append(await Burst.run(client, url: url, count: n, thread: "mw-http-" + proto).summary)
+                runs[n, default: []].append(await Burst.run(client, url: url, count: n, thread: thread).summary)
             }
         }
         var bySize: [String: Any] = [:]
@@ -87,7 +94,7 @@ final class BacklogBench: BenchRun {
             ] as [String: Any]
         }
         var result: [String: Any] = [
-            "http_version": proto == "h2" ? "HTTP/2 over TLS (ALPN), max_concurrent_streams \(c.maxConcurrentStreams)" : """
+            "http_version": proto != "h1" ? "HTTP/2 over TLS (ALPN), max_concurrent_streams \(c.maxConcurrentStreams)" : """
                 HTTP/1.1 over \
                 TLS, keep-alive
                 """,
@@ -98,7 +105,7 @@ final class BacklogBench: BenchRun {
         if let small = options.queued.min(), let large = options.queued.max(), let a = medianCPU[small], let b = medianCPU[large], a > 0 {
             result["cpu_per_request_ratio_largest_over_smallest"] = (b / a * 100).rounded() / 100
         }
-        if proto == "h2", let large = options.queued.max() {
+        if proto != "h1", let large = options.queued.max() {
             result["nghttp2_reference"] = try await reference(url: url, requests: large, ours: medianCPU[large] ?? 0)
         }
         return result
@@ -119,9 +126,9 @@ final class BacklogBench: BenchRun {
         ]
     }
 
-    private func waitUntilUp(_ client: HTTPClient, url: String) async throws {
+    private func waitUntilUp(_ client: any HTTPRequestExecuting, url: String) async throws {
         for _ in 0..<100 {
-            if (try? await client.execute(.init(url: url)))?.status == .ok { return }
+            if (try? await client.execute(.init(url: url), logger: nil))?.status == .ok { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw BenchError("nginx did not answer on \(url): see \(server.work.path)/error.log")

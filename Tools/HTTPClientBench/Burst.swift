@@ -20,7 +20,7 @@ struct Burst {
     static let body = Array((#"{"aps":{"alert":{"title":"New mail","body":"bench"},"mutable-content":1},"# +
                              #""mw":"\#(String(repeating: "x", count: 120))"}"#).utf8)
 
-    static func run(_ client: HTTPClient, url: String, count: Int, thread: String) async -> Burst {
+    static func run(_ client: any HTTPRequestExecuting, url: String, count: Int, thread: String) async -> Burst {
         let tally = Tally(count: count)
         let request = HTTPClient.Request(method: .post, url: url,
                                          headers: ["content-type": "application/json", "apns-topic": "net.mailwake.app"], body: body)
@@ -33,7 +33,7 @@ struct Burst {
                     let t0 = ContinuousClock.now
                     var failure: String?
                     do {
-                        let r = try await client.execute(request)
+                        let r = try await client.execute(request, logger: nil)
                         if r.status != .ok { failure = "status_\(r.status.code)" }
                     } catch {
                         failure = (error as? HTTPClientError)?.code.rawValue ?? String(describing: type(of: error))

@@ -6,7 +6,8 @@ struct ClientBenchOptions {
     var queued: [Int]
     /// Bursts per size (the report gives each and their median).
     var repeats: Int
-    /// `h2` (HTTP/2 over TLS, multiplexed) and/or `h1` (HTTP/1.1 over TLS, keep-alive).
+    /// `h2` (HTTP/2 over TLS, multiplexed), `h2-nghttp2` (the same through
+    /// `HTTP2Client`, on nghttp2) and/or `h1` (HTTP/1.1 over TLS, keep-alive).
     var protocols: [String]
     /// `maxConnectionsPerHost` of the HTTP/2 client (the default client's 8).
     var connections: Int
@@ -14,7 +15,7 @@ struct ClientBenchOptions {
     var h1Connections: Int
 
     static let usage = """
-        usage: mailwake-http-client-bench [--queued 100,1000,10000] [--repeat 3] [--protocols h2,h1] [--connections 8] [--h1-connections \
+        usage: mailwake-http-client-bench [--queued 100,1000,10000] [--repeat 3] [--protocols h2,h2-nghttp2,h1] [--connections 8] [--h1-connections \
         64]
         Queues each number of requests at once against nginx on loopback (TLS) and prints, per number, the client's
         CPU µs per completed request and completions per second, as JSON. Needs /usr/sbin/nginx and /usr/bin/openssl.
@@ -28,8 +29,10 @@ struct ClientBenchOptions {
               sizes.allSatisfy({ $0 >= 1 }) else { args.fail("--queued takes whole numbers of at least 1, comma-separated") }
         queued = sizes
         repeats = args.count("--repeat", 3)
-        protocols = args.string("--protocols", "h2,h1").split(separator: ",").map(String.init)
-        guard protocols.allSatisfy({ $0 == "h2" || $0 == "h1" }) else { args.fail("--protocols takes h2 and/or h1") }
+        protocols = args.string("--protocols", "h2,h2-nghttp2,h1").split(separator: ",").map(String.init)
+        guard protocols.allSatisfy({ ["h2", "h2-nghttp2", "h1"].contains($0) }) else {
+            args.fail("--protocols takes h2, h2-nghttp2 and/or h1")
+        }
         connections = args.count("--connections", 8)
         h1Connections = args.count("--h1-connections", 64)
     }
