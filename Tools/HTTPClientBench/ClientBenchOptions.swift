@@ -15,8 +15,8 @@ struct ClientBenchOptions {
     var h1Connections: Int
 
     static let usage = """
-        usage: mailwake-http-client-bench [--queued 100,1000,10000] [--repeat 3] [--protocols h2,h2-nghttp2,h1] [--connections 8] [--h1-connections \
-        64]
+        usage: mailwake-http-client-bench [--queued 100,1000,10000] [--repeat 3] [--protocols h2,h2-nghttp2,h1] [--connections 8] \
+        [--h1-connections 64]
         Queues each number of requests at once against nginx on loopback (TLS) and prints, per number, the client's
         CPU µs per completed request and completions per second, as JSON. Needs /usr/sbin/nginx and /usr/bin/openssl.
         """
