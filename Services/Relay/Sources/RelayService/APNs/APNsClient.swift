@@ -15,7 +15,7 @@ final class APNsClient: Sendable {
     /// The token shared with the other instances on the database (nil: this instance signs its own).
     let sharedToken: SharedProviderToken?
     let window: InFlightWindow
-    private let clients: Mutex<[PushEnvironment: HTTPClient]>
+    private let clients: Mutex<[PushEnvironment: any HTTPRequestExecuting]>
     private let logger: Logger
     private let metrics: MetricsRegistry
     private let requestSeconds: Histogram
@@ -55,7 +55,7 @@ final class APNsClient: Sendable {
         }
         window = InFlightWindow(initial: min(100, configuration.maxInFlight), maximum: configuration.maxInFlight)
         requestSeconds = metrics.histogram("mailwake_relay_apns_request_seconds", help: "Time from sending an APNs request to its answer.")
-        var clients: [PushEnvironment: HTTPClient] = [:]
+        var clients: [PushEnvironment: any HTTPRequestExecuting] = [:]
         for environment in PushEnvironment.allCases {
             clients[environment] = try Self.makeClient(configuration, environment: environment, logger: logger, metrics: metrics)
         }
@@ -63,7 +63,7 @@ final class APNsClient: Sendable {
     }
 
     private static func makeClient(_ c: RelayConfiguration.APNs, environment: PushEnvironment, logger: Logger,
-                                   metrics: MetricsRegistry) throws -> HTTPClient {
+                                   metrics: MetricsRegistry) throws -> any HTTPRequestExecuting {
         var h = HTTPClient.Configuration()
         h.name = "apns-\(environment.rawValue)"
         h.metricsPrefix = "mailwake_relay_apns_client"
@@ -71,12 +71,19 @@ final class APNsClient: Sendable {
         h.caFile = c.caFile
         h.maxConnectionsPerHost = c.connections
         // APNs allows 1,000 streams a connection once the first request is
-        // authenticated; curl may open this many before SETTINGS arrive.
+        // authenticated; curl may open this many before SETTINGS arrive
+        // (nghttp2 holds what is over the server's limit).
         h.maxConcurrentStreams = min(500, max(1, c.maxInFlight / c.connections))
         h.connectTimeout = .seconds(10)
         h.totalTimeout = .seconds(30)
         h.maxResponseBytes = 16 << 10
-        return try HTTPClient(configuration: h, logger: logger, metrics: metrics)
+        switch c.engine {
+        case .nghttp2:
+            let origin = environment == .production ? c.productionURL : c.sandboxURL
+            return try HTTP2Client(origin: origin, configuration: h, logger: logger, metrics: metrics)
+        case .libcurl:
+            return try HTTPClient(configuration: h, logger: logger, metrics: metrics)
+        }
     }
 
     func shutdown() {
@@ -141,7 +148,7 @@ final class APNsClient: Sendable {
         let response: HTTPClient.Response
         do {
             response = try await client.execute(.init(method: .post, url: origin(request.environment) + "/3/device/" + request.deviceToken,
-                                                      headers: headers, body: request.payload))
+                                                      headers: headers, body: request.payload), logger: nil)
         } catch let error as HTTPClientError {
             // Streams refused by GOAWAY and dropped connections never reached
             // APNs: retry, on another connection. Timeouts may have: the

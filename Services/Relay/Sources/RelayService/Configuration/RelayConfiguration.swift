@@ -8,6 +8,14 @@ public import MailwakeHTTPServer
 public struct RelayConfiguration: Sendable {
     /// Where and how the relay reaches APNs.
     public struct APNs: Sendable {
+        /// The HTTP/2 client pushes go through.
+        public enum Engine: String, Sendable, CaseIterable {
+            /// `HTTP2Client`: libnghttp2 and OpenSSL, one thread per environment.
+            case nghttp2
+            /// `HTTPClient`: libcurl's multi interface.
+            case libcurl
+        }
+
         /// The `.p8` key file (PKCS#8 PEM).
         public var keyFile: String
         public var keyID: String
@@ -20,6 +28,8 @@ public struct RelayConfiguration: Sendable {
         public var caFile: String?
         /// HTTP/2 connections per environment.
         public var connections: Int
+        /// The HTTP/2 client. Default `.nghttp2`.
+        public var engine: Engine = .nghttp2
         /// Upper bound of the adaptive in-flight window.
         public var maxInFlight: Int
         /// Age at which the provider token is replaced.
@@ -35,7 +45,8 @@ public struct RelayConfiguration: Sendable {
 
         public init(keyFile: String, keyID: String, teamID: String, bundleID: String,
                     productionURL: String = "https://api.push.apple.com", sandboxURL: String = "https://api.sandbox.push.apple.com",
-                    caFile: String? = nil, connections: Int = 2, maxInFlight: Int = 1000, tokenRefresh: Duration = .seconds(2400),
+                    caFile: String? = nil, connections: Int = 2, engine: Engine = .nghttp2, maxInFlight: Int = 1000,
+                    tokenRefresh: Duration = .seconds(2400),
                     liveActivityAttributesType: String = "MailwakeCodeAttributes", sharedToken: Bool = true,
                     testClockFile: String? = nil) {
             self.sharedToken = sharedToken
@@ -48,6 +59,7 @@ public struct RelayConfiguration: Sendable {
             self.sandboxURL = sandboxURL
             self.caFile = caFile
             self.connections = connections
+            self.engine = engine
             self.maxInFlight = maxInFlight
             self.tokenRefresh = tokenRefresh
             self.liveActivityAttributesType = liveActivityAttributesType
@@ -172,7 +184,7 @@ public struct RelayConfiguration: Sendable {
                        bundleID: bundleID,
                        productionURL: c[RelaySettings.apnsProductionURL].origin, sandboxURL: c[RelaySettings.apnsSandboxURL].origin,
                        caFile: c[RelaySettings.apnsCAFile], connections: c[RelaySettings.apnsConnections],
-                       maxInFlight: c[RelaySettings.apnsMaxInFlight],
+                       engine: c[RelaySettings.apnsClient], maxInFlight: c[RelaySettings.apnsMaxInFlight],
                        tokenRefresh: c[RelaySettings.apnsTokenRefresh],
                        sharedToken: c[RelaySettings.apnsTokenShared], testClockFile: c[RelaySettings.apnsTestClockFile]),
             operatorToken: c[RelaySettings.operatorToken],

@@ -100,6 +100,14 @@ public enum RelaySettings {
                                                                             HTTP/2 connections per APNs environment; requests are \
                                                                             multiplexed over them.
                                                                             """)
+    public static let apnsClient = ConfigurationSetting<RelayConfiguration.APNs.Engine>.choice("APNS_CLIENT", default: .nghttp2,
+                                                                                           help: """
+                                                                                                 The APNs transport: nghttp2 (HTTP/2 \
+                                                                                                 on libnghttp2 and OpenSSL, one \
+                                                                                                 thread per environment) or libcurl \
+                                                                                                 (the general HTTP client, about \
+                                                                                                 three times the CPU per push).
+                                                                                                 """)
     public static let apnsMaxInFlight = ConfigurationSetting<Int>.int("APNS_MAX_IN_FLIGHT", default: 1000, range: 8...20000,
                                                                       help: """
                                                                             Upper bound of the adaptive window of APNs requests in \
@@ -197,7 +205,7 @@ public enum RelaySettings {
         listen, adminListen, publicOrigin,
     ] + DatabaseServiceSettings.all + [
         accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
-        apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsMaxInFlight,
+        apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsClient, apnsMaxInFlight,
         apnsTokenRefresh,
         apnsTokenShared, apnsTestClockFile,
         operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, pairingRateOutpost, pairingRateAddress, leaseDuration,
