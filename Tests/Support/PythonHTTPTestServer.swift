@@ -55,6 +55,15 @@ public final class PythonHTTPTestServer: Sendable {
         logText().split(separator: "\n").filter { $0.hasPrefix("connection ") }.count
     }
 
+    /// Waits until `logText()` contains `text` (a request or reset the server has logged).
+    public func waitForLog(_ text: String, timeout: Duration = .seconds(15)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !logText().contains(text) {
+            guard ContinuousClock.now < deadline else { throw TestHarnessError("the test server never logged \(text)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Stops the server (blocks up to 2 s; from async code use `Blocking.run`).
     public func stop() { process.stop() }
 }

@@ -294,7 +294,9 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     /// Which part of the relay a thread belongs to, by its name.
     static func threadGroup(_ name: String) -> String {
         if name.hasPrefix("MHD") { return "http_server" }             // libmicrohttpd's listener threads (TLS, HTTP parsing)
-        if name.hasPrefix("mw-http-apns") { return "apns_client" }    // libcurl's owner thread for APNs (HTTP/2, TLS)
+        if name.hasPrefix("mw-h2-apns") || name.hasPrefix("mw-http-apns") {
+            return "apns_client"                                        // the APNs client's thread (HTTP/2, TLS)
+        }
         if name.hasPrefix("mw-http-") { return "other_http_clients" } // accounts, diagnostics
         if name.hasPrefix("mailwake-pg") { return "postgres_connections" }
         return "swift_pool_and_other"

@@ -7,10 +7,13 @@ extension HTTP2Client {
     /// their callers, log lines go to the client's logger.
     final class Callbacks: Sendable {
         let logger: Logger
+        /// `https://host[:port]`: what log lines may say about the target.
+        let origin: String
         let metrics: ClientMetrics?
 
-        init(logger: Logger, metrics: ClientMetrics?) {
+        init(logger: Logger, origin: String, metrics: ClientMetrics?) {
             self.logger = logger
+            self.origin = origin
             self.metrics = metrics
         }
 
@@ -21,14 +24,15 @@ extension HTTP2Client {
             metrics?.inFlight.decrement()
             guard Int(result.error) == MW_H2C_OK else {
                 if Int(result.error) == MW_H2C_CANCELLED {
-                    exchange.logger.debug("http client request cancelled", ["method": .string(exchange.method.rawValue)])
+                    exchange.logger.debug("http client request cancelled", ["method": .string(exchange.method.rawValue),
+                                                                            "origin": .string(origin)])
                     metrics?.record(outcome: "cancelled", seconds: seconds)
                     exchange.continuation.resume(throwing: CancellationError())
                     return
                 }
                 let error = HTTPClientError(Self.code(Int(result.error)), String(cString: result.message))
                 exchange.logger.info("http client request failed", [
-                    "method": .string(exchange.method.rawValue), "error": .string(error.code.rawValue),
+                    "method": .string(exchange.method.rawValue), "origin": .string(origin), "error": .string(error.code.rawValue),
                     "detail": .string(error.message), "duration_ms": .int(Int(seconds * 1000)),
                 ])
                 metrics?.record(outcome: error.code.rawValue, seconds: seconds)
@@ -42,7 +46,7 @@ extension HTTP2Client {
                                                                localPort: Int(result.connection_id), totalSeconds: seconds,
                                                                connectSeconds: 0))
             exchange.logger.debug("http client request done", [
-                "method": .string(exchange.method.rawValue), "status": .int(Int(result.status)),
+                "method": .string(exchange.method.rawValue), "origin": .string(origin), "status": .int(Int(result.status)),
                 "duration_ms": .int(Int(seconds * 1000)), "connection": .int(Int(result.connection_id)),
             ])
             metrics?.record(outcome: "\(result.status / 100)xx", seconds: seconds)

@@ -47,7 +47,7 @@ public final class HTTP2Client: HTTPRequestExecuting {
         self.origin = try HTTP2Origin(origin)
         self.configuration = configuration
         self.logger = logger.with("http_client", .string(configuration.name))
-        let context = Callbacks(logger: self.logger,
+        let context = Callbacks(logger: self.logger.with("origin", .string(self.origin.prefix)), origin: self.origin.prefix,
                                 metrics: metrics.map { ClientMetrics(registry: $0, prefix: configuration.metricsPrefix,
                                                                      client: configuration.name) })
         client = try Handle(origin: self.origin, configuration: configuration, context: context)

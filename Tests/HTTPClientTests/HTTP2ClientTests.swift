@@ -1,0 +1,328 @@
+import Foundation
+import MailwakeCore
+import MailwakeHTTPClient
+import MailwakeHTTPTypes
+import TestSupport
+import Testing
+
+/// `HTTP2Client` (nghttp2 and OpenSSL) against the Python test server: what
+/// goes on the wire, connections and streams, and every way a request can fail.
+@Suite struct HTTP2ClientTests {
+    /// An `HTTP2Client` for `server`, trusting the test CA.
+    static func client(_ server: PythonHTTPTestServer, _ certificates: TestCertificates, logger: Logger = .disabled,
+                       _ adjust: (inout HTTPClient.Configuration) -> Void = { _ in }) throws -> HTTP2Client {
+        try HTTP2Client(origin: server.baseURL, configuration: .trusting(certificates, adjust), logger: logger)
+    }
+
+    @Test func aPostArrivesAsSentOverHTTP2() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let body = Array(repeating: UInt8(ascii: "x"), count: 70_000) // more than one DATA frame and the default window
+            let response = try await client.execute(.init(method: .post, url: server.baseURL + "/echo?q=1",
+                                                          headers: ["Apns-Topic": "net.mailwake.app", "apns-priority": "10"], body: body),
+                                                    logger: nil)
+            #expect(response.status == .ok)
+            #expect(response.version == .http2)
+            let echo = try Echo(response)
+            #expect(echo.method == "POST")
+            #expect(echo.path == "/echo?q=1")
+            #expect(echo.version == "HTTP/2")
+            #expect(echo.bodyBytes == body)
+            #expect(echo.value("apns-topic") == "net.mailwake.app", "names go out in lower case")
+            #expect(echo.value("apns-priority") == "10")
+            #expect(echo.value("user-agent")?.hasPrefix("mailwake/") == true)
+            #expect(response.headers["content-type"] == "application/json")
+        }
+    }
+
+    @Test func aGetWithoutBodyAndAnErrorStatusAreResponses() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let echo = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+            #expect(echo.method == "GET")
+            #expect(echo.bodyBytes.isEmpty)
+            let gone = try await client.execute(.init(url: server.baseURL + "/status/410?header=apns-id:abc&body=Unregistered"),
+                                                logger: nil)
+            #expect(gone.status.code == 410)
+            #expect(gone.headers["apns-id"] == "abc")
+            #expect(gone.text == "Unregistered")
+        }
+    }
+
+    @Test func concurrentRequestsShareOneConnection() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let base = server.baseURL
+            let echoes = try await withThrowingTaskGroup(of: Echo.self) { group in
+                for i in 0..<30 { group.addTask { try Echo(try await client.execute(.init(url: base + "/delay?ms=\(i % 5 * 20)"),
+                                                                                      logger: nil)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(echoes.map(\.connection)).count == 1)
+            #expect(Set(echoes.map(\.stream)).count == 30)
+            #expect(server.connectionCount == 1)
+            #expect(client.connections == (opened: 1, open: 1))
+        }
+    }
+
+    @Test func fullConnectionsOpenAnotherUpToTheLimitAndTheRestWait() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates) {
+                $0.maxConnectionsPerHost = 2
+                $0.maxConcurrentStreams = 2
+            }
+            defer { client.shutdown() }
+            let base = server.baseURL
+            let echoes = try await withThrowingTaskGroup(of: Echo.self) { group in
+                for _ in 0..<8 { group.addTask { try Echo(try await client.execute(.init(url: base + "/delay?ms=300"), logger: nil)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(echoes.count == 8)
+            #expect(Set(echoes.map(\.connection)).count == 2)
+            #expect(server.connectionCount == 2)
+        }
+    }
+
+    @Test func aServerThatIsNotTrustedFailsWithTLS() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try HTTP2Client(origin: server.baseURL) // the system store, which lacks the test CA
+            defer { client.shutdown() }
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) } as? HTTPClientError
+            #expect(error?.code == .tls)
+            #expect(error?.message.contains("certificate") == true)
+        }
+    }
+
+    @Test func aServerWithoutHTTP2FailsWithTLSNamingALPN() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates, alpn: ["http/1.1"])
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) } as? HTTPClientError
+            #expect(error?.code == .tls)
+            #expect(error?.message.contains("ALPN") == true)
+        }
+    }
+
+    @Test func aRefusedConnectionFailsWithConnect() async throws {
+        let port = try PortAllocator.freePort()
+        let client = try HTTP2Client(origin: "https://127.0.0.1:\(port)")
+        defer { client.shutdown() }
+        let error = await thrownError { try await client.execute(.init(url: "https://127.0.0.1:\(port)/"), logger: nil) } as? HTTPClientError
+        #expect(error?.code == .connect)
+        #expect(error?.isRetryable == true)
+    }
+
+    @Test func aResponseOverItsLimitFailsAndTheConnectionGoesOn() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates) { $0.maxResponseBytes = 1000 }
+            defer { client.shutdown() }
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/bytes?n=5000"), logger: nil) }
+                == .responseTooLarge)
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/echo", maxResponseBytes: 10),
+                                                                     logger: nil) } == .responseTooLarge)
+            let fits = try await client.execute(.init(url: server.baseURL + "/bytes?n=1000"), logger: nil)
+            #expect(fits.body.count == 1000)
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    @Test func aTimedOutStreamIsResetAndItsConnectionStays() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+            let clock = ContinuousClock()
+            let start = clock.now
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/never", timeout: .milliseconds(300)),
+                                                                     logger: nil) } == .timeout)
+            #expect(clock.now - start >= .milliseconds(250), "the timeout fired early")
+            let after = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+            #expect(after.connection == first.connection)
+        }
+    }
+
+    @Test func cancellingAnInFlightRequestResetsOnlyItsStream() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let base = server.baseURL
+            let first = try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil))
+            let slow = Task { try await client.execute(.init(url: base + "/delay?ms=5000"), logger: nil) }
+            let sibling = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=600"), logger: nil)) }
+            try await server.waitForLog("/delay?ms=5000")
+            slow.cancel()
+            #expect(await thrownError { try await slow.value } is CancellationError)
+            #expect(try await sibling.value.connection == first.connection)
+            try await server.waitForLog("reset \(first.connection) ")
+
+            let early = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.execute(.init(url: base + "/echo?early"), logger: nil)
+            }
+            #expect(await thrownError { try await early.value } is CancellationError)
+            #expect(!server.logText().contains("/echo?early"))
+        }
+    }
+
+    @Test func shutdownFailsPendingRequestsAndLaterOnes() async throws {
+        let silent = try SilentTCPListener()
+        let client = try HTTP2Client(origin: "https://127.0.0.1:\(silent.port)")
+        let url = "https://127.0.0.1:\(silent.port)/"
+        let pending = (0..<5).map { _ in Task { try await client.execute(.init(url: url), logger: nil) } }
+        try await Task.sleep(for: .milliseconds(200))
+        client.shutdown()
+        for task in pending {
+            #expect(await clientErrorCode { try await task.value } == .shutdown)
+        }
+        #expect(await clientErrorCode { try await client.execute(.init(url: url), logger: nil) } == .shutdown)
+        client.shutdown()
+    }
+
+    @Test func aConnectionClosedBeforeTheResponseFailsAsRetryable() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let error = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/close", body: [1]),
+                                                                     logger: nil) } as? HTTPClientError
+            #expect(error?.code == .connectionClosed)
+            #expect(error?.isRetryable == true)
+            #expect(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil).status == .ok)
+        }
+    }
+
+    /// REFUSED_STREAM promises the server did not process the request: it is
+    /// sent again, twice, before the caller hears of it.
+    @Test func aRefusedStreamIsSentAgainTwiceThenFailsAsRetryable() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/refuse"), logger: nil) }
+                as? HTTPClientError
+            #expect(error?.code == .streamRefused)
+            #expect(error?.isRetryable == true)
+            #expect(server.logText().components(separatedBy: "GET /refuse").count - 1 == 3)
+        }
+    }
+
+    /// A GOAWAY excluding a stream: the earlier stream is answered; the
+    /// excluded request goes out again on a new connection.
+    @Test func aStreamAboveAGoawaysLastStreamGoesOutOnANewConnection() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let base = server.baseURL
+            let first = try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil))
+            let earlier = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=400"), logger: nil)) }
+            try await server.waitForLog("/delay?ms=400")
+            // /goaway excludes itself on every connection: three tries, then refused.
+            #expect(await clientErrorCode { try await client.execute(.init(method: .post, url: base + "/goaway", body: [1]),
+                                                                     logger: nil) } == .streamRefused)
+            #expect(try await earlier.value.connection == first.connection, "a stream below the last id is still answered")
+            // A request the GOAWAY excluded (sent after it) is answered on a new connection.
+            let after = try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil))
+            #expect(after.connection != first.connection)
+        }
+    }
+
+    @Test func requestsOffTheOriginOrUnsafeAreRefusedBeforeSending() async throws {
+        let client = try HTTP2Client(origin: "https://127.0.0.1:9")
+        defer { client.shutdown() }
+        let refused: [HTTPClient.Request] = [
+            .init(url: "https://127.0.0.2:9/"),
+            .init(url: "https://127.0.0.1:99/"),
+            .init(url: "https://127.0.0.1:9@evil/"),
+            .init(url: "https://127.0.0.1:9/", headers: ["x": "a\r\nb: c"]),
+            .init(url: "https://127.0.0.1:9/", headers: ["bad name": "v"]),
+            .init(url: "https://127.0.0.1:9/", headers: ["content-length": "5"]),
+            .init(url: "https://127.0.0.1:9/", followRedirects: true),
+            .init(url: "https://127.0.0.1:9/", timeout: .zero),
+        ]
+        for request in refused {
+            #expect(await clientErrorCode { try await client.execute(request, logger: nil) } == .invalidRequest, "\(request.url)")
+        }
+    }
+
+    @Test func settingsItCannotHonourAreRefusedAtInit() {
+        func code(_ origin: String = "https://api.push.apple.com", _ adjust: (inout HTTPClient.Configuration) -> Void = { _ in })
+            -> HTTPClientError.Code? {
+            var c = HTTPClient.Configuration()
+            adjust(&c)
+            do {
+                _ = try HTTP2Client(origin: origin, configuration: c)
+                return nil
+            } catch {
+                return (error as? HTTPClientError)?.code
+            }
+        }
+        #expect(code { $0.httpVersion = .http1_1 } == .invalidConfiguration)
+        #expect(code { $0.pinnedPublicKeys = [HTTPClient.Configuration.pin(spkiSHA256: Array(repeating: 1, count: 32))] }
+            == .invalidConfiguration)
+        #expect(code { $0.publicAddressesOnly = true } == .invalidConfiguration)
+        #expect(code { $0.followRedirects = true } == .invalidConfiguration)
+        for origin in ["http://api.push.apple.com", "https://", "https://host/path", "https://host:0", "https://host:70000",
+                       "https://user@host", "https://[::1"] {
+            #expect(code(origin) == .invalidConfiguration, "\(origin)")
+        }
+        #expect(code("https://[::1]:8443") == nil)
+        #expect(code("https://API.push.apple.com/") == nil)
+    }
+
+    /// Errors and log lines name the origin at most, never the path, headers or body.
+    @Test func noSecretsInErrorsOrLogs() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let sink = MemoryLogSink()
+            let client = try Self.client(server, certificates, logger: Logger(service: "test", level: .trace, sink: sink))
+            defer { client.shutdown() }
+            let token = "DEVICETOKEN0123456789abcdef"
+            let headers: HTTPHeaders = ["authorization": "bearer eyJSECRETJWT", "apns-topic": "app.mailwake.ios"]
+            let body = Array(#"{"ct":"CIPHERTEXT-SECRET"}"#.utf8)
+            let base = server.baseURL
+            _ = try await client.execute(.init(method: .post, url: base + "/echo/\(token)", headers: headers, body: body), logger: nil)
+            let failures = [
+                await thrownError { try await client.execute(.init(method: .post, url: base + "/echo/\(token)", headers: headers,
+                                                                   body: body, maxResponseBytes: 10), logger: nil) },
+                await thrownError { try await client.execute(.init(method: .post, url: base + "/never/\(token)", headers: headers,
+                                                                   body: body, timeout: .milliseconds(200)), logger: nil) },
+                await thrownError { try await client.execute(.init(method: .post, url: base + "/close/\(token)", headers: headers,
+                                                                   body: body), logger: nil) },
+            ]
+            let lines = sink.lines
+            #expect(lines.count >= 4)
+            #expect(lines.contains { $0.contains(#""origin":"https://127.0.0.1:"#) })
+            for text in lines + failures.map({ String(describing: $0) }) {
+                for secret in [token, "SECRETJWT", "CIPHERTEXT", "/echo/", "/never/"] {
+                    #expect(!text.contains(secret), "\(text) leaks \(secret)")
+                }
+            }
+        }
+    }
+}
