@@ -100,7 +100,8 @@ import Testing
             defer { server.stop() }
             let client = try HTTP2Client(origin: server.baseURL) // the system store, which lacks the test CA
             defer { client.shutdown() }
-            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) } as? HTTPClientError
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) }
+                as? HTTPClientError
             #expect(error?.code == .tls)
             #expect(error?.message.contains("certificate") == true)
         }
@@ -112,7 +113,8 @@ import Testing
             defer { server.stop() }
             let client = try Self.client(server, certificates)
             defer { client.shutdown() }
-            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) } as? HTTPClientError
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) }
+                as? HTTPClientError
             #expect(error?.code == .tls)
             #expect(error?.message.contains("ALPN") == true)
         }
@@ -122,7 +124,8 @@ import Testing
         let port = try PortAllocator.freePort()
         let client = try HTTP2Client(origin: "https://127.0.0.1:\(port)")
         defer { client.shutdown() }
-        let error = await thrownError { try await client.execute(.init(url: "https://127.0.0.1:\(port)/"), logger: nil) } as? HTTPClientError
+        let error = await thrownError { try await client.execute(.init(url: "https://127.0.0.1:\(port)/"), logger: nil) }
+            as? HTTPClientError
         #expect(error?.code == .connect)
         #expect(error?.isRetryable == true)
     }

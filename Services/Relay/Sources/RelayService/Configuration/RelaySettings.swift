@@ -205,8 +205,8 @@ public enum RelaySettings {
         listen, adminListen, publicOrigin,
     ] + DatabaseServiceSettings.all + [
         accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
-        apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsClient, apnsMaxInFlight,
-        apnsTokenRefresh,
+        apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsClient,
+        apnsMaxInFlight, apnsTokenRefresh,
         apnsTokenShared, apnsTestClockFile,
         operatorToken, maxEnvelopeAge, rateLimit, rateBurst, retention, pairingRateOutpost, pairingRateAddress, leaseDuration,
         instanceName, logLevel,
