@@ -185,6 +185,16 @@ import Testing
             }
             #expect(await thrownError { try await early.value } is CancellationError)
             #expect(!server.logText().contains("/echo?early"))
+
+            // Mid-upload (the body waits on the server's flow-control window): the stream goes, the connection stays.
+            let upload = Task {
+                try await client.execute(.init(method: .post, url: base + "/never", body: Array(repeating: 7, count: 4 << 20)),
+                                         logger: nil)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            upload.cancel()
+            #expect(await thrownError { try await upload.value } is CancellationError)
+            #expect(try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil)).connection == first.connection)
         }
     }
 

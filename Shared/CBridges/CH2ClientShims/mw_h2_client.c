@@ -254,8 +254,12 @@ static void requeue(mw_h2_client *c, struct h2c_request *r, const char *why, uin
 
 static ssize_t read_body(nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length, uint32_t *flags,
                          nghttp2_data_source *source, void *user_data) {
-    (void)session; (void)stream_id; (void)user_data;
-    struct h2c_request *r = source->ptr;
+    (void)source; (void)user_data;
+    /* Through the stream's user data, not `source`: a request cancelled or
+     * timed out is detached (user data cleared) and freed while its stream
+     * may still be queued; nghttp2 then resets the stream. */
+    struct h2c_request *r = nghttp2_session_get_stream_user_data(session, stream_id);
+    if (!r) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     size_t n = r->body_len - r->body_off;
     if (n > length) n = length;
     if (n) memcpy(buf, r->body + r->body_off, n);
@@ -685,7 +689,7 @@ static void assign(mw_h2_client *c) {
         while (c->waiting.head && conn->streams.count < limit) {
             struct h2c_request *r = c->waiting.head;
             list_remove(&c->waiting, r);
-            nghttp2_data_provider provider = {.source = {.ptr = r}, .read_callback = read_body};
+            nghttp2_data_provider provider = {.source = {.ptr = NULL}, .read_callback = read_body};
             int32_t id = nghttp2_submit_request(conn->session, NULL, r->nv, r->nv_len, r->body ? &provider : NULL, r);
             if (id < 0) {
                 list_prepend(&c->waiting, r);
