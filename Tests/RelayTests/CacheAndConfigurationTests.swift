@@ -92,6 +92,7 @@ struct CacheAndConfigurationTests {
         #expect(c.apns.productionURL == "https://api.push.apple.com")
         #expect(c.apns.sandboxURL == "https://api.sandbox.push.apple.com")
         #expect(c.apns.tokenRefresh == .seconds(2400))
+        #expect(c.apns.engine == .nghttp2)
     }
 
     @Test(arguments: [
@@ -102,6 +103,7 @@ struct CacheAndConfigurationTests {
         ("MAILWAKE_RELAY_APNS_TOKEN_REFRESH", "600", "MAILWAKE_RELAY_APNS_TOKEN_REFRESH"),
         ("MAILWAKE_RELAY_ALLOW_PLAIN_HTTP", "false", "MAILWAKE_RELAY_TLS_CERT"),
         ("MAILWAKE_RELAY_DATABASE_URL", "mysql://x", "MAILWAKE_RELAY_DATABASE_URL"),
+        ("MAILWAKE_RELAY_APNS_CLIENT", "curl", "MAILWAKE_RELAY_APNS_CLIENT"),
     ])
     func aBadSettingFailsNamingItsKey(key: String, value: String, named: String) {
         do {

@@ -4,6 +4,7 @@ import MailwakeHTTPClient
 import MailwakeHTTPTypes
 import MailwakePostgres
 import MailwakeProtocol
+import RelayService
 import StackSupport
 import TestSupport
 import Testing
@@ -36,8 +37,10 @@ struct DeliveryTests {
         return (envelope.context.eventID, try await finalStatus(p, envelope.context.eventID, timeout: timeout))
     }
 
-    @Test func aPairedDeviceReceivesAnAPNsRequestWhoseEnvelopeItOpens() async throws {
-        let p = try await Paired.start()
+    /// Both APNs transports (`APNS_CLIENT`) send the same request.
+    @Test(arguments: RelayConfiguration.APNs.Engine.allCases)
+    func aPairedDeviceReceivesAnAPNsRequestWhoseEnvelopeItOpens(engine: RelayConfiguration.APNs.Engine) async throws {
+        let p = try await Paired.start { $0.apns.engine = engine }
         let content = SimulatedOutpost.sampleContent()
         let envelope = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: content)
         #expect(try await p.stack.submit(envelope).status == .accepted)
@@ -188,12 +191,16 @@ struct DeliveryTests {
         #expect(final.attempts == 1)
     }
 
-    @Test func anExpiredProviderTokenIsRenewedAndTheDeliveryRetried() async throws {
+    @Test(arguments: RelayConfiguration.APNs.Engine.allCases)
+    func anExpiredProviderTokenIsRenewedAndTheDeliveryRetried(engine: RelayConfiguration.APNs.Engine) async throws {
         // The shared token is renewed on an expiry refusal once it is 20 minutes old (a younger one is kept,
         // as Apple would throttle its replacement: ProviderTokenLeaseTests): the relay's token clock and the
         // simulator's move 21 minutes after the first push.
         let clock = try ScratchClockFile()
-        let p = try await Paired.start { $0.apns.testClockFile = clock.path }
+        let p = try await Paired.start {
+            $0.apns.testClockFile = clock.path
+            $0.apns.engine = engine
+        }
         #expect(try await p.stack.submit(try p.envelope()).status == .accepted)
         _ = try await p.stack.simulator.waitForDeliveries(count: 1, timeout: 10)
         try clock.set(offsetSeconds: 1260)
