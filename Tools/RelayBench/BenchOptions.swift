@@ -18,6 +18,8 @@ struct BenchOptions {
     /// Per phase: accounts look-ups, PostgreSQL commits, WAL, CPU and table growth, read `settle` seconds after the phase.
     var footprint = false
     var settle = 11.0
+    /// The relay's `APNS_CLIENT`: `nghttp2` (its default) or `libcurl`, to compare the two in one session.
+    var apnsClient = "nghttp2"
 
     mutating func parse(_ arguments: [String]) {
         var args = arguments[...]
@@ -34,14 +36,21 @@ struct BenchOptions {
             case "--pair-concurrency": pairConcurrency = max(1, Int(args.popFirst() ?? "") ?? pairConcurrency)
             case "--footprint": footprint = true
             case "--settle": settle = max(0, Double(args.popFirst() ?? "") ?? settle)
+            case "--apns-client":
+                apnsClient = args.popFirst() ?? ""
+                guard apnsClient == "nghttp2" || apnsClient == "libcurl" else {
+                    FileHandle.standardError.write(Data("--apns-client takes nghttp2 or libcurl\n".utf8))
+                    exit(2)
+                }
             case "--help":
                 print("""
                     usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation \
                     N] [--concurrency C] [--no-receipts]
-                                                [--pair-concurrency C] [--footprint] [--settle S]
+                                                [--pair-concurrency C] [--footprint] [--settle S] [--apns-client nghttp2|libcurl]
                     --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
                     table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)
                     after the phase, when PostgreSQL's idle backends have flushed their counters.
+                    --apns-client sets the relay's APNS_CLIENT (nghttp2, its default, or libcurl).
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
                     """)

@@ -36,7 +36,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
                                                keepDeliveries: max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds)
                                                                                       + options.saturation)),
-                                               connections: options.concurrency)
+                                               connections: options.concurrency, settings: ["APNS_CLIENT": options.apnsClient])
         // Devices registered at accounts, each paired with one outpost through the relay.
         let pairings: [BenchPairing]
         let start = ContinuousClock.now
@@ -86,6 +86,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "pairing": ["devices": pairings.count, "seconds": round1(pairingSeconds),
                         "per_second": (Double(pairings.count) / pairingSeconds).rounded(),
                         "concurrency": options.pairConcurrency],
+            "apns_client": options.apnsClient,
             "ecdsa_p256_verify_us": round1(verifyMicros),
             "ecdsa_p256_verify_note": "CPU time of this thread, median of 5 rounds of 600 verifies, measured before the load",
             "fixed_rate": fixed, "saturation": saturation,
