@@ -264,6 +264,24 @@ import Testing
         }
     }
 
+    /// nghttp2 cannot encode a header block this large: the request fails at
+    /// once (not sent again and again until its timeout) and the connection goes on.
+    @Test func aRequestThatCannotBeEncodedFailsAtOnceAndTheConnectionGoesOn() async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates)
+            defer { server.stop() }
+            let client = try Self.client(server, certificates)
+            defer { client.shutdown() }
+            let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+            let huge = String(repeating: "v", count: 100_000)
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo", headers: ["x-big": huge],
+                                                                           timeout: .seconds(20)), logger: nil) } as? HTTPClientError
+            #expect(error?.code == .other)
+            #expect(error?.message.contains("could not be sent") == true)
+            #expect(try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil)).connection == first.connection)
+        }
+    }
+
     @Test func requestsOffTheOriginOrUnsafeAreRefusedBeforeSending() async throws {
         let client = try HTTP2Client(origin: "https://127.0.0.1:9")
         defer { client.shutdown() }

@@ -347,19 +347,28 @@ static int on_frame_send(nghttp2_session *session, const nghttp2_frame *frame, v
     return 0;
 }
 
-/* HEADERS that could not go out (a GOAWAY arrived first, stream ids ran
- * out): the server never saw the request. */
+/* HEADERS that could not go out: the server never saw the request. When
+ * the connection is going away (a GOAWAY arrived first, stream ids ran out)
+ * it goes to another connection; otherwise the request itself cannot be sent
+ * (a header block too large to encode, say), and fails. */
 static int on_frame_not_send(nghttp2_session *session, const nghttp2_frame *frame, int lib_error_code, void *user_data) {
-    (void)session; (void)lib_error_code;
+    (void)session;
     struct h2c_conn *conn = user_data;
     if (frame->hd.type != NGHTTP2_HEADERS) return 0;
     for (struct h2c_request *r = conn->streams.head; r; r = r->next) {
-        if (r->stream_id == frame->hd.stream_id) {
-            detach(conn, r);
-            r->headers_sent = 0;
-            requeue(conn->client, r, "the request could not be sent", conn->id);
-            break;
+        if (r->stream_id != frame->hd.stream_id) continue;
+        detach(conn, r);
+        r->headers_sent = 0;
+        if (lib_error_code == NGHTTP2_ERR_START_STREAM_NOT_ALLOWED || lib_error_code == NGHTTP2_ERR_SESSION_CLOSING ||
+            lib_error_code == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE) {
+            conn->state = C_DRAINING;
+            requeue(conn->client, r, "", conn->id);
+        } else {
+            char why[128];
+            snprintf(why, sizeof why, "the request could not be sent: %s", nghttp2_strerror(lib_error_code));
+            finish(conn->client, r, MW_H2C_OTHER, why, conn->id, 0);
         }
+        break;
     }
     return 0;
 }
