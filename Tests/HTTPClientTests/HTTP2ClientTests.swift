@@ -8,22 +8,24 @@ import Testing
 /// `HTTP2Client` (nghttp2 and OpenSSL) against the Python test server: what
 /// goes on the wire, connections and streams, and every way a request can fail.
 @Suite struct HTTP2ClientTests {
-    /// An `HTTP2Client` for `server`, trusting the test CA.
-    static func client(_ server: PythonHTTPTestServer, _ certificates: TestCertificates, logger: Logger = .disabled,
-                       _ adjust: (inout HTTPClient.Configuration) -> Void = { _ in }) throws -> HTTP2Client {
-        try HTTP2Client(origin: server.baseURL, configuration: .trusting(certificates, adjust), logger: logger)
+    /// Runs `body` with the Python test server and an `HTTP2Client` for it trusting the test CA; stops both afterwards.
+    static func withServer(alpn: [String] = ["h2", "http/1.1"], logger: Logger = .disabled,
+                           _ adjust: (inout HTTPClient.Configuration) -> Void = { _ in },
+                           _ body: (PythonHTTPTestServer, HTTP2Client) async throws -> Void) async throws {
+        try await withCertificates { certificates in
+            let server = try await PythonHTTPTestServer.start(certificates: certificates, alpn: alpn)
+            defer { server.stop() }
+            let client = try HTTP2Client(origin: server.baseURL, configuration: .trusting(certificates, adjust), logger: logger)
+            defer { client.shutdown() }
+            try await body(server, client)
+        }
     }
 
     @Test func aPostArrivesAsSentOverHTTP2() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
+        try await Self.withServer { server, client async throws in
             let body = Array(repeating: UInt8(ascii: "x"), count: 70_000) // more than one DATA frame and the default window
             let response = try await client.execute(.init(method: .post, url: server.baseURL + "/echo?q=1",
-                                                          headers: ["Apns-Topic": "net.mailwake.app", "apns-priority": "10"], body: body),
-                                                    logger: nil)
+                                                          headers: ["Apns-Topic": "net.mailwake.app", "apns-priority": "10"], body: body))
             #expect(response.status == .ok)
             #expect(response.version == .http2)
             let echo = try Echo(response)
@@ -39,16 +41,11 @@ import Testing
     }
 
     @Test func aGetWithoutBodyAndAnErrorStatusAreResponses() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
-            let echo = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+        try await Self.withServer { server, client async throws in
+            let echo = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
             #expect(echo.method == "GET")
             #expect(echo.bodyBytes.isEmpty)
-            let gone = try await client.execute(.init(url: server.baseURL + "/status/410?header=apns-id:abc&body=Unregistered"),
-                                                logger: nil)
+            let gone = try await client.execute(.init(url: server.baseURL + "/status/410?header=apns-id:abc&body=Unregistered"))
             #expect(gone.status.code == 410)
             #expect(gone.headers["apns-id"] == "abc")
             #expect(gone.text == "Unregistered")
@@ -56,15 +53,10 @@ import Testing
     }
 
     @Test func concurrentRequestsShareOneConnection() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
+        try await Self.withServer { server, client async throws in
             let base = server.baseURL
             let echoes = try await withThrowingTaskGroup(of: Echo.self) { group in
-                for i in 0..<30 { group.addTask { try Echo(try await client.execute(.init(url: base + "/delay?ms=\(i % 5 * 20)"),
-                                                                                      logger: nil)) } }
+                for i in 0..<30 { group.addTask { try Echo(try await client.execute(.init(url: base + "/delay?ms=\(i % 5 * 20)"))) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(Set(echoes.map(\.connection)).count == 1)
@@ -75,17 +67,13 @@ import Testing
     }
 
     @Test func fullConnectionsOpenAnotherUpToTheLimitAndTheRestWait() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates) {
-                $0.maxConnectionsPerHost = 2
-                $0.maxConcurrentStreams = 2
-            }
-            defer { client.shutdown() }
+        try await Self.withServer({
+            $0.maxConnectionsPerHost = 2
+            $0.maxConcurrentStreams = 2
+        }) { server, client async throws in
             let base = server.baseURL
             let echoes = try await withThrowingTaskGroup(of: Echo.self) { group in
-                for _ in 0..<8 { group.addTask { try Echo(try await client.execute(.init(url: base + "/delay?ms=300"), logger: nil)) } }
+                for _ in 0..<8 { group.addTask { try Echo(try await client.execute(.init(url: base + "/delay?ms=300"))) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(echoes.count == 8)
@@ -100,7 +88,7 @@ import Testing
             defer { server.stop() }
             let client = try HTTP2Client(origin: server.baseURL) // the system store, which lacks the test CA
             defer { client.shutdown() }
-            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) }
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo")) }
                 as? HTTPClientError
             #expect(error?.code == .tls)
             #expect(error?.message.contains("certificate") == true)
@@ -108,12 +96,8 @@ import Testing
     }
 
     @Test func aServerWithoutHTTP2FailsWithTLSNamingALPN() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates, alpn: ["http/1.1"])
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
-            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil) }
+        try await Self.withServer(alpn: ["http/1.1"]) { server, client async throws in
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo")) }
                 as? HTTPClientError
             #expect(error?.code == .tls)
             #expect(error?.message.contains("ALPN") == true)
@@ -124,55 +108,43 @@ import Testing
         let port = try PortAllocator.freePort()
         let client = try HTTP2Client(origin: "https://127.0.0.1:\(port)")
         defer { client.shutdown() }
-        let error = await thrownError { try await client.execute(.init(url: "https://127.0.0.1:\(port)/"), logger: nil) }
+        let error = await thrownError { try await client.execute(.init(url: "https://127.0.0.1:\(port)/")) }
             as? HTTPClientError
         #expect(error?.code == .connect)
         #expect(error?.isRetryable == true)
     }
 
     @Test func aResponseOverItsLimitFailsAndTheConnectionGoesOn() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates) { $0.maxResponseBytes = 1000 }
-            defer { client.shutdown() }
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/bytes?n=5000"), logger: nil) }
+        try await Self.withServer({ $0.maxResponseBytes = 1000 }) { server, client async throws in
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/bytes?n=5000")) }
                 == .responseTooLarge)
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/echo", maxResponseBytes: 10),
-                                                                     logger: nil) } == .responseTooLarge)
-            let fits = try await client.execute(.init(url: server.baseURL + "/bytes?n=1000"), logger: nil)
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/echo", maxResponseBytes: 10)) }
+                == .responseTooLarge)
+            let fits = try await client.execute(.init(url: server.baseURL + "/bytes?n=1000"))
             #expect(fits.body.count == 1000)
             #expect(server.connectionCount == 1)
         }
     }
 
     @Test func aTimedOutStreamIsResetAndItsConnectionStays() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
-            let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+        try await Self.withServer { server, client async throws in
+            let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
             let clock = ContinuousClock()
             let start = clock.now
-            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/never", timeout: .milliseconds(300)),
-                                                                     logger: nil) } == .timeout)
+            #expect(await clientErrorCode { try await client.execute(.init(url: server.baseURL + "/never", timeout: .milliseconds(300))) }
+                == .timeout)
             #expect(clock.now - start >= .milliseconds(250), "the timeout fired early")
-            let after = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+            let after = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
             #expect(after.connection == first.connection)
         }
     }
 
     @Test func cancellingAnInFlightRequestResetsOnlyItsStream() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
+        try await Self.withServer { server, client async throws in
             let base = server.baseURL
-            let first = try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil))
-            let slow = Task { try await client.execute(.init(url: base + "/delay?ms=5000"), logger: nil) }
-            let sibling = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=600"), logger: nil)) }
+            let first = try Echo(try await client.execute(.init(url: base + "/echo")))
+            let slow = Task { try await client.execute(.init(url: base + "/delay?ms=5000")) }
+            let sibling = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=600"))) }
             try await server.waitForLog("/delay?ms=5000")
             slow.cancel()
             #expect(await thrownError { try await slow.value } is CancellationError)
@@ -181,20 +153,19 @@ import Testing
 
             let early = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await client.execute(.init(url: base + "/echo?early"), logger: nil)
+                return try await client.execute(.init(url: base + "/echo?early"))
             }
             #expect(await thrownError { try await early.value } is CancellationError)
             #expect(!server.logText().contains("/echo?early"))
 
             // Mid-upload (the body waits on the server's flow-control window): the stream goes, the connection stays.
             let upload = Task {
-                try await client.execute(.init(method: .post, url: base + "/never", body: Array(repeating: 7, count: 4 << 20)),
-                                         logger: nil)
+                try await client.execute(.init(method: .post, url: base + "/never", body: Array(repeating: 7, count: 4 << 20)))
             }
             try await Task.sleep(for: .milliseconds(100))
             upload.cancel()
             #expect(await thrownError { try await upload.value } is CancellationError)
-            #expect(try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil)).connection == first.connection)
+            #expect(try Echo(try await client.execute(.init(url: base + "/echo"))).connection == first.connection)
         }
     }
 
@@ -202,39 +173,31 @@ import Testing
         let silent = try SilentTCPListener()
         let client = try HTTP2Client(origin: "https://127.0.0.1:\(silent.port)")
         let url = "https://127.0.0.1:\(silent.port)/"
-        let pending = (0..<5).map { _ in Task { try await client.execute(.init(url: url), logger: nil) } }
+        let pending = (0..<5).map { _ in Task { try await client.execute(.init(url: url)) } }
         try await Task.sleep(for: .milliseconds(200))
         client.shutdown()
         for task in pending {
             #expect(await clientErrorCode { try await task.value } == .shutdown)
         }
-        #expect(await clientErrorCode { try await client.execute(.init(url: url), logger: nil) } == .shutdown)
+        #expect(await clientErrorCode { try await client.execute(.init(url: url)) } == .shutdown)
         client.shutdown()
     }
 
     @Test func aConnectionClosedBeforeTheResponseFailsAsRetryable() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
-            let error = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/close", body: [1]),
-                                                                     logger: nil) } as? HTTPClientError
+        try await Self.withServer { server, client async throws in
+            let error = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/close", body: [1])) }
+                as? HTTPClientError
             #expect(error?.code == .connectionClosed)
             #expect(error?.isRetryable == true)
-            #expect(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil).status == .ok)
+            #expect(try await client.execute(.init(url: server.baseURL + "/echo")).status == .ok)
         }
     }
 
     /// REFUSED_STREAM promises the server did not process the request: it is
     /// sent again, twice, before the caller hears of it.
     @Test func aRefusedStreamIsSentAgainTwiceThenFailsAsRetryable() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
-            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/refuse"), logger: nil) }
+        try await Self.withServer { server, client async throws in
+            let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/refuse")) }
                 as? HTTPClientError
             #expect(error?.code == .streamRefused)
             #expect(error?.isRetryable == true)
@@ -245,21 +208,17 @@ import Testing
     /// A GOAWAY excluding a stream: the earlier stream is answered; the
     /// excluded request goes out again on a new connection.
     @Test func aStreamAboveAGoawaysLastStreamGoesOutOnANewConnection() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
+        try await Self.withServer { server, client async throws in
             let base = server.baseURL
-            let first = try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil))
-            let earlier = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=400"), logger: nil)) }
+            let first = try Echo(try await client.execute(.init(url: base + "/echo")))
+            let earlier = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=400"))) }
             try await server.waitForLog("/delay?ms=400")
             // /goaway excludes itself on every connection: three tries, then refused.
-            #expect(await clientErrorCode { try await client.execute(.init(method: .post, url: base + "/goaway", body: [1]),
-                                                                     logger: nil) } == .streamRefused)
+            #expect(await clientErrorCode { try await client.execute(.init(method: .post, url: base + "/goaway", body: [1])) }
+                == .streamRefused)
             #expect(try await earlier.value.connection == first.connection, "a stream below the last id is still answered")
             // A request the GOAWAY excluded (sent after it) is answered on a new connection.
-            let after = try Echo(try await client.execute(.init(url: base + "/echo"), logger: nil))
+            let after = try Echo(try await client.execute(.init(url: base + "/echo")))
             #expect(after.connection != first.connection)
         }
     }
@@ -267,18 +226,14 @@ import Testing
     /// nghttp2 cannot encode a header block this large: the request fails at
     /// once (not sent again and again until its timeout) and the connection goes on.
     @Test func aRequestThatCannotBeEncodedFailsAtOnceAndTheConnectionGoesOn() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let client = try Self.client(server, certificates)
-            defer { client.shutdown() }
-            let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil))
+        try await Self.withServer { server, client async throws in
+            let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
             let huge = String(repeating: "v", count: 100_000)
             let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo", headers: ["x-big": huge],
-                                                                           timeout: .seconds(20)), logger: nil) } as? HTTPClientError
+                                                                           timeout: .seconds(20))) } as? HTTPClientError
             #expect(error?.code == .other)
             #expect(error?.message.contains("could not be sent") == true)
-            #expect(try Echo(try await client.execute(.init(url: server.baseURL + "/echo"), logger: nil)).connection == first.connection)
+            #expect(try Echo(try await client.execute(.init(url: server.baseURL + "/echo"))).connection == first.connection)
         }
     }
 
@@ -296,7 +251,7 @@ import Testing
             .init(url: "https://127.0.0.1:9/", timeout: .zero),
         ]
         for request in refused {
-            #expect(await clientErrorCode { try await client.execute(request, logger: nil) } == .invalidRequest, "\(request.url)")
+            #expect(await clientErrorCode { try await client.execute(request) } == .invalidRequest, "\(request.url)")
         }
     }
 
@@ -327,24 +282,20 @@ import Testing
 
     /// Errors and log lines name the origin at most, never the path, headers or body.
     @Test func noSecretsInErrorsOrLogs() async throws {
-        try await withCertificates { certificates in
-            let server = try await PythonHTTPTestServer.start(certificates: certificates)
-            defer { server.stop() }
-            let sink = MemoryLogSink()
-            let client = try Self.client(server, certificates, logger: Logger(service: "test", level: .trace, sink: sink))
-            defer { client.shutdown() }
+        let sink = MemoryLogSink()
+        try await Self.withServer(logger: Logger(service: "test", level: .trace, sink: sink)) { server, client async throws in
             let token = "DEVICETOKEN0123456789abcdef"
             let headers: HTTPHeaders = ["authorization": "bearer eyJSECRETJWT", "apns-topic": "app.mailwake.ios"]
             let body = Array(#"{"ct":"CIPHERTEXT-SECRET"}"#.utf8)
             let base = server.baseURL
-            _ = try await client.execute(.init(method: .post, url: base + "/echo/\(token)", headers: headers, body: body), logger: nil)
+            _ = try await client.execute(.init(method: .post, url: base + "/echo/\(token)", headers: headers, body: body))
             let failures = [
                 await thrownError { try await client.execute(.init(method: .post, url: base + "/echo/\(token)", headers: headers,
-                                                                   body: body, maxResponseBytes: 10), logger: nil) },
+                                                                   body: body, maxResponseBytes: 10)) },
                 await thrownError { try await client.execute(.init(method: .post, url: base + "/never/\(token)", headers: headers,
-                                                                   body: body, timeout: .milliseconds(200)), logger: nil) },
+                                                                   body: body, timeout: .milliseconds(200))) },
                 await thrownError { try await client.execute(.init(method: .post, url: base + "/close/\(token)", headers: headers,
-                                                                   body: body), logger: nil) },
+                                                                   body: body)) },
             ]
             let lines = sink.lines
             #expect(lines.count >= 4)

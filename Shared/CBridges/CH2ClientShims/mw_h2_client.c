@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "mw_h2_client.h"
+#include "mw_h2_tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,9 +41,6 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-#define READ_CHUNK 16384
-#define READS_PER_TURN 16       /* then write what is ready before reading more */
-#define OUT_BATCH 65536         /* bytes gathered from nghttp2 per TLS write */
 #define TICK_MS 100             /* deadlines are checked this often while requests are open */
 #define MAX_RETRIES 2           /* sends again of a request refused unprocessed */
 #define WINDOW (1 << 20)        /* receive window per stream and for the connection */
@@ -97,8 +95,7 @@ struct h2c_conn {
     int read_wants_write;
     int failed;
     struct req_list streams;
-    uint8_t *out;
-    size_t out_len, out_off, out_cap;
+    mw_h2_out out;
     struct h2c_conn *next;
 };
 
@@ -141,11 +138,6 @@ struct mw_h2_client {
 
 /* MARK: helpers */
 
-static uint64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 __attribute__((format(printf, 4, 5)))
 static void client_log(mw_h2_client *c, int level, uint64_t connection, const char *fmt, ...) {
@@ -158,17 +150,6 @@ static void client_log(mw_h2_client *c, int level, uint64_t connection, const ch
     c->on_log(c->ctx, level, connection, message);
 }
 
-/* The first queued OpenSSL error as text (and the queue cleared). */
-static const char *tls_error_text(char *buf, size_t len) {
-    unsigned long e = ERR_get_error();
-    if (e == 0) {
-        snprintf(buf, len, "%s", errno ? strerror(errno) : "connection closed");
-    } else {
-        ERR_error_string_n(e, buf, len);
-    }
-    ERR_clear_error();
-    return buf;
-}
 
 static void list_append(struct req_list *l, struct h2c_request *r) {
     r->next = NULL;
@@ -191,6 +172,21 @@ static void list_remove(struct req_list *l, struct h2c_request *r) {
     if (r->next) r->next->prev = r->prev; else l->tail = r->prev;
     r->prev = r->next = NULL;
     l->count--;
+}
+
+/* Moves every request of `from` to the end of `to`, in order. */
+static void list_splice(struct req_list *to, struct req_list *from) {
+    if (!from->head) return;
+    if (to->tail) {
+        to->tail->next = from->head;
+        from->head->prev = to->tail;
+    } else {
+        to->head = from->head;
+    }
+    to->tail = from->tail;
+    to->count += from->count;
+    from->head = from->tail = NULL;
+    from->count = 0;
 }
 
 static int grow(void **buffer, size_t *cap, size_t needed, size_t first) {
@@ -399,73 +395,32 @@ static int on_stream_close(nghttp2_session *session, int32_t stream_id, uint32_t
 
 /* MARK: connections */
 
-static void out_reset(struct h2c_conn *conn) { conn->out_off = conn->out_len = 0; }
-
 /* Writes what nghttp2 has ready. 0 when everything went out or the socket
  * is full (the rest stays in `out`), -1 when the connection failed. */
 static int flush(struct h2c_conn *conn) {
-    char err[256];
-    for (;;) {
-        if (conn->out_off == conn->out_len) {
-            out_reset(conn);
-            while (conn->out_len < OUT_BATCH) {
-                const uint8_t *data;
-                ssize_t n = nghttp2_session_mem_send(conn->session, &data);
-                if (n < 0) {
-                    client_log(conn->client, 2, conn->id, "HTTP/2 send failed: %s", nghttp2_strerror((int)n));
-                    return -1;
-                }
-                if (n == 0) break;
-                if (grow((void **)&conn->out, &conn->out_cap, conn->out_len + (size_t)n, 16384) != 0) return -1;
-                memcpy(conn->out + conn->out_len, data, (size_t)n);
-                conn->out_len += (size_t)n;
-            }
-            if (conn->out_len == 0) return 0;
-        }
-        ERR_clear_error();
-        int n = SSL_write(conn->ssl, conn->out + conn->out_off, (int)(conn->out_len - conn->out_off));
-        if (n > 0) {
-            conn->out_off += (size_t)n;
-            continue;
-        }
-        int e = SSL_get_error(conn->ssl, n);
-        if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) return 0;
-        client_log(conn->client, 1, conn->id, "TLS write failed: %s", tls_error_text(err, sizeof err));
-        return -1;
-    }
+    char error[320];
+    if (mw_h2_flush(conn->session, conn->ssl, &conn->out, error, sizeof error) == 0) return 0;
+    client_log(conn->client, 1, conn->id, "%s", error);
+    return -1;
 }
 
 /* Reads and processes what has arrived. 0 to go on, -1 when the connection ended. */
 static int receive(struct h2c_conn *conn) {
-    char err[256];
-    uint8_t buf[READ_CHUNK];
-    conn->read_wants_write = 0;
-    for (int turn = 0; turn < READS_PER_TURN; turn++) {
-        ERR_clear_error();
-        int n = SSL_read(conn->ssl, buf, sizeof buf);
-        if (n > 0) {
-            ssize_t used = nghttp2_session_mem_recv(conn->session, buf, (size_t)n);
-            if (used < 0) {
-                client_log(conn->client, 2, conn->id, "HTTP/2 protocol error from the server: %s", nghttp2_strerror((int)used));
-                flush(conn); /* the GOAWAY nghttp2 queued */
-                return -1;
-            }
-            continue;
-        }
-        int e = SSL_get_error(conn->ssl, n);
-        if (e == SSL_ERROR_WANT_READ) return 0;
-        if (e == SSL_ERROR_WANT_WRITE) {
-            conn->read_wants_write = 1;
-            return 0;
-        }
-        if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && errno == 0)) {
-            client_log(conn->client, conn->streams.count ? 1 : 0, conn->id, "the server closed the connection");
-        } else {
-            client_log(conn->client, 1, conn->id, "TLS read ended: %s", tls_error_text(err, sizeof err));
-        }
+    char error[320];
+    switch (mw_h2_receive(conn->session, conn->ssl, &conn->read_wants_write, error, sizeof error)) {
+    case MW_H2_RECEIVE_WAIT:
+        return 0;
+    case MW_H2_RECEIVE_PROTOCOL:
+        client_log(conn->client, 2, conn->id, "HTTP/2 protocol error from the server: %s", error);
+        flush(conn); /* the GOAWAY nghttp2 queued */
+        return -1;
+    case MW_H2_RECEIVE_CLOSED:
+        client_log(conn->client, conn->streams.count ? 1 : 0, conn->id, "the server closed the connection");
+        return -1;
+    default:
+        client_log(conn->client, 1, conn->id, "TLS read ended: %s", error);
         return -1;
     }
-    return 0;
 }
 
 static int session_setup(struct h2c_conn *conn) {
@@ -523,7 +478,7 @@ static struct h2c_conn *conn_open(mw_h2_client *c) {
     conn->id = ++c->next_conn_id;
     conn->fd = -1;
     conn->state = C_CONNECTING;
-    conn->connect_deadline_ms = now_ms() + c->connect_timeout_ms;
+    conn->connect_deadline_ms = mw_h2_now_ms() + c->connect_timeout_ms;
     char port[8];
     snprintf(port, sizeof port, "%u", c->port);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG};
@@ -559,7 +514,7 @@ static int tls_begin(struct h2c_conn *conn) {
     char err[256];
     conn->ssl = SSL_new(c->tls);
     if (!conn->ssl || SSL_set_fd(conn->ssl, conn->fd) != 1) {
-        snprintf(c->last_failure, sizeof c->last_failure, "cannot create a TLS connection: %s", tls_error_text(err, sizeof err));
+        snprintf(c->last_failure, sizeof c->last_failure, "cannot create a TLS connection: %s", mw_h2_tls_error_text(err, sizeof err));
         c->last_failure_code = MW_H2C_OTHER;
         return -1;
     }
@@ -595,7 +550,7 @@ static int tls_step(struct h2c_conn *conn) {
             ERR_clear_error();
         } else {
             snprintf(c->last_failure, sizeof c->last_failure, "TLS handshake with %s failed: %s", c->authority,
-                     tls_error_text(err, sizeof err));
+                     mw_h2_tls_error_text(err, sizeof err));
         }
         c->last_failure_code = MW_H2C_TLS;
         return -1;
@@ -650,7 +605,7 @@ static void conn_close(mw_h2_client *c, struct h2c_conn *conn, int error_if_sent
     ERR_clear_error();
     if (conn->fd >= 0) close(conn->fd);
     if (conn->addresses) freeaddrinfo(conn->addresses);
-    free(conn->out);
+    free(conn->out.data);
     client_log(c, 0, conn->id, "connection closed after %llu responses", (unsigned long long)conn->answered);
     free(conn);
 }
@@ -763,18 +718,7 @@ static int take_inbox(mw_h2_client *c, uint64_t **cancels, size_t *cancel_count,
     while (read(c->wake_fd, &value, sizeof value) > 0) {}
     pthread_mutex_lock(&c->lock);
     int stopping = c->stopping;
-    if (c->inbox.head) {
-        if (c->waiting.tail) {
-            c->waiting.tail->next = c->inbox.head;
-            c->inbox.head->prev = c->waiting.tail;
-        } else {
-            c->waiting.head = c->inbox.head;
-        }
-        c->waiting.tail = c->inbox.tail;
-        c->waiting.count += c->inbox.count;
-        c->inbox.head = c->inbox.tail = NULL;
-        c->inbox.count = 0;
-    }
+    list_splice(&c->waiting, &c->inbox);
     /* Swap the cancellation buffers: no allocation under the lock. */
     uint64_t *mine = *cancels;
     size_t my_cap = *cancel_cap;
@@ -824,11 +768,11 @@ static void run(mw_h2_client *c) {
     size_t fds_cap = 0;
     uint64_t *cancels = NULL;
     size_t cancel_count = 0, cancel_cap = 0;
-    uint64_t next_tick = now_ms() + TICK_MS;
+    uint64_t next_tick = mw_h2_now_ms() + TICK_MS;
     for (;;) {
         if (take_inbox(c, &cancels, &cancel_count, &cancel_cap)) break;
         for (size_t i = 0; i < cancel_count; i++) cancel_one(c, cancels[i]);
-        uint64_t now = now_ms();
+        uint64_t now = mw_h2_now_ms();
         if (now >= next_tick) {
             expire(c, now);
             next_tick = now + TICK_MS;
@@ -868,9 +812,9 @@ static void run(mw_h2_client *c) {
             } else {
                 if (!conn->failed && flush(conn) != 0) conn->failed = 1;
                 int done = !conn->failed && conn->state == C_DRAINING && conn->streams.count == 0 &&
-                           conn->out_off == conn->out_len;
+                           !mw_h2_out_pending(&conn->out);
                 if (!conn->failed && !nghttp2_session_want_read(conn->session) && !nghttp2_session_want_write(conn->session) &&
-                    conn->out_off == conn->out_len) {
+                    !mw_h2_out_pending(&conn->out)) {
                     done = 1;
                 }
                 if (conn->failed || done) {
@@ -878,7 +822,7 @@ static void run(mw_h2_client *c) {
                     continue;
                 }
                 events = POLLIN;
-                if (conn->out_off != conn->out_len || conn->read_wants_write) events |= POLLOUT;
+                if (mw_h2_out_pending(&conn->out) || conn->read_wants_write) events |= POLLOUT;
                 if (SSL_pending(conn->ssl) > 0) immediate = 1;
             }
             busy |= conn->streams.count > 0 || conn->state == C_CONNECTING || conn->state == C_HANDSHAKING;
@@ -890,7 +834,7 @@ static void run(mw_h2_client *c) {
         if (c->requeued) immediate = 1;
         int timeout = -1;
         if (busy) {
-            now = now_ms();
+            now = mw_h2_now_ms();
             timeout = next_tick > now ? (int)(next_tick - now) : 0;
         }
         if (immediate) timeout = 0;
@@ -901,7 +845,7 @@ static void run(mw_h2_client *c) {
             usleep(10000);
             continue;
         }
-        if (!busy) next_tick = now_ms() + TICK_MS;
+        if (!busy) next_tick = mw_h2_now_ms() + TICK_MS;
         for (size_t i = 1; i < n; i++) {
             if (fds[i].revents || (fd_conns[i]->ssl && fd_conns[i]->state >= C_READY && SSL_pending(fd_conns[i]->ssl) > 0)) {
                 conn_event(c, fd_conns[i], fds[i].revents);
@@ -913,18 +857,7 @@ static void run(mw_h2_client *c) {
     free(cancels);
     while (c->conns) conn_close(c, c->conns, MW_H2C_SHUTDOWN);
     pthread_mutex_lock(&c->lock);
-    if (c->inbox.head) {
-        if (c->waiting.tail) {
-            c->waiting.tail->next = c->inbox.head;
-            c->inbox.head->prev = c->waiting.tail;
-        } else {
-            c->waiting.head = c->inbox.head;
-        }
-        c->waiting.tail = c->inbox.tail;
-        c->waiting.count += c->inbox.count;
-        c->inbox.head = c->inbox.tail = NULL;
-        c->inbox.count = 0;
-    }
+    list_splice(&c->waiting, &c->inbox);
     pthread_mutex_unlock(&c->lock);
     while (c->waiting.head) {
         struct h2c_request *r = c->waiting.head;
@@ -978,13 +911,13 @@ mw_h2_client *mw_h2_client_start(const mw_h2_client_config *config, char *error,
     c->ctx = config->ctx;
 
     c->tls = SSL_CTX_new(TLS_client_method());
-    if (!c->tls) FAIL("cannot create a TLS context: %s", tls_error_text(err, sizeof err));
+    if (!c->tls) FAIL("cannot create a TLS context: %s", mw_h2_tls_error_text(err, sizeof err));
     SSL_CTX_set_min_proto_version(c->tls, TLS1_2_VERSION);
     SSL_CTX_set_verify(c->tls, SSL_VERIFY_PEER, NULL);
     SSL_CTX_set_mode(c->tls, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     int loaded = config->ca_file ? SSL_CTX_load_verify_locations(c->tls, config->ca_file, NULL)
                                  : SSL_CTX_set_default_verify_paths(c->tls);
-    if (loaded != 1) FAIL("cannot load the trusted certificates: %s", tls_error_text(err, sizeof err));
+    if (loaded != 1) FAIL("cannot load the trusted certificates: %s", mw_h2_tls_error_text(err, sizeof err));
     static const unsigned char alpn[] = {2, 'h', '2'};
     if (SSL_CTX_set_alpn_protos(c->tls, alpn, sizeof alpn) != 0) FAIL("cannot set ALPN");
 
@@ -1036,7 +969,7 @@ int mw_h2_client_submit(mw_h2_client *c, uint64_t id, const char *method, size_t
     if (!r) return -1;
     r->id = id;
     r->ctx = request_ctx;
-    r->deadline_ms = now_ms() + timeout_ms;
+    r->deadline_ms = mw_h2_now_ms() + timeout_ms;
     r->max_response_bytes = max_response_bytes;
     r->nv = (nghttp2_nv *)(r + 1);
     r->nv_len = nv_len;

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "mw_h2_server.h"
+#include "mw_h2_tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -44,9 +45,6 @@
 #include <openssl/ssl.h>
 
 #define HANDSHAKE_TIMEOUT_MS 10000
-#define READ_CHUNK 16384
-#define READS_PER_TURN 16          /* then write what is ready before reading more */
-#define OUT_BATCH 65536            /* bytes gathered from nghttp2 per TLS write batch */
 
 enum field {
     F_METHOD, F_PATH, F_AUTHORIZATION, F_TOPIC, F_PUSH_TYPE, F_PRIORITY, F_ID, F_EXPIRATION, F_COLLAPSE_ID, F_COUNT
@@ -106,8 +104,7 @@ struct h2_conn {
     int read_wants_write;
     struct h2_stream *streams;
     struct h2_stream *pending_head, *pending_tail;
-    uint8_t *out;
-    size_t out_len, out_off, out_cap;
+    mw_h2_out out;
     struct h2_conn *prev, *next; /* server list */
 };
 
@@ -134,11 +131,6 @@ struct mw_h2_server {
 
 /* MARK: small helpers */
 
-static uint64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 __attribute__((format(printf, 4, 5)))
 static void server_log(mw_h2_server *s, int level, uint64_t connection, const char *fmt, ...) {
@@ -151,17 +143,6 @@ static void server_log(mw_h2_server *s, int level, uint64_t connection, const ch
     s->on_log(s->ctx, level, connection, message);
 }
 
-/* The first queued OpenSSL error as text (and the queue cleared). */
-static const char *tls_error_text(char *buf, size_t len) {
-    unsigned long e = ERR_get_error();
-    if (e == 0) {
-        snprintf(buf, len, "%s", errno ? strerror(errno) : "connection closed");
-    } else {
-        ERR_error_string_n(e, buf, len);
-    }
-    ERR_clear_error();
-    return buf;
-}
 
 __attribute__((format(printf, 3, 4)))
 static void set_error(char *error, size_t len, const char *fmt, ...) {
@@ -339,7 +320,7 @@ static void dispatch(struct h2_conn *c, struct h2_stream *st) {
     if (response.delay_ms == 0) {
         submit_response(c, st);
     } else {
-        st->due_ms = now_ms() + response.delay_ms;
+        st->due_ms = mw_h2_now_ms() + response.delay_ms;
         pending_insert(c, st);
     }
     /* The last stream is this one, or a higher one already answered (streams
@@ -446,11 +427,11 @@ static int tls_handshake(struct h2_conn *c) {
     char err[256];
     c->ssl = SSL_new(c->server->tls);
     if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1) {
-        server_log(c->server, 2, c->id, "cannot create a TLS connection: %s", tls_error_text(err, sizeof err));
+        server_log(c->server, 2, c->id, "cannot create a TLS connection: %s", mw_h2_tls_error_text(err, sizeof err));
         return -1;
     }
     SSL_set_accept_state(c->ssl);
-    uint64_t deadline = now_ms() + HANDSHAKE_TIMEOUT_MS;
+    uint64_t deadline = mw_h2_now_ms() + HANDSHAKE_TIMEOUT_MS;
     for (;;) {
         ERR_clear_error();
         int r = SSL_do_handshake(c->ssl);
@@ -458,10 +439,10 @@ static int tls_handshake(struct h2_conn *c) {
         int e = SSL_get_error(c->ssl, r);
         short events = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
         if (!events) {
-            server_log(c->server, 0, c->id, "TLS handshake failed: %s", tls_error_text(err, sizeof err));
+            server_log(c->server, 0, c->id, "TLS handshake failed: %s", mw_h2_tls_error_text(err, sizeof err));
             return -1;
         }
-        uint64_t now = now_ms();
+        uint64_t now = mw_h2_now_ms();
         if (now >= deadline || wait_socket(c, events, (int)(deadline - now)) != 1) {
             server_log(c->server, 0, c->id, "TLS handshake timed out or the server is stopping");
             return -1;
@@ -515,88 +496,37 @@ static int session_setup(struct h2_conn *c) {
     return 0;
 }
 
-static int out_append(struct h2_conn *c, const uint8_t *data, size_t len) {
-    if (c->out_len + len > c->out_cap) {
-        size_t cap = c->out_cap ? c->out_cap : 16384;
-        while (cap < c->out_len + len) cap *= 2;
-        uint8_t *grown = realloc(c->out, cap);
-        if (!grown) return -1;
-        c->out = grown;
-        c->out_cap = cap;
-    }
-    memcpy(c->out + c->out_len, data, len);
-    c->out_len += len;
-    return 0;
-}
-
 /* Writes what nghttp2 has ready. 0 when everything went out or the socket
  * is full (the rest stays in `out`), -1 when the connection failed. */
 static int flush(struct h2_conn *c) {
-    char err[256];
-    for (;;) {
-        if (c->out_off == c->out_len) {
-            c->out_off = c->out_len = 0;
-            while (c->out_len < OUT_BATCH) {
-                const uint8_t *data;
-                ssize_t n = nghttp2_session_mem_send(c->session, &data);
-                if (n < 0) {
-                    server_log(c->server, 2, c->id, "HTTP/2 send failed: %s", nghttp2_strerror((int)n));
-                    return -1;
-                }
-                if (n == 0) break;
-                if (out_append(c, data, (size_t)n) != 0) return -1;
-            }
-            if (c->out_len == 0) return 0;
-        }
-        ERR_clear_error();
-        int n = SSL_write(c->ssl, c->out + c->out_off, (int)(c->out_len - c->out_off));
-        if (n > 0) {
-            c->out_off += (size_t)n;
-            continue;
-        }
-        int e = SSL_get_error(c->ssl, n);
-        if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) return 0;
-        server_log(c->server, 0, c->id, "TLS write failed: %s", tls_error_text(err, sizeof err));
-        return -1;
-    }
+    char error[320];
+    if (mw_h2_flush(c->session, c->ssl, &c->out, error, sizeof error) == 0) return 0;
+    server_log(c->server, 0, c->id, "%s", error);
+    return -1;
 }
 
 /* Reads and processes what has arrived. 0 to go on, -1 when the connection ended. */
 static int receive(struct h2_conn *c) {
-    char err[256];
-    uint8_t buf[READ_CHUNK];
-    c->read_wants_write = 0;
-    for (int turn = 0; turn < READS_PER_TURN; turn++) {
-        ERR_clear_error();
-        int n = SSL_read(c->ssl, buf, sizeof buf);
-        if (n > 0) {
-            ssize_t used = nghttp2_session_mem_recv(c->session, buf, (size_t)n);
-            if (used < 0) {
-                server_log(c->server, 0, c->id, "HTTP/2 protocol error from the client: %s", nghttp2_strerror((int)used));
-                flush(c); /* a GOAWAY nghttp2 may have queued */
-                return -1;
-            }
-            continue;
-        }
-        int e = SSL_get_error(c->ssl, n);
-        if (e == SSL_ERROR_WANT_READ) return 0;
-        if (e == SSL_ERROR_WANT_WRITE) {
-            c->read_wants_write = 1;
-            return 0;
-        }
-        if (e == SSL_ERROR_ZERO_RETURN) {
-            server_log(c->server, 0, c->id, "the client closed the connection");
-        } else {
-            server_log(c->server, 0, c->id, "TLS read ended: %s", tls_error_text(err, sizeof err));
-        }
+    char error[320];
+    switch (mw_h2_receive(c->session, c->ssl, &c->read_wants_write, error, sizeof error)) {
+    case MW_H2_RECEIVE_WAIT:
+        return 0;
+    case MW_H2_RECEIVE_PROTOCOL:
+        server_log(c->server, 0, c->id, "HTTP/2 protocol error from the client: %s", error);
+        flush(c); /* a GOAWAY nghttp2 may have queued */
+        return -1;
+    case MW_H2_RECEIVE_CLOSED:
+        server_log(c->server, 0, c->id, "the client closed the connection");
+        return -1;
+    default:
+        server_log(c->server, 0, c->id, "TLS read ended: %s", error);
         return -1;
     }
-    return 0;
 }
 
 static void submit_due(struct h2_conn *c) {
     if (!c->pending_head) return;
-    uint64_t now = now_ms();
+    uint64_t now = mw_h2_now_ms();
     while (c->pending_head && c->pending_head->due_ms <= now) {
         struct h2_stream *st = c->pending_head;
         pending_unlink(c, st);
@@ -611,14 +541,14 @@ static void serve(struct h2_conn *c) {
         if (atomic_exchange(&c->goaway_requested, 0)) submit_goaway(c, nghttp2_session_get_last_proc_stream_id(c->session));
         submit_due(c);
         if (flush(c) != 0) return;
-        int idle_out = c->out_off == c->out_len;
+        int idle_out = !mw_h2_out_pending(&c->out);
         if (!nghttp2_session_want_read(c->session) && !nghttp2_session_want_write(c->session) && idle_out) {
             server_log(s, 0, c->id, "HTTP/2 session finished");
             return;
         }
         int timeout = -1;
         if (c->pending_head) {
-            uint64_t now = now_ms();
+            uint64_t now = mw_h2_now_ms();
             timeout = c->pending_head->due_ms > now ? (int)(c->pending_head->due_ms - now) : 0;
         }
         if (SSL_pending(c->ssl) > 0) timeout = 0;
@@ -662,7 +592,7 @@ static void connection_end(struct h2_conn *c, int on_own_thread) {
     ERR_clear_error();
     close(c->fd);
     close(c->wake_fd);
-    free(c->out);
+    free(c->out.data);
     server_log(s, 0, c->id, "connection closed after %u requests (%u stream resets from the client)", c->requests,
                c->resets_received);
     free(c);
@@ -772,20 +702,20 @@ static SSL_CTX *make_tls_context(const char *certificate_file, const char *priva
     char err[256];
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     if (!ctx) {
-        set_error(error, error_len, "cannot create a TLS context: %s", tls_error_text(err, sizeof err));
+        set_error(error, error_len, "cannot create a TLS context: %s", mw_h2_tls_error_text(err, sizeof err));
         return NULL;
     }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (SSL_CTX_use_certificate_chain_file(ctx, certificate_file) != 1) {
-        set_error(error, error_len, "cannot load the TLS certificate: %s", tls_error_text(err, sizeof err));
+        set_error(error, error_len, "cannot load the TLS certificate: %s", mw_h2_tls_error_text(err, sizeof err));
         SSL_CTX_free(ctx);
         return NULL;
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, private_key_file, SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
         set_error(error, error_len, "cannot load the TLS key, or it does not match the certificate: %s",
-                  tls_error_text(err, sizeof err));
+                  mw_h2_tls_error_text(err, sizeof err));
         SSL_CTX_free(ctx);
         return NULL;
     }
