@@ -122,18 +122,20 @@ import Testing
         }
     }
 
-    @Test func shutdownFailsPendingRequests() async throws {
+    /// Both clients: `HTTPClient` (libcurl) and `HTTP2Client` (nghttp2).
+    @Test(arguments: ["libcurl", "nghttp2"])
+    func shutdownFailsPendingRequests(client kind: String) async throws {
         let silent = try SilentTCPListener()
-        let client = try HTTPClient()
         let url = "https://127.0.0.1:\(silent.port)/"
-        let pending = (0..<5).map { _ in Task { try await client.execute(.init(url: url)) } }
+        let client: any HTTPRequestExecuting = kind == "libcurl" ? try HTTPClient() : try HTTP2Client(origin: url)
+        let pending = (0..<5).map { _ in Task { try await client.execute(.init(url: url), logger: nil) } }
         try await Task.sleep(for: .milliseconds(200))
         client.shutdown()
         // `.shutdown`, not the 30 s total timeout: shutdown itself ended them.
         for task in pending {
             #expect(await clientErrorCode { try await task.value } == .shutdown)
         }
-        #expect(await clientErrorCode { try await client.execute(.init(url: url)) } == .shutdown)
+        #expect(await clientErrorCode { try await client.execute(.init(url: url), logger: nil) } == .shutdown)
         client.shutdown() // idempotent
     }
 

@@ -169,20 +169,6 @@ import Testing
         }
     }
 
-    @Test func shutdownFailsPendingRequestsAndLaterOnes() async throws {
-        let silent = try SilentTCPListener()
-        let client = try HTTP2Client(origin: "https://127.0.0.1:\(silent.port)")
-        let url = "https://127.0.0.1:\(silent.port)/"
-        let pending = (0..<5).map { _ in Task { try await client.execute(.init(url: url)) } }
-        try await Task.sleep(for: .milliseconds(200))
-        client.shutdown()
-        for task in pending {
-            #expect(await clientErrorCode { try await task.value } == .shutdown)
-        }
-        #expect(await clientErrorCode { try await client.execute(.init(url: url)) } == .shutdown)
-        client.shutdown()
-    }
-
     @Test func aConnectionClosedBeforeTheResponseFailsAsRetryable() async throws {
         try await Self.withServer { server, client async throws in
             let error = await thrownError { try await client.execute(.init(method: .post, url: server.baseURL + "/close", body: [1])) }
