@@ -163,6 +163,10 @@ struct ServiceFailure: Error, CustomStringConvertible {
         run.cancel()
         #expect(await run.value == .success)
         #expect(recorder.all.filter { $0.hasPrefix("stop") } == ["stop b", "stop a"])
+        // The group waited for each service: cancelling the caller's task does
+        // not end the supervision early.
+        #expect(sink.all.contains { $0.message == "shutting down" && $0.metadata["reason"] == "the task running the service group was cancelled" })
+        #expect(messages(sink, "service stopped") == ["b", "a"])
     }
 
     /// A real SIGTERM to this test process. Safe: the group sets SIGTERM's

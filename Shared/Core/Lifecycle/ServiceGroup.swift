@@ -89,8 +89,12 @@ public final class ServiceGroup: Sendable {
                 }
             })
         }
+        // The supervisor runs in a task of its own: an AsyncStream's iterator
+        // ends at once in a cancelled task, so supervising in the caller's task
+        // would stop waiting for the services when that task is cancelled.
+        let supervisor = Task { await supervise(tasks) }
         let outcome = await withTaskCancellationHandler {
-            await supervise(tasks)
+            await supervisor.value
         } onCancel: {
             continuation.yield(.shutdown(reason: "the task running the service group was cancelled", bySignal: false))
         }
