@@ -165,7 +165,8 @@ struct ServiceFailure: Error, CustomStringConvertible {
         #expect(recorder.all.filter { $0.hasPrefix("stop") } == ["stop b", "stop a"])
         // The group waited for each service: cancelling the caller's task does
         // not end the supervision early.
-        #expect(sink.all.contains { $0.message == "shutting down" && $0.metadata["reason"] == "the task running the service group was cancelled" })
+        let reason = "the task running the service group was cancelled"
+        #expect(sink.all.contains { $0.message == "shutting down" && $0.metadata["reason"] == .string(reason) })
         #expect(messages(sink, "service stopped") == ["b", "a"])
     }
 
