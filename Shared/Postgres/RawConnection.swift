@@ -142,7 +142,7 @@ final class RawConnection {
         let name: String
         var lastUse: UInt64
     }
-    private var statements: [String: Prepared] = [:]
+    private var statements: [PreparedStatementKey: Prepared] = [:]
     private var useCounter: UInt64 = 0
     private var statementNumber = 0
 
@@ -401,14 +401,11 @@ final class RawConnection {
     }
 
     private func preparedName(for query: PostgresQuery, on conn: OpaquePointer) throws(PostgresError) -> String {
-        var key = query.sql
-        key.append("\u{1}")
-        for t in query.bindings.types { key += String(t.rawValue) + "," }
+        let key = PreparedStatementKey(sql: query.sql, types: query.bindings.types)
         useCounter += 1
-        if var hit = statements[key] {
-            hit.lastUse = useCounter
-            statements[key] = hit
-            return hit.name
+        if let hit = statements.index(forKey: key) {
+            statements.values[hit].lastUse = useCounter
+            return statements.values[hit].name
         }
         if statements.count >= configuration.statementCacheCapacity { evictLeastRecentlyUsed(on: conn) }
         statementNumber += 1
@@ -434,9 +431,7 @@ final class RawConnection {
             statements.removeAll()
             return
         }
-        var key = query.sql
-        key.append("\u{1}")
-        for t in query.bindings.types { key += String(t.rawValue) + "," }
+        let key = PreparedStatementKey(sql: query.sql, types: query.bindings.types)
         if let entry = statements.removeValue(forKey: key), PQtransactionStatus(conn) == PQTRANS_IDLE {
             if let res = PQexec(conn, "DEALLOCATE " + entry.name) { PQclear(res) }
         }

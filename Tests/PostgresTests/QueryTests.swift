@@ -123,6 +123,31 @@ struct QueryTests {
         }
     }
 
+    @Test("long statements alike in length and at both ends are cached apart, and so are parameter types")
+    func statementsAlikeAtBothEndsAreCachedApart() async throws {
+        try await PG.withClient(poolSize: 1) { client async throws in
+            try await client.withConnection { conn async throws in
+                // Same length, same first and last 200 characters; only the middle differs.
+                let pad = String(repeating: " ", count: 200)
+                for round in 0..<2 {
+                    for value in [111, 222, 333] {
+                        let v = try await conn.query(PostgresQuery(unsafeSQL: "SELECT\(pad)\(value)::int8\(pad)")).scalar(Int.self)
+                        #expect(v == value, "round \(round)")
+                    }
+                }
+                // One text, two parameter types: each its own statement.
+                let sql = "SELECT pg_typeof($1)::text"
+                var asInt = PostgresBindings()
+                asInt.append(Int64(7))
+                var asText = PostgresBindings()
+                asText.append("7")
+                #expect(try await conn.query(PostgresQuery(unsafeSQL: sql, bindings: asInt)).scalar(String.self) == "bigint")
+                #expect(try await conn.query(PostgresQuery(unsafeSQL: sql, bindings: asText)).scalar(String.self) == "text")
+                #expect(try await conn.query(PostgresQuery(unsafeSQL: sql, bindings: asInt)).scalar(String.self) == "bigint")
+            }
+        }
+    }
+
     @Test("a changed table does not break a cached statement outside a transaction")
     func stalePlanRetried() async throws {
         try await PG.withClient(poolSize: 1) { client async throws in
