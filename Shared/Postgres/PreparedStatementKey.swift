@@ -10,18 +10,20 @@ struct PreparedStatementKey: Hashable {
     let sql: String
     let types: [PostgresDataType]
 
-    static let sampledBytes = 64
+    private static let sampledBytes = 64
+
+    init(_ query: PostgresQuery) {
+        sql = query.sql
+        types = query.bindings.types
+    }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(types)
-        let utf8 = sql.utf8
-        hasher.combine(utf8.count)
-        let sampled: Void? = utf8.withContiguousStorageIfAvailable { bytes in
-            let n = Self.sampledBytes
-            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.prefix(n))))
-            if bytes.count > n {
-                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(min(n, bytes.count - n)))))
-            }
+        hasher.combine(sql.utf8.count)
+        let sampled: Void? = sql.utf8.withContiguousStorageIfAvailable { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw.prefix(Self.sampledBytes)))
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw.suffix(Self.sampledBytes)))
         }
         if sampled == nil { hasher.combine(sql) }
     }

@@ -401,7 +401,7 @@ final class RawConnection {
     }
 
     private func preparedName(for query: PostgresQuery, on conn: OpaquePointer) throws(PostgresError) -> String {
-        let key = PreparedStatementKey(sql: query.sql, types: query.bindings.types)
+        let key = PreparedStatementKey(query)
         useCounter += 1
         if let hit = statements.index(forKey: key) {
             statements.values[hit].lastUse = useCounter
@@ -431,7 +431,7 @@ final class RawConnection {
             statements.removeAll()
             return
         }
-        let key = PreparedStatementKey(sql: query.sql, types: query.bindings.types)
+        let key = PreparedStatementKey(query)
         if let entry = statements.removeValue(forKey: key), PQtransactionStatus(conn) == PQTRANS_IDLE {
             if let res = PQexec(conn, "DEALLOCATE " + entry.name) { PQclear(res) }
         }
