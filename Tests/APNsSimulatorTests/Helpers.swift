@@ -47,6 +47,7 @@ extension APNsSimulatorProcess {
         var configuration = HTTPClient.Configuration()
         configuration.caFile = caFile
         configuration.name = "apns"
+        configuration.connectTimeout = .seconds(60)  // no test here is about the connect timeout; CI machines stall
         adjust(&configuration)
         return try HTTPClient(configuration: configuration)
     }

@@ -35,7 +35,7 @@ struct ServiceFailure: Error, CustomStringConvertible {
 }
 
 @Suite struct ServiceGroupTests {
-    func group(_ services: [any Service], grace: Duration = .seconds(5), sink: MemoryLogSink) -> ServiceGroup {
+    func group(_ services: [any Service], grace: Duration = .seconds(60), sink: MemoryLogSink) -> ServiceGroup {
         ServiceGroup(services: services, configuration: .init(gracePeriod: grace, signals: []),
                      logger: Logger(service: "test", level: .trace, sink: sink))
     }

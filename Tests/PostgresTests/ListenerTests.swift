@@ -3,7 +3,7 @@ import Testing
 
 /// The next notification on `stream` within `timeout` (skipping `.reconnected` unless asked).
 func nextEvent(_ iterator: inout AsyncStream<PostgresListener.Event>.Iterator,
-               timeout: Duration = .seconds(10)) async -> PostgresListener.Event? {
+               timeout: Duration = .seconds(60)) async -> PostgresListener.Event? {
     let box = IteratorBox(iterator)
     let result = await withTaskGroup(of: PostgresListener.Event?.self) { group in
         group.addTask { await box.next() }

@@ -68,7 +68,7 @@ struct RestartTests {
         }
         await server.kill()
         try await server.restart()
-        #expect(await nextEvent(&it, timeout: .seconds(20)) == .reconnected)
+        #expect(await nextEvent(&it, timeout: .seconds(60)) == .reconnected)
         try await PG.withClient(poolSize: 1, url: server.url) { client async throws in
             try await client.notify(channel: channel, payload: "after")
         }

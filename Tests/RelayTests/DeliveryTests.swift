@@ -14,7 +14,7 @@ struct DeliveryTests {
     typealias Paired = IntakeTests.Paired
 
     /// Polls the status endpoint until the delivery is final.
-    static func finalStatus(_ p: Paired, _ eventID: String, timeout: Double = 20) async throws -> DeliveryStatusReport {
+    static func finalStatus(_ p: Paired, _ eventID: String, timeout: Double = 60) async throws -> DeliveryStatusReport {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             let response = try await p.stack.send(.get, "/v1/envelopes/\(p.pairingID)/\(eventID)", signer: p.outpost.identity)

@@ -41,7 +41,9 @@ public final class AccountsInstance: Sendable {
             pushProductIDs: ["net.mailwake.push.monthly"], trialSeconds: Int64(trialDays) * 86400, appStore: appStore)
         let logs = MemoryLogSink()
         let logger = Logger(service: "accounts", level: .debug, sink: logs)
-        let database = PostgresClient(configuration: try .init(url: configuration.databaseURL), logger: logger)
+        var postgres = try PostgresClient.Configuration(url: configuration.databaseURL)
+        postgres.checkoutTimeout = .seconds(60)  // a stalled CI machine must not fail a request that waits for a connection
+        let database = PostgresClient(configuration: postgres, logger: logger)
         let app = AccountsApp(configuration: configuration, database: database, logger: logger, metrics: MetricsRegistry(),
                               clock: { Int64(Date().timeIntervalSince1970) })
         try await app.migrate()

@@ -50,8 +50,9 @@ public final class RelayInstance: Sendable {
         let logs = MemoryLogSink()
         let logger = Logger(service: "relay", level: configuration.logLevel, sink: logs)
         let metrics = MetricsRegistry()
-        let database = PostgresClient(configuration: try configuration.postgresConfiguration(), logger: logger, metrics: metrics,
-                                      metricsPrefix: "mailwake_relay_postgres")
+        var postgres = try configuration.postgresConfiguration()
+        postgres.checkoutTimeout = .seconds(60)  // a stalled CI machine must not fail a request that waits for a connection
+        let database = PostgresClient(configuration: postgres, logger: logger, metrics: metrics, metricsPrefix: "mailwake_relay_postgres")
         let app = try RelayApp(configuration: configuration, database: database, logger: logger, metrics: metrics,
                                clockMS: clockMS ?? WallClock.milliseconds)
         try await app.migrate()

@@ -120,6 +120,7 @@ public final class APNsSimulatorProcess: Sendable {
             var configuration = HTTPClient.Configuration()
             configuration.caFile = certificates.caCertificate.path
             configuration.name = "apns-simulator-control"
+            configuration.connectTimeout = .seconds(60)
             configuration.maxResponseBytes = 256 << 20
             let client = try HTTPClient(configuration: configuration)
             let simulator = APNsSimulatorProcess(port: port, topic: topic, directory: directory, certificates: certificates,
@@ -160,7 +161,7 @@ public final class APNsSimulatorProcess: Sendable {
 
     /// Polls until at least `count` deliveries after `since` have arrived and
     /// returns them all; throws when `timeout` seconds pass first.
-    public func waitForDeliveries(count: Int, timeout: Double = 10, since: UInt64 = 0) async throws -> [Delivery] {
+    public func waitForDeliveries(count: Int, timeout: Double = 60, since: UInt64 = 0) async throws -> [Delivery] {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         var seen: [Delivery] = []
         var cursor = since

@@ -166,7 +166,7 @@ public final class DovecotServer: Sendable {
     private func launch() throws {
         let p = try TestServerProcess(executable: "/usr/sbin/dovecot", arguments: ["-F", "-c", configFile], logName: "dovecot")
         process.withLock { $0 = p }
-        guard p.waitForListener(port: imapsPort, timeout: 15), p.waitForListener(port: imapPort, timeout: 5) else {
+        guard p.waitForListener(port: imapsPort, timeout: 60), p.waitForListener(port: imapPort, timeout: 30) else {
             throw TestHarnessError("dovecot did not start: \(p.logText().suffix(2000)) \(log().suffix(2000))")
         }
     }

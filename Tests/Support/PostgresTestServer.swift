@@ -128,7 +128,8 @@ public final class PostgresTestServer: @unchecked Sendable {
         self.host = "127.0.0.1"
         self.socketDirectory = directory.appendingPathComponent("sock").path
         self.isExternal = false
-        self.url = "postgres://mailwake:\(password)@127.0.0.1:\(port)/postgres?sslmode=disable"
+        // A generous connect timeout, as scripts/lib/postgres.sh gives: a stalled CI machine must not fail a login.
+        self.url = "postgres://mailwake:\(password)@127.0.0.1:\(port)/postgres?sslmode=disable&connect_timeout=60"
     }
 
     /// The URL of another database on this server.

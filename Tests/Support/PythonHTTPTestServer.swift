@@ -56,7 +56,7 @@ public final class PythonHTTPTestServer: Sendable {
     }
 
     /// Waits until `logText()` contains `text` (a request or reset the server has logged).
-    public func waitForLog(_ text: String, timeout: Duration = .seconds(15)) async throws {
+    public func waitForLog(_ text: String, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !logText().contains(text) {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("the test server never logged \(text)") }

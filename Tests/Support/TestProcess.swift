@@ -104,11 +104,11 @@ public final class TestServerProcess: Sendable {
         }
     }
 
-    /// SIGTERM, SIGKILL after 2 s, then reaps.
+    /// SIGTERM, SIGKILL after 30 s (a stalled CI machine must not turn a clean stop into a kill), then reaps.
     private static func terminate(_ process: SpawnedProcess) {
         guard process.isRunning else { return }
         process.signal(SIGTERM)
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = Date().addingTimeInterval(30)
         while process.isRunning, Date() < deadline { usleep(2_000) }
         if process.isRunning {
             process.signal(SIGKILL)
@@ -118,7 +118,7 @@ public final class TestServerProcess: Sendable {
 
     /// Waits until a TCP connection to 127.0.0.1:`port` succeeds; false when
     /// the process exits first or `timeout` passes.
-    public func waitForListener(port: UInt16, timeout: TimeInterval = 10) -> Bool {
+    public func waitForListener(port: UInt16, timeout: TimeInterval = 30) -> Bool {
         Blocking.requireOffPool("TestServerProcess.waitForListener")
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

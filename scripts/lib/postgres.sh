@@ -58,7 +58,8 @@ pg_test_start() {
   (cd "$dir" && pg_test_as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
       -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 $durability -c max_connections=1000 -c dynamic_shared_memory_type=mmap" \
       >/dev/null) || { tail -n 40 "$dir/postgres.log" >&2; return 1; }
-  MAILWAKE_TEST_POSTGRES_URL="postgres://mailwake:${password}@127.0.0.1:${port}/postgres?sslmode=disable"
+  # connect_timeout=60: libpq's timer covers the login too, and a loaded CI machine has stalled one past 5 s.
+  MAILWAKE_TEST_POSTGRES_URL="postgres://mailwake:${password}@127.0.0.1:${port}/postgres?sslmode=disable&connect_timeout=60"
   (umask 077 && printf '%s\n' "$MAILWAKE_TEST_POSTGRES_URL" > "$dir/url")
   export MAILWAKE_TEST_POSTGRES_URL
 }
