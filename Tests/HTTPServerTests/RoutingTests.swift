@@ -44,6 +44,21 @@ struct RoutingTests {
         #expect(response.headers["X-Request-Id"]?.count == 16)
     }
 
+    @Test func aLiteralPathIsRoutedAsTheFullMatchWouldRouteItWhateverItsSpelling() async throws {
+        var r = Router()
+        r.get("/v1/{kind}/list") { _, context in .text("first \(try context.parameter("kind")) \(context.route)") }
+        r.get("/v1/things/list") { _, context in .text("second \(context.route)") }
+        r.post("/v1/things/list") { _, context in .text("post \(context.route)") }
+        let client = RouterTestClient(r)
+        for spelling in ["/v1/things/list", "/v1//things/list", "/v1/th%69ngs/list", "/v1/things/list/"] {
+            let response = await client.execute(.init(url: spelling))
+            #expect(response.text == "first things /v1/{kind}/list", "GET \(spelling)")
+        }
+        #expect(await client.execute(.init(method: .post, url: "/v1/things/list")).text == "post /v1/things/list")
+        let deleted = await client.execute(.init(method: .delete, url: "/v1/things/list"))
+        #expect(deleted.status == .methodNotAllowed)
+    }
+
     @Test func strictJSONRoundTrips() async throws {
         let ok = await Self.post("/v1/echo", body: #"{"name":"x","count":2}"#)
         #expect(ok.status == .ok)

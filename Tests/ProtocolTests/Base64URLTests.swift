@@ -34,4 +34,18 @@ struct Base64URLTests {
             #expect(Base64URL.decode(text) == bytes)
         }
     }
+
+    @Test func appendingWritesAfterWhatIsThereAndMatchesEncode() throws {
+        for n in 0...70 {
+            let bytes = try SecureRandom.bytes(n)
+            var out = Array("prefix:".utf8)
+            Base64URL.append(bytes, to: &out)
+            #expect(out == Array("prefix:".utf8) + Array(Base64URL.encode(bytes).utf8))
+            // A collection without contiguous storage takes the other path, to the same bytes.
+            var fromLazy: [UInt8] = []
+            Base64URL.append(bytes.lazy.map { $0 }, to: &fromLazy)
+            #expect(fromLazy == Array(Base64URL.encode(bytes).utf8))
+            #expect(Base64URL.decode(String(decoding: fromLazy, as: UTF8.self)) == bytes)
+        }
+    }
 }

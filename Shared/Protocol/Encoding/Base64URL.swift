@@ -15,19 +15,40 @@ public enum Base64URL {
     /// Encodes bytes.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out = [UInt8]()
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var it = bytes.makeIterator()
-        while let b0 = it.next() {
-            let b1 = it.next()
-            let b2 = it.next()
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
-            if let b1 {
-                out.append(alphabet[Int((b1 & 0x0F) << 2 | (b2 ?? 0) >> 6)])
-                if let b2 { out.append(alphabet[Int(b2 & 0x3F)]) }
+        append(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the encoding of `bytes` to `out`, with no string in between (the relay's APNs payload carries kilobytes).
+    public static func append(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
+        let start = out.count
+        let length = encodedLength(of: bytes.count)
+        guard length > 0 else { return }
+        out.append(contentsOf: repeatElement(0, count: length))
+        func write(_ input: UnsafeBufferPointer<UInt8>) {
+            out.withUnsafeMutableBufferPointer { o in
+                alphabet.withUnsafeBufferPointer { a in
+                    let n = input.count
+                    var i = 0, j = start
+                    while i + 3 <= n {
+                        let b0 = input[i], b1 = input[i + 1], b2 = input[i + 2]
+                        o[j] = a[Int(b0 >> 2)]
+                        o[j + 1] = a[Int((b0 & 0x03) << 4 | b1 >> 4)]
+                        o[j + 2] = a[Int((b1 & 0x0F) << 2 | b2 >> 6)]
+                        o[j + 3] = a[Int(b2 & 0x3F)]
+                        i += 3
+                        j += 4
+                    }
+                    if n - i >= 1 {
+                        let b0 = input[i], b1: UInt8 = n - i == 2 ? input[i + 1] : 0
+                        o[j] = a[Int(b0 >> 2)]
+                        o[j + 1] = a[Int((b0 & 0x03) << 4 | b1 >> 4)]
+                        if n - i == 2 { o[j + 2] = a[Int((b1 & 0x0F) << 2)] }
+                    }
+                }
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        if bytes.withContiguousStorageIfAvailable(write) == nil { Array(bytes).withUnsafeBufferPointer(write) }
     }
 
     /// The length of the encoding of `byteCount` bytes.

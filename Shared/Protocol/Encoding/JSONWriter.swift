@@ -57,7 +57,7 @@ public struct JSONWriter: Sendable {
     public mutating func base64URL(_ key: String?, _ value: [UInt8]) {
         prefix(key)
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: Base64URL.encode(value).utf8)
+        Base64URL.append(value, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -80,6 +80,12 @@ public struct JSONWriter: Sendable {
     /// characters as `\n`, `\t`… or `\u00XX`, everything else as UTF-8.
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copied whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for b in value.utf8 {
             switch b {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])

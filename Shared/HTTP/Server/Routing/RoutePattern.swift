@@ -9,6 +9,11 @@ struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     let segments: [Segment]
     let description: String
 
+    /// Whether any segment is a `{name}` parameter.
+    var hasParameters: Bool {
+        segments.contains { if case .parameter = $0 { true } else { false } }
+    }
+
     init(_ pattern: String) {
         precondition(pattern.hasPrefix("/"), "route patterns start with /")
         description = pattern

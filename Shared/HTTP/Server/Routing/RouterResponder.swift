@@ -13,7 +13,7 @@ public struct RouterResponder: Sendable {
     }
 
     /// The result of routing one request.
-    enum Resolution {
+    enum Resolution: Sendable {
         case found(handler: HTTPHandler, parameters: [String: String], route: String)
         case methodNotAllowed(allowed: [HTTPMethod], route: String)
         case notFound
@@ -21,6 +21,19 @@ public struct RouterResponder: Sendable {
     }
 
     let routes: [Route]
+    /// What `resolve` answers for each route path without parameters, by method: a request whose path is
+    /// exactly such a text (no percent escapes) is routed by one look-up, to what the full match would find.
+    private let staticResolutions: [HTTPMethod: [String: Resolution]]
+
+    init(routes: [Route]) {
+        self.routes = routes
+        var index: [HTTPMethod: [String: Resolution]] = [:]
+        for route in routes where !route.pattern.hasParameters {
+            let path = route.pattern.description
+            index[route.method, default: [:]][path] = Self.resolveByMatching(routes, method: route.method, rawPath: Substring(path))
+        }
+        self.staticResolutions = index
+    }
 
     /// Routes `request` and runs its handler; `context` gains the route, its parameters and what middleware added.
     ///
@@ -57,6 +70,15 @@ public struct RouterResponder: Sendable {
     }
 
     func resolve(method: HTTPMethod, rawPath: Substring) -> Resolution {
+        if let byPath = staticResolutions[method], !rawPath.utf8.contains(UInt8(ascii: "%")),
+           let resolution = byPath[String(rawPath)] {
+            return resolution
+        }
+        return Self.resolveByMatching(routes, method: method, rawPath: rawPath)
+    }
+
+    /// Decodes the path's segments and takes the first route that matches them with this method.
+    private static func resolveByMatching(_ routes: [Route], method: HTTPMethod, rawPath: Substring) -> Resolution {
         var segments: [String] = []
         for raw in rawPath.split(separator: "/", omittingEmptySubsequences: true) {
             guard let decoded = PercentDecoding.decode(raw), !decoded.contains("/") else { return .badPath }
