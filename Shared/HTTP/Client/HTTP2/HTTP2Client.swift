@@ -74,7 +74,7 @@ public final class HTTP2Client: HTTPRequestExecuting {
         let client = self.client
         let userAgent = configuration.userAgent
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 let exchange = HTTP2Exchange(continuation: continuation, method: request.method, logger: logger)
                 client.context.metrics?.inFlight.increment()
                 let retained = Unmanaged.passRetained(exchange)
