@@ -143,9 +143,9 @@ import Testing
         try await Self.withServer { server, client async throws in
             let base = server.baseURL
             let first = try Echo(try await client.execute(.init(url: base + "/echo")))
-            let slow = Task { try await client.execute(.init(url: base + "/delay?ms=5000")) }
+            let slow = Task { try await client.execute(.init(url: base + "/delay?ms=60000")) }
             let sibling = Task { try Echo(try await client.execute(.init(url: base + "/delay?ms=600"))) }
-            try await server.waitForLog("/delay?ms=5000")
+            try await server.waitForLog("/delay?ms=60000")
             slow.cancel()
             #expect(await thrownError { try await slow.value } is CancellationError)
             #expect(try await sibling.value.connection == first.connection)
@@ -216,7 +216,7 @@ import Testing
             let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))
             let huge = String(repeating: "v", count: 100_000)
             let error = await thrownError { try await client.execute(.init(url: server.baseURL + "/echo", headers: ["x-big": huge],
-                                                                           timeout: .seconds(20))) } as? HTTPClientError
+                                                                           timeout: .seconds(60))) } as? HTTPClientError
             #expect(error?.code == .other)
             #expect(error?.message.contains("could not be sent") == true)
             #expect(try Echo(try await client.execute(.init(url: server.baseURL + "/echo"))).connection == first.connection)
