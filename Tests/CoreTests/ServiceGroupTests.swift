@@ -181,11 +181,11 @@ struct ServiceFailure: Error, CustomStringConvertible {
         let up = Flag()
         let g = ServiceGroup(
             services: [waitingService("worker", recorder, started: up)],
-            configuration: .init(gracePeriod: .seconds(5), signals: [SIGTERM]),
+            configuration: .init(gracePeriod: .seconds(60), signals: [SIGTERM]),
             logger: Logger(service: "test", sink: sink))
         let run = Task { await g.runReturningExitCode() }
         try await up.wait()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !sink.all.contains(where: { $0.message == "shutting down" }), ContinuousClock.now < deadline {
             kill(getpid(), SIGTERM)
             for _ in 0..<50 where !sink.all.contains(where: { $0.message == "shutting down" }) {

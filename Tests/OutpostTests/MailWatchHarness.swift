@@ -133,7 +133,7 @@ final class MailWatchHarness: Sendable {
     }
 
     /// Waits for `count` notifications (alert pushes) at APNs and opens them as the device.
-    func notifications(count: Int, timeout: Double = 20) async throws -> [NotificationContent] {
+    func notifications(count: Int, timeout: Double = 60) async throws -> [NotificationContent] {
         let deadline = ContinuousClock.now + .seconds(timeout)
         var deliveries = try await stack.simulator.deliveries().filter { $0.pushType == "alert" }
         while deliveries.count < count {
@@ -154,7 +154,7 @@ final class MailWatchHarness: Sendable {
 
     /// Waits until the folder's watcher reports `state`.
     func waitForWatchState(_ state: FolderState.WatchState, folder: String = "INBOX", mailboxID: Int64? = nil,
-                           timeout: Double = 20) async throws -> FolderState {
+                           timeout: Double = 60) async throws -> FolderState {
         let deadline = ContinuousClock.now + .seconds(timeout)
         let mailboxID = mailboxID ?? mailbox.id
         while true {

@@ -44,7 +44,7 @@ struct OutpostFixture: Sendable {
     }
 
     /// Runs delivery rounds until every delivery of `historyID` is final.
-    func deliverAll(_ historyID: Int64, using pass: DeliveryPass? = nil, timeout: Double = 20) async throws -> [DeliveryRecord] {
+    func deliverAll(_ historyID: Int64, using pass: DeliveryPass? = nil, timeout: Double = 60) async throws -> [DeliveryRecord] {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             try await (pass ?? self.pass).run()

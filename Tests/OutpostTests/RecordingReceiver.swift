@@ -58,7 +58,7 @@ final class RecordingReceiver: Sendable {
 
     var received: [Received] { state.withLock { $0.received } }
 
-    func waitFor(count: Int, timeout: Double = 20) async throws -> [Received] {
+    func waitFor(count: Int, timeout: Double = 60) async throws -> [Received] {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while received.count < count {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("the receiver got \(received.count) of \(count) requests") }

@@ -44,7 +44,7 @@ final class TerminalSession: Sendable {
 
     /// Types `line` and Return.
     func type(_ line: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while writerBox.fd.withLock({ $0 }) == nil {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("the outpost never opened its standard input") }
             try await Task.sleep(for: .milliseconds(20))
@@ -58,7 +58,7 @@ final class TerminalSession: Sendable {
     var output: String { ChildProcess.readTextFile(outputPath) ?? "" }
 
     /// Waits until a printed line satisfies `match` and returns it.
-    func line(timeout: Double = 20, where match: @Sendable (String) -> Bool) async throws -> String {
+    func line(timeout: Double = 60, where match: @Sendable (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             if let line = output.split(separator: "\n").map(String.init).first(where: match) { return line }

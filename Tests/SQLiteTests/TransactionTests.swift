@@ -70,7 +70,7 @@ import Testing
         defer { dir.remove() }
         let path = dir.file("busy.db")
         let holder = try await SQLiteDatabase.open(path: path)
-        let patient = try await SQLiteDatabase.open(.init(path: path, busyTimeout: .seconds(5)))
+        let patient = try await SQLiteDatabase.open(.init(path: path, busyTimeout: .seconds(30)))
         let impatient = try await SQLiteDatabase.open(.init(path: path, busyTimeout: .milliseconds(50)))
         try await holder.executeScript("CREATE TABLE t (x INTEGER)")
 
@@ -81,7 +81,7 @@ import Testing
                 try c.execute("INSERT INTO t VALUES (1)")
                 holding.set()
                 // Keep the write lock (this blocks the holder's own thread only).
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + .seconds(60)
                 while !release.isSet, ContinuousClock.now < deadline { usleep(1000) }
             }
         }

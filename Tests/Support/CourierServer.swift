@@ -125,7 +125,7 @@ public final class CourierServer: TestIMAPServer {
         let p = try TestServerProcess(executable: "/usr/bin/unshare", arguments: ["--mount", "--propagation", "private", launcher],
                                       logName: "courier")
         process.withLock { $0 = p }
-        guard p.waitForListener(port: imapsPort, timeout: 15) else {
+        guard p.waitForListener(port: imapsPort, timeout: 60) else {
             throw TestHarnessError("courier did not start: \(p.logText().suffix(2000))")
         }
     }

@@ -132,13 +132,13 @@ public final class CyrusServer: TestIMAPServer {
                                                                           "-p", directory.appendingPathComponent("master.pid").path],
                                                                           logName: "cyrus")
         process.withLock { $0 = p }
-        guard p.waitForListener(port: imapsPort, timeout: 15), p.waitForListener(port: imapPort, timeout: 5) else {
+        guard p.waitForListener(port: imapsPort, timeout: 60), p.waitForListener(port: imapPort, timeout: 30) else {
             throw TestHarnessError("cyrus did not start (its log goes to syslog): \(p.logText().suffix(2000))")
         }
         // IDLE is immediate only once idled listens.
         // imapd binds its own socket beside it: {configdirectory}/socket/idle.<pid>.
         let idle = directory.appendingPathComponent("config/socket/idle").path
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while !FileManager.default.fileExists(atPath: idle) {
             guard Date() < deadline else { throw TestHarnessError("cyrus started without idled (no \(idle))") }
             usleep(20_000)

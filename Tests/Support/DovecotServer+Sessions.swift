@@ -19,7 +19,7 @@ extension DovecotServer {
     }
 
     /// Waits until exactly one `imap` process serves `user` and returns it.
-    public func onlyIMAPProcess(_ user: String, timeout: Double = 20) async throws -> Int32 {
+    public func onlyIMAPProcess(_ user: String, timeout: Double = 60) async throws -> Int32 {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             let pids = imapProcessIDs(user)

@@ -64,7 +64,7 @@ public final class OAuthTestServer: Sendable {
     public func events(_ prefix: String) -> [String] { logText().split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix) } }
 
     /// Waits until the log has a line starting with `prefix` (a deadline, not a sleep).
-    public func waitForEvent(_ prefix: String, count: Int = 1, timeout: Double = 20) async throws {
+    public func waitForEvent(_ prefix: String, count: Int = 1, timeout: Double = 60) async throws {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while events(prefix).count < count {
             guard ContinuousClock.now < deadline else { throw TestHarnessError("""
