@@ -64,6 +64,21 @@ struct LimitsTests {
         #expect(response.text == "got 1000")
     }
 
+    @Test func aDeclaredBodyLargerThanWhatIsAllocatedUpFrontArrivesWhole() async throws {
+        @Sendable func checksum(_ bytes: [UInt8]) -> Int {
+            bytes.enumerated().reduce(0) { ($0 &* 31 &+ Int($1.element) &+ $1.offset) & 0xFFFF_FFFF }
+        }
+        var r = Router()
+        r.post("/sum") { request, _ in .text("\(request.body.count) \(checksum(request.body))") }
+        let f = try ServerFixture.start(r) { $0.maxBodyBytes = 200_000 }
+        // Past the bridge's 16 KiB first allocation: the rest grows as it arrives, byte for byte.
+        let body = String((0..<100_000).map { Character(UnicodeScalar(UInt8(33 + $0 % 90))) })
+        let expected = checksum(Array(body.utf8))
+        let response = try await f.post("/sum", body: body, contentType: "text/plain")
+        #expect(response.status == 200)
+        #expect(response.text == "100000 \(expected)")
+    }
+
     @Test func oversizeHeadersAreRefused() async throws {
         let f = try ServerFixture.start(Self.router()) { $0.maxHeaderBytes = 4096 }
         let response = try await f.get("/ok", headers: "X-Big: \(String(repeating: "h", count: 8000))\r\n")

@@ -39,6 +39,9 @@ enum request_state { REQ_HEADERS = 0, REQ_BODY, REQ_DISPATCHED, REQ_DONE };
  * connection is closed instead of answered. */
 #define DISCARD_CAP(server) ((server)->max_body_bytes * 4 + 65536)
 
+/* The most allocated for a body before its bytes arrive (a relay envelope is at most 8 KiB). */
+#define BODY_PREALLOCATION_CAP ((size_t)16384)
+
 struct mw_http_request {
     mw_http_server *server;
     struct MHD_Connection *connection;
@@ -100,10 +103,13 @@ struct header_packing {
     struct mw_http_request *request;
     size_t capacity;
     char *next;
+    char *end;
 };
 
-static char *pack_text(char **next, const char *text) {
+/* Copies `text` (NULL as "") to *next and advances it; NULL when it would pass `end`. */
+static char *pack_text(char **next, char *end, const char *text) {
     size_t n = strlen(text ? text : "") + 1;
+    if (n > (size_t)(end - *next)) return NULL;
     char *out = *next;
     memcpy(out, text ? text : "", n);
     *next += n;
@@ -116,8 +122,11 @@ static enum MHD_Result pack_header(void *cls, enum MHD_ValueKind kind, const cha
     struct mw_http_request *r = packing->request;
     /* The list cannot grow between the two passes (both run on the MHD thread, in one call of the access handler). */
     if (r->header_count >= packing->capacity) return MHD_NO;
-    r->header_names[r->header_count] = pack_text(&packing->next, key);
-    r->header_values[r->header_count] = pack_text(&packing->next, value);
+    char *name = pack_text(&packing->next, packing->end, key);
+    char *text = name ? pack_text(&packing->next, packing->end, value) : NULL;
+    if (!text) return MHD_NO;
+    r->header_names[r->header_count] = name;
+    r->header_values[r->header_count] = text;
     r->header_count++;
     return MHD_YES;
 }
@@ -133,11 +142,13 @@ static int collect_headers(struct mw_http_request *r, const char *method, const 
     r->header_block = block;
     r->header_names = (char **)block;
     r->header_values = r->header_names + (sizing.count ? sizing.count : 1);
-    struct header_packing packing = {r, sizing.count, block + pointers};
-    r->method = pack_text(&packing.next, method);
-    r->version = pack_text(&packing.next, version);
+    struct header_packing packing = {r, sizing.count, block + pointers, block + pointers + texts};
+    r->method = pack_text(&packing.next, packing.end, method);
+    r->version = pack_text(&packing.next, packing.end, version);
+    if (!r->method || !r->version) return 0;
     if (MHD_get_connection_values(r->connection, MHD_HEADER_KIND, pack_header, &packing) < 0) return 0;
-    return 1;
+    /* Fewer headers than counted if the second pass stopped early: that request is refused, never half-copied. */
+    return r->header_count == sizing.count;
 }
 
 static void format_client_address(struct MHD_Connection *c, char *out, size_t len) {
@@ -190,11 +201,14 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
                 dispatch(r);
                 return MHD_YES;
             }
-            /* A declared length within the limit: the body's buffer is allocated once, at its size. */
+            /* A declared length within the limit: the body's buffer is allocated once, at its size, up to
+             * BODY_PREALLOCATION_CAP. Beyond that it grows as bytes arrive, so a client that declares a large body
+             * and sends none cannot make the server hold more than this per connection. */
             if (end && *end == 0 && n > 0) {
-                r->body = malloc((size_t)n);
+                size_t first = n < BODY_PREALLOCATION_CAP ? (size_t)n : BODY_PREALLOCATION_CAP;
+                r->body = malloc(first);
                 if (!r->body) return MHD_NO;
-                r->body_capacity = (size_t)n;
+                r->body_capacity = first;
             }
         }
         r->state = REQ_BODY;
