@@ -51,10 +51,9 @@ struct mw_http_request {
     char *version;
     char client_address[64];
     size_t header_count;
-    /* One allocation holds the header pointers, the header texts, the method and the version: a request costs a few
-     * mallocs, not four per header (small frees interleaved with the body's large allocation made glibc consolidate its
-     * fast bins on every request). */
-    void *header_block;
+    /* One allocation, starting at header_names, holds the header pointers, the header texts, the method and the
+     * version: a request costs a few mallocs, not four per header (small frees interleaved with the body's large
+     * allocation made glibc consolidate its fast bins on every request). */
     char **header_names;
     char **header_values;
     uint8_t *body;
@@ -79,7 +78,7 @@ static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
 static void request_free(struct mw_http_request *r) {
     if (!r) return;
-    free(r->header_block);
+    free(r->header_names);
     free(r->target);
     free(r->body);
     if (r->response) MHD_destroy_response(r->response);
@@ -135,13 +134,13 @@ static enum MHD_Result pack_header(void *cls, enum MHD_ValueKind kind, const cha
 static int collect_headers(struct mw_http_request *r, const char *method, const char *version) {
     struct header_sizing sizing = {0, 0};
     if (MHD_get_connection_values(r->connection, MHD_HEADER_KIND, size_header, &sizing) < 0) return 0;
-    size_t pointers = 2 * (sizing.count ? sizing.count : 1) * sizeof(char *);
+    size_t slots = sizing.count ? sizing.count : 1;
+    size_t pointers = 2 * slots * sizeof(char *);
     size_t texts = sizing.bytes + strlen(method ? method : "") + 1 + strlen(version ? version : "") + 1;
     char *block = malloc(pointers + texts);
     if (!block) return 0;
-    r->header_block = block;
     r->header_names = (char **)block;
-    r->header_values = r->header_names + (sizing.count ? sizing.count : 1);
+    r->header_values = r->header_names + slots;
     struct header_packing packing = {r, sizing.count, block + pointers, block + pointers + texts};
     r->method = pack_text(&packing.next, packing.end, method);
     r->version = pack_text(&packing.next, packing.end, version);
@@ -196,7 +195,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
         if (cl) {
             char *end = NULL;
             unsigned long long n = strtoull(cl, &end, 10);
-            if (end && *end == 0 && n > server->max_body_bytes) {
+            int declared = end && *end == 0;
+            if (declared && n > server->max_body_bytes) {
                 r->rejection = 413;
                 dispatch(r);
                 return MHD_YES;
@@ -204,7 +204,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
             /* A declared length within the limit: the body's buffer is allocated once, at its size, up to
              * BODY_PREALLOCATION_CAP. Beyond that it grows as bytes arrive, so a client that declares a large body
              * and sends none cannot make the server hold more than this per connection. */
-            if (end && *end == 0 && n > 0) {
+            if (declared && n > 0) {
                 size_t first = n < BODY_PREALLOCATION_CAP ? (size_t)n : BODY_PREALLOCATION_CAP;
                 r->body = malloc(first);
                 if (!r->body) return MHD_NO;

@@ -21,11 +21,10 @@ public enum Base64URL {
 
     /// Appends the encoding of `bytes` to `out`, with no string in between (the relay's APNs payload carries kilobytes).
     public static func append(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
-        let start = out.count
-        let length = encodedLength(of: bytes.count)
-        guard length > 0 else { return }
-        out.append(contentsOf: repeatElement(0, count: length))
         func write(_ input: UnsafeBufferPointer<UInt8>) {
+            // Sized from the very buffer it encodes.
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: encodedLength(of: input.count)))
             out.withUnsafeMutableBufferPointer { o in
                 alphabet.withUnsafeBufferPointer { a in
                     let n = input.count
