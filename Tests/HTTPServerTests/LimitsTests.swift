@@ -119,16 +119,18 @@ struct LimitsTests {
         let latch = Latch()
         let registry = MetricsRegistry()
         let handled = registry.counter("handled_total", help: "handled")
-        let f = try ServerFixture.start(Self.router(latch: latch, handled: handled))
+        let entered = Latch()
+        let f = try ServerFixture.start(Self.router(latch: latch, handled: handled, entered: entered))
         let c = try RawConnection(port: f.port)
         c.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await entered.wait()
         c.close()
         latch.signal()
-        for _ in 0..<100 where handled.current == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while handled.current == 0, ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(handled.current == 1)
         #expect(try await f.get("/ok").status == 200)
-        for _ in 0..<100 where !f.metrics.render().contains("mailwake_test_http_requests_in_flight{listener=\"http\"} 0") {
+        while !f.metrics.render().contains("mailwake_test_http_requests_in_flight{listener=\"http\"} 0"), ContinuousClock.now < deadline {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         #expect(f.metrics.render().contains("mailwake_test_http_requests_in_flight{listener=\"http\"} 0"))
