@@ -71,14 +71,14 @@ let package = Package(
         debianLibrary("CLibCurl", pkgConfig: "libcurl", apt: "libcurl4-gnutls-dev"),
         shim("CCurlShims", ["CLibCurl"]),
         debianLibrary("CLibMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
-        shim("CMicroHTTPDShims", ["CLibMicroHTTPD"]),
+        shim("CHTTPServerShims", ["CLibMicroHTTPD", "CLibSSL"]),
 
         // MARK: Shared modules
         module("MailwakeErrors", "Shared/Errors", []),
         module("MailwakeCrypto", "Shared/Crypto", ["COpenSSLShims", "MailwakeErrors"]),
         module("MailwakeCore", "Shared/Core", ["CSpawnShims"]),
         module("MailwakeHTTPTypes", "Shared/HTTP/Types", []),
-        module("MailwakeHTTPServer", "Shared/HTTP/Server", ["CMicroHTTPDShims", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol",
+        module("MailwakeHTTPServer", "Shared/HTTP/Server", ["CHTTPServerShims", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol",
             "MailwakeCrypto"]),
         module("MailwakeHTTPClient", "Shared/HTTP/Client", ["CCurlShims", "CH2ClientShims", "MailwakeErrors", "MailwakeHTTPTypes", "MailwakeCore", "MailwakeProtocol",
             "MailwakeCrypto"]),

@@ -21,6 +21,9 @@ struct ServerFixture {
         c.tls = tls.map { .init(certificatePath: $0.serverCertificate.path, privateKeyPath: $0.serverKey.path) }
         c.drainTimeoutSeconds = 2
         c.metricsPrefix = "mailwake_test"
+        if let engine = ProcessInfo.processInfo.environment["MAILWAKE_TEST_HTTP_ENGINE"].flatMap(HTTPServer.Configuration.Engine.init) {
+            c.engine = engine
+        }
         configure(&c)
         let logs = MemoryLogSink()
         let metrics = MetricsRegistry()

@@ -1,4 +1,4 @@
-import CMicroHTTPDShims
+import CHTTPServerShims
 import Dispatch
 import Foundation
 public import MailwakeCore
@@ -124,6 +124,7 @@ public final class HTTPServer: Service {
             withOptionalCString(certificate) { cert in
                 withOptionalCString(key) { keyPtr in
                     var config = mw_http_server_config(
+                        engine: Int32(c.engine == .epoll ? MW_HTTP_ENGINE_EPOLL : MW_HTTP_ENGINE_LIBMICROHTTPD),
                         bind_address: host, port: c.port, certificate_pem: cert, private_key_pem: keyPtr,
                         thread_pool_size: UInt32(c.threads), connection_limit: UInt32(c.connectionLimit),
                         per_ip_connection_limit: UInt32(c.perIPConnectionLimit), connection_memory_limit: c.maxHeaderBytes,
@@ -135,7 +136,8 @@ public final class HTTPServer: Service {
                         },
                         on_log: { ctx, message in
                             guard let ctx, let message else { return }
-                            Unmanaged<HTTPServer>.fromOpaque(ctx).takeUnretainedValue().logger.warning("libmicrohttpd: " +
+                            let server = Unmanaged<HTTPServer>.fromOpaque(ctx).takeUnretainedValue()
+                            server.logger.warning("\(server.configuration.engine.rawValue): " +
                                 "\(String(cString: message))")
                         },
                         ctx: unmanaged.toOpaque())
@@ -154,7 +156,8 @@ public final class HTTPServer: Service {
             $0.port = port
             $0.retainedSelf = unmanaged
         }
-        logger.info("listening", ["host": .string(c.host), "port": .int(port), "tls": .bool(c.tls != nil)])
+        logger.info("listening", ["host": .string(c.host), "port": .int(port), "tls": .bool(c.tls != nil),
+                                  "engine": .string(c.engine.rawValue)])
         let sweeper = Task.detached { [weak self] in
             while let server = self, !server.state.withLock({ $0.stopped }) {
                 server.sweepDeadlines()
@@ -219,7 +222,8 @@ public final class HTTPServer: Service {
             retained?.release()
             logger.info("stopped")
         } else {
-            logger.error("libmicrohttpd still held suspended connections after 5 s; the daemon is left running")
+            logger.error("the engine still held unanswered requests after 5 s; it is left running",
+                         ["engine": .string(configuration.engine.rawValue)])
         }
     }
 

@@ -2,7 +2,17 @@ extension HTTPServer {
     /// Settings of one listener. Every default is what a production service
     /// should use unless its operator has a reason to change it.
     public struct Configuration: Sendable {
-        /// PEM certificate chain and private key files for TLS (GnuTLS inside libmicrohttpd).
+        /// What parses HTTP and runs TLS under the router.
+        public enum Engine: String, Sendable, Hashable, CaseIterable {
+            /// libmicrohttpd with GnuTLS (DESIGN.md §3).
+            case libmicrohttpd
+            /// Mailwake's own epoll engine with OpenSSL and a strict HTTP/1.1 parser, which leaves a
+            /// connection registered from accept to close: no suspend and resume per request
+            /// (docs/dependencies.md, "The relay's intake engine").
+            case epoll
+        }
+
+        /// PEM certificate chain and private key files for TLS.
         public struct TLS: Sendable, Hashable {
             public var certificatePath: String
             public var privateKeyPath: String
@@ -22,7 +32,9 @@ extension HTTPServer {
         public var tls: TLS?
         /// Opt-in for plain HTTP on loopback (tests, the admin listener behind a local scraper).
         public var allowPlainHTTP: Bool = false
-        /// libmicrohttpd worker threads, each with its own epoll loop. Default 2.
+        /// The engine. Default `libmicrohttpd`.
+        public var engine: Engine = .libmicrohttpd
+        /// Worker threads, each with its own epoll loop. Default 2.
         public var threads: Int = 2
         /// Largest accepted request body; larger ones get 413 before the body is read. Default 1 MiB.
         public var maxBodyBytes: Int = 1 << 20

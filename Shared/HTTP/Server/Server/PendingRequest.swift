@@ -1,4 +1,4 @@
-import CMicroHTTPDShims
+import CHTTPServerShims
 import Dispatch
 import Synchronization
 

@@ -112,6 +112,7 @@ public final class RelayApp: DatabaseBackedApp {
         publicListener.idleTimeoutSeconds = Self.maxConsentWait + 30
         publicListener.tls = configuration.tls
         publicListener.perIPConnectionLimit = configuration.perIPConnectionLimit
+        publicListener.engine = configuration.httpEngine
         let adminListener = AdminListener.configuration(configuration.adminListen, tls: configuration.tls, metricsPrefix: "mailwake_relay")
         return [
             HTTPServer(configuration: publicListener, router: router(), logger: logger, metrics: metrics),

@@ -94,6 +94,8 @@ public struct RelayConfiguration: Sendable {
     public var databaseStartTimeout: Duration = .seconds(120)
     /// Concurrent connections one IP address may hold on the public listener; 0: no limit.
     public var perIPConnectionLimit: Int = 128
+    /// What serves the public listener.
+    public var httpEngine: HTTPServer.Configuration.Engine = .epoll
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var allowPlainHTTP: Bool
@@ -202,6 +204,7 @@ public struct RelayConfiguration: Sendable {
         }
         databaseStartTimeout = c[DatabaseServiceSettings.databaseStartTimeout]
         perIPConnectionLimit = c[DatabaseServiceSettings.perIPConnectionLimit]
+        httpEngine = c[RelaySettings.httpEngine]
         pairingRateOutpost = c[RelaySettings.pairingRateOutpost]
         catchupRetention = c[RelaySettings.catchupRetention].components.seconds
         catchupLimit = c[RelaySettings.catchupLimit]

@@ -1,4 +1,5 @@
 public import MailwakeCore
+public import MailwakeHTTPServer
 import MailwakeServiceSupport
 
 /// Every setting of `mailwake-relay` (`MAILWAKE_RELAY_*`), with its default and meaning.
@@ -108,6 +109,14 @@ public enum RelaySettings {
                                                                                                  (the general HTTP client, about \
                                                                                                  three times the CPU per push).
                                                                                                  """)
+    public static let httpEngine = ConfigurationSetting<HTTPServer.Configuration.Engine>.choice("HTTP_ENGINE", default: .epoll,
+                                                                                             help: """
+                                                                                                   The public listener's engine: epoll \
+                                                                                                   (Mailwake's own, OpenSSL and a \
+                                                                                                   strict HTTP/1.1 parser, no suspend \
+                                                                                                   and resume per request) or \
+                                                                                                   libmicrohttpd (GnuTLS).
+                                                                                                   """)
     public static let apnsMaxInFlight = ConfigurationSetting<Int>.int("APNS_MAX_IN_FLIGHT", default: 1000, range: 8...20000,
                                                                       help: """
                                                                             Upper bound of the adaptive window of APNs requests in \
@@ -202,7 +211,7 @@ public enum RelaySettings {
 
     /// The specification `--help` and the docs print.
     public static let spec = ConfigurationSpec(service: "relay", settings: [
-        listen, adminListen, publicOrigin,
+        listen, adminListen, publicOrigin, httpEngine,
     ] + DatabaseServiceSettings.all + [
         accountsURL, accountsToken, accountsCAFile, accountsCacheTTL, accountsCheckInterval,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsBundleID, apnsProductionURL, apnsSandboxURL, apnsCAFile, apnsConnections, apnsClient,

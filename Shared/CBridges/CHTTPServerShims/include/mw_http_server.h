@@ -1,7 +1,9 @@
 #ifndef MAILWAKE_MW_HTTP_SERVER_H
 #define MAILWAKE_MW_HTTP_SERVER_H
 /*
- * Plain-signature bridge over libmicrohttpd for Mailwake's HTTP server.
+ * Plain-signature bridge for Mailwake's HTTP server, over one of two engines:
+ * libmicrohttpd, or Mailwake's own epoll engine (OpenSSL, a strict HTTP/1.1
+ * parser; see mw_http_epoll.c). Both keep the contract below.
  *
  * The shim owns every MHD object and every byte MHD sees. A complete request
  * (headers and body, or an early rejection) is handed to Swift through
@@ -22,10 +24,16 @@ typedef struct mw_http_request mw_http_request;
 
 /* A request is ready; its connection is suspended until it is answered. */
 typedef void (*mw_http_request_cb)(void *ctx, mw_http_request *request);
-/* A diagnostic from MHD (TLS handshake failures, resource limits). */
+/* A diagnostic from the engine (TLS handshake failures, resource limits). */
 typedef void (*mw_http_log_cb)(void *ctx, const char *message);
 
+enum {
+    MW_HTTP_ENGINE_LIBMICROHTTPD = 0,
+    MW_HTTP_ENGINE_EPOLL = 1
+};
+
 typedef struct mw_http_server_config {
+    int engine;                        /* MW_HTTP_ENGINE_* */
     const char *bind_address;          /* "127.0.0.1", "0.0.0.0", "::1", "::" */
     uint16_t port;                     /* 0 picks a free port */
     const char *certificate_pem;       /* NULL for plain HTTP */

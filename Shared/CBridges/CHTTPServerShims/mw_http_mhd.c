@@ -1,7 +1,7 @@
 /*
- * libmicrohttpd bridge: see include/mw_http_server.h for the contract.
+ * The libmicrohttpd engine: see include/mw_http_server.h for the contract.
  */
-#include "mw_http_server.h"
+#include "mw_http_engines.h"
 
 #include <arpa/inet.h>
 #include <stdatomic.h>
@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 struct mw_http_server {
+    int engine; /* MW_HTTP_ENGINE_LIBMICROHTTPD: first, for the dispatch */
     struct MHD_Daemon *daemon;
     mw_http_request_cb on_request;
     mw_http_log_cb on_log;
@@ -43,6 +44,7 @@ enum request_state { REQ_HEADERS = 0, REQ_BODY, REQ_DISPATCHED, REQ_DONE };
 #define BODY_PREALLOCATION_CAP ((size_t)16384)
 
 struct mw_http_request {
+    int engine; /* MW_HTTP_ENGINE_LIBMICROHTTPD: first, for the dispatch */
     mw_http_server *server;
     struct MHD_Connection *connection;
     enum request_state state;
@@ -326,7 +328,7 @@ static void set_error(char *error, size_t len, const char *message) {
     if (error && len) snprintf(error, len, "%s", message);
 }
 
-mw_http_server *mw_http_server_start(const mw_http_server_config *c, char *error, size_t error_len) {
+mw_http_server *mw_mhd_server_start(const mw_http_server_config *c, char *error, size_t error_len) {
     if (!c || !c->on_request || !c->bind_address) {
         set_error(error, error_len, "incomplete server configuration");
         return NULL;
@@ -398,19 +400,19 @@ fail:
     return NULL;
 }
 
-uint16_t mw_http_server_port(const mw_http_server *s) {
+uint16_t mw_mhd_server_port(const mw_http_server *s) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
 }
 
-void mw_http_server_quiesce(mw_http_server *s) {
+void mw_mhd_server_quiesce(mw_http_server *s) {
     if (!s || s->quiesced) return;
     s->quiesced = 1;
     MHD_socket fd = MHD_quiesce_daemon(s->daemon);
     if (fd != MHD_INVALID_SOCKET) close(fd);
 }
 
-int mw_http_server_stop(mw_http_server *s, unsigned int wait_ms) {
+int mw_mhd_server_stop(mw_http_server *s, unsigned int wait_ms) {
     if (!s) return 1;
     /* Every dispatched request has been answered; wait until MHD has picked
      * each resumed connection up again, since stopping with one still marked
@@ -432,18 +434,18 @@ int mw_http_server_stop(mw_http_server *s, unsigned int wait_ms) {
     return 1;
 }
 
-const char *mw_http_request_method(const mw_http_request *r) { return r->method; }
-const char *mw_http_request_target(const mw_http_request *r) { return r->target; }
-const char *mw_http_request_version(const mw_http_request *r) { return r->version; }
-const char *mw_http_request_client_address(const mw_http_request *r) { return r->client_address; }
-size_t mw_http_request_header_count(const mw_http_request *r) { return r->header_count; }
-const char *mw_http_request_header_name(const mw_http_request *r, size_t i) { return i < r->header_count ? r->header_names[i] : NULL; }
-const char *mw_http_request_header_value(const mw_http_request *r, size_t i) { return i < r->header_count ? r->header_values[i] : NULL; }
-const uint8_t *mw_http_request_body(const mw_http_request *r) { return r->body; }
-size_t mw_http_request_body_length(const mw_http_request *r) { return r->body_length; }
-unsigned int mw_http_request_rejection(const mw_http_request *r) { return r->rejection; }
+const char *mw_mhd_request_method(const mw_http_request *r) { return r->method; }
+const char *mw_mhd_request_target(const mw_http_request *r) { return r->target; }
+const char *mw_mhd_request_version(const mw_http_request *r) { return r->version; }
+const char *mw_mhd_request_client_address(const mw_http_request *r) { return r->client_address; }
+size_t mw_mhd_request_header_count(const mw_http_request *r) { return r->header_count; }
+const char *mw_mhd_request_header_name(const mw_http_request *r, size_t i) { return i < r->header_count ? r->header_names[i] : NULL; }
+const char *mw_mhd_request_header_value(const mw_http_request *r, size_t i) { return i < r->header_count ? r->header_values[i] : NULL; }
+const uint8_t *mw_mhd_request_body(const mw_http_request *r) { return r->body; }
+size_t mw_mhd_request_body_length(const mw_http_request *r) { return r->body_length; }
+unsigned int mw_mhd_request_rejection(const mw_http_request *r) { return r->rejection; }
 
-int mw_http_request_respond(mw_http_request *r, unsigned int status, const char *const *names, const char *const *values,
+int mw_mhd_request_respond(mw_http_request *r, unsigned int status, const char *const *names, const char *const *values,
                             size_t count, const uint8_t *body, size_t body_length) {
     int rc = 1;
     struct MHD_Response *response = MHD_create_response_from_buffer(body_length, (void *)(body ? body : (const uint8_t *)""), MHD_RESPMEM_MUST_COPY);
