@@ -20,6 +20,8 @@ struct BenchOptions {
     var settle = 11.0
     /// The relay's `APNS_CLIENT`: `nghttp2` (its default) or `libcurl`, to compare the two in one session.
     var apnsClient = "nghttp2"
+    /// The relay's `HTTP_ENGINE` for its public listener: `epoll` (its default) or `libmicrohttpd`.
+    var httpEngine = "epoll"
 
     mutating func parse(_ arguments: [String]) {
         var args = arguments[...]
@@ -42,15 +44,23 @@ struct BenchOptions {
                     FileHandle.standardError.write(Data("--apns-client takes nghttp2 or libcurl\n".utf8))
                     exit(2)
                 }
+            case "--http-engine":
+                httpEngine = args.popFirst() ?? ""
+                guard httpEngine == "epoll" || httpEngine == "libmicrohttpd" else {
+                    FileHandle.standardError.write(Data("--http-engine takes epoll or libmicrohttpd\n".utf8))
+                    exit(2)
+                }
             case "--help":
                 print("""
                     usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation \
                     N] [--concurrency C] [--no-receipts]
                                                 [--pair-concurrency C] [--footprint] [--settle S] [--apns-client nghttp2|libcurl]
+                                                [--http-engine epoll|libmicrohttpd]
                     --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
                     table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)
                     after the phase, when PostgreSQL's idle backends have flushed their counters.
                     --apns-client sets the relay's APNS_CLIENT (nghttp2, its default, or libcurl).
+                    --http-engine sets the relay's HTTP_ENGINE (epoll, its default, or libmicrohttpd).
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
                     """)

@@ -36,7 +36,8 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
                                                keepDeliveries: max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds)
                                                                                       + options.saturation)),
-                                               connections: options.concurrency, settings: ["APNS_CLIENT": options.apnsClient])
+                                               connections: options.concurrency, settings: ["APNS_CLIENT": options.apnsClient,
+                                                                                              "HTTP_ENGINE": options.httpEngine])
         // Devices registered at accounts, each paired with one outpost through the relay.
         let pairings: [BenchPairing]
         let start = ContinuousClock.now
@@ -99,6 +100,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
                         "per_second": (Double(pairings.count) / pairingSeconds).rounded(),
                         "concurrency": options.pairConcurrency],
             "apns_client": options.apnsClient,
+            "http_engine": options.httpEngine,
             "ecdsa_p256_verify_us": round1(Self.median(verifyBefore + verifyBetween + verifyAfter)),
             "ecdsa_p256_verify_us_by_moment": ["before_load": round1(Self.median(verifyBefore)),
                                                "after_fixed_rate": round1(Self.median(verifyBetween)),
@@ -313,7 +315,9 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
     /// Which part of the relay a thread belongs to, by its name.
     static func threadGroup(_ name: String) -> String {
-        if name.hasPrefix("MHD") { return "http_server" }             // libmicrohttpd's listener threads (TLS, HTTP parsing)
+        if name.hasPrefix("MHD") || name.hasPrefix("mw-ep-http") {
+            return "http_server"                                        // the listener's threads (TLS, HTTP parsing)
+        }
         if name.hasPrefix("mw-h2-apns") || name.hasPrefix("mw-http-apns") {
             return "apns_client"                                        // the APNs client's thread (HTTP/2, TLS)
         }

@@ -1366,6 +1366,9 @@ mw_http_server *mw_ep_server_start(const mw_http_server_config *c, char *error, 
             for (unsigned int k = 0; k < i; k++) pthread_join(s->threads[k].tid, NULL);
             goto fail;
         }
+        char name[16];
+        snprintf(name, sizeof name, "mw-ep-http-%u", i % 100);
+        pthread_setname_np(s->threads[i].tid, name);
     }
     return s;
 fail:
