@@ -48,6 +48,9 @@ struct RequestFramingTests {
         "GET /ok HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n",
         // Two Host fields.
         "GET /ok HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+        // Lines ended by LF alone.
+        "GET /ok HTTP/1.1\nHost: x\n\n",
+        "GET /ok HTTP/1.1\r\nHost: x\nX-A: 1\r\n\r\n",
         // A chunk size that is not hexadecimal.
         "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
     ])

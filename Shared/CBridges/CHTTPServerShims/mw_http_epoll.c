@@ -865,6 +865,11 @@ static int conn_parse(struct ep_conn *c) {
                 c->header_end = i + 4;
                 break;
             }
+            /* A line ended by LF alone would never reach a CRLF blank line: refused at once. */
+            if (c->in[i + 1] == '\n' && c->in[i] != '\r') {
+                conn_refuse(c, 400);
+                return 1;
+            }
         }
         c->head_scan = i;
         if (!c->header_end) {
