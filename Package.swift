@@ -137,7 +137,7 @@ let package = Package(
         // MARK: Tests
         module("TestSupport", "Tests/Support", ["MailwakeCore", "MailwakeCrypto", "MailwakeHTTPClient", "MailwakeHTTPTypes"]),
         tests("CoreTests", ["MailwakeCore", "TestSupport"]),
-        tests("HTTPServerTests", ["MailwakeHTTPServer", "MailwakeHTTPTesting", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
+        tests("HTTPServerTests", ["CHTTPServerShims", "MailwakeHTTPServer", "MailwakeHTTPTesting", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("HTTPClientTests", ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("PostgresTests", ["MailwakePostgres", "MailwakeCore", "TestSupport"]),
         tests("AppStoreTests", ["MailwakeAppStore", "MailwakeCrypto", "MailwakeProtocol", "TestSupport"]),

@@ -114,6 +114,35 @@ struct RequestFramingTests {
         #expect(text.hasSuffix("ok"))
     }
 
+    @Test func aRequestTrickledFasterThanTheIdleTimeoutIsStillCutOff() async throws {
+        let f = try ServerFixture.start(LimitsTests.router()) {
+            $0.engine = .epoll
+            $0.idleTimeoutSeconds = 1
+        }
+        let c = try RawConnection(port: f.port, receiveTimeoutSeconds: 60)
+        // One byte every 200 ms keeps the idle timer fresh; the request as a whole must still arrive within the timeout.
+        let sender = Task {
+            for byte in ("GET /ok HTTP/1.1\r\nX-Slow: " + String(repeating: "s", count: 600)).utf8 {
+                guard !Task.isCancelled, c.send([byte]) else { return }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        #expect(await c.waitForClose(), "a request that never completes holds its connection")
+        sender.cancel()
+    }
+
+    @Test func aRequestFollowedByItsClientsFINIsAnsweredAndClosed() async throws {
+        let f = try ServerFixture.start(LimitsTests.router()) {
+            $0.engine = .epoll
+            $0.idleTimeoutSeconds = 0
+        }
+        let c = try RawConnection(port: f.port, receiveTimeoutSeconds: 60)
+        c.send("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
+        c.finishSending()
+        #expect(await c.readResponse()?.status == 200)
+        #expect(await c.waitForClose(), "the FIN that came with the request was lost")
+    }
+
     @Test func aHEADAnswerCarriesNoBodyAndTheNextRequestIsReadCleanly() async throws {
         var r = Router()
         r.get("/ok") { _, _ in .text("ok") }

@@ -91,6 +91,19 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Half-closes: a FIN after what was sent; reading goes on.
+    public func finishSending() {
+        if fd >= 0 { shutdown(fd, Int32(SHUT_WR)) }
+    }
+
+    /// Closes with a reset (RST) instead of a FIN, as a client that crashed or timed out would.
+    public func reset() {
+        guard fd >= 0 else { return }
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
+
     public func close() {
         if fd >= 0 {
             Glibc.close(fd)

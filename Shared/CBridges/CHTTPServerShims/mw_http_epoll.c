@@ -51,6 +51,8 @@
 /* A chunk-size line or a trailer line longer than this is refused. */
 #define MAX_CHUNK_LINE ((size_t)1024)
 #define MAX_TRAILER_BYTES ((size_t)8192)
+/* Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). */
+#define MAX_LEADING_EMPTY_LINES 4
 /* After an answer that closes the connection, unread request bytes are read and dropped (so the
  * close does not reset the answer away) for at most this long and this much. */
 #define LINGER_MS 2000
@@ -109,6 +111,9 @@ struct ep_conn {
     /* Parse state of the request being read. */
     size_t header_end; /* offset past the blank line, 0 while headers are incomplete */
     size_t head_scan;  /* where the search for the blank line goes on */
+    size_t lead;       /* bytes of empty lines before the request line */
+    uint64_t request_started_ms; /* when the first byte of the request being read arrived */
+    int peer_closed;   /* EPOLLRDHUP seen: read on to the EOF */
     enum body_mode body_mode;
     size_t content_length;
     int keep_alive;
@@ -160,6 +165,8 @@ struct mw_http_server {
     atomic_int dispatched; /* requests handed to Swift and not yet answered */
     atomic_int queued;     /* answers given and not yet taken by their I/O thread */
     atomic_int writing;    /* connections with bytes not yet written to the end */
+    _Atomic uint64_t last_tls_log_ms;
+    atomic_int tls_failures_unlogged;
     pthread_mutex_t ip_lock;
     struct ip_count {
         struct sockaddr_storage addr;
@@ -339,8 +346,9 @@ static enum io_result conn_read(struct ep_conn *c, uint8_t *buf, size_t len, siz
         ssize_t r = recv(c->fd, buf, len, 0);
         if (r > 0) {
             *n = (size_t)r;
-            /* Short of the room: the socket is drained, and the next segment brings a new edge. */
-            if (*n < len) c->readable = 0;
+            /* Short of the room: the socket is drained, and the next segment brings a new edge (a FIN already
+             * seen brings none: then read on to the EOF). */
+            if (*n < len && !c->peer_closed) c->readable = 0;
             return IO_OK;
         }
         if (r == 0) return IO_CLOSED;
@@ -365,7 +373,15 @@ static enum io_result conn_read(struct ep_conn *c, uint8_t *buf, size_t len, siz
             unsigned long code = ERR_peek_error();
             if (code) ERR_error_string_n(code, reason, sizeof reason);
             else snprintf(reason, sizeof reason, "%s", e == SSL_ERROR_SYSCALL ? "connection closed" : "unknown");
-            server_log(c->thread->server, "TLS handshake with %s failed: %s", c->client_address, reason);
+            mw_http_server *s = c->thread->server;
+            uint64_t now = now_ms(), last = atomic_load(&s->last_tls_log_ms);
+            /* At most one line a second, however many clients fail: a client must not be able to flood the log. */
+            if (now - last >= 1000 && atomic_compare_exchange_strong(&s->last_tls_log_ms, &last, now)) {
+                int more = atomic_exchange(&s->tls_failures_unlogged, 0);
+                server_log(s, "TLS handshake with %s failed: %s (%d more failures since the last report)", c->client_address, reason, more);
+            } else {
+                atomic_fetch_add(&s->tls_failures_unlogged, 1);
+            }
         }
         ERR_clear_error();
         return IO_FAILED;
@@ -469,6 +485,7 @@ static unsigned int parse_head(struct ep_conn *c) {
     if (buf[v + 7] != '0' && buf[v + 7] != '1') return (buf[v + 7] >= '0' && buf[v + 7] <= '9') ? 505 : 400;
     buf[line_end - 2] = 0;
     r->version = buf + v;
+    c->head = strcmp(r->method, "HEAD") == 0;
     int http11 = buf[v + 7] == '1';
 
     /* Count the header lines, then split them in place. */
@@ -534,7 +551,6 @@ static unsigned int parse_head(struct ep_conn *c) {
     if (hosts > 1 || lengths > 1 || encodings > 1) return 400;
     if (chunked && (lengths || !http11)) return 400; /* both framings: refused, never guessed (smuggling) */
     c->keep_alive = http11 ? !close_token : (keep_alive_token && !close_token);
-    c->head = strcmp(r->method, "HEAD") == 0;
     if (chunked) {
         c->body_mode = BODY_CHUNKED;
         c->chunk_state = CHUNK_SIZE;
@@ -836,6 +852,10 @@ static void conn_reset_request(struct ep_conn *c) {
     c->request.conn = c;
     c->header_end = 0;
     c->head_scan = 0;
+    c->lead = 0;
+    c->head = 0;
+    c->keep_alive = 0;
+    c->request_started_ms = c->in_len ? now_ms() : 0;
     c->body_mode = BODY_NONE;
     c->content_length = 0;
     c->expect_continue = 0;
@@ -856,8 +876,12 @@ static int conn_parse(struct ep_conn *c) {
     mw_http_server *s = c->thread->server;
     if (!c->header_end) {
         /* Empty lines before the request line are allowed (RFC 9112 §2.2) and are not the header's end. */
-        size_t lead = 0;
-        while (lead + 1 < c->in_len && c->in[lead] == '\r' && c->in[lead + 1] == '\n') lead += 2;
+        while (c->lead + 1 < c->in_len && c->in[c->lead] == '\r' && c->in[c->lead + 1] == '\n' && c->head_scan <= c->lead) c->lead += 2;
+        if (c->lead > MAX_LEADING_EMPTY_LINES * 2) {
+            conn_refuse(c, 400);
+            return 1;
+        }
+        size_t lead = c->lead;
         /* The search goes on where it stopped (a header sent a byte at a time is scanned once). */
         size_t i = c->head_scan > lead ? c->head_scan : lead;
         for (; i + 3 < c->in_len; i++) {
@@ -968,7 +992,8 @@ static void conn_read_requests(struct ep_conn *c) {
         if (!c->readable && !(c->ssl && SSL_has_pending(c->ssl))) return;
         size_t limit = input_limit(c);
         if (c->in_len >= limit) {
-            conn_refuse(c, c->header_end ? 413 : 431);
+            if (c->header_end) conn_dispatch(c, 413); /* chunk framing past its allowance: answered as the body limit */
+            else conn_refuse(c, 431);
             return;
         }
         if (c->in_cap - c->in_len == 0 || !c->in) {
@@ -997,6 +1022,7 @@ static void conn_read_requests(struct ep_conn *c) {
             conn_drop(c);
             return;
         }
+        if (!c->in_len) c->request_started_ms = now_ms();
         c->in_len += n;
         c->last_activity_ms = now_ms();
     }
@@ -1067,6 +1093,7 @@ static void conn_process(struct ep_conn *c) {
 
 static void conn_on_event(struct ep_conn *c, uint32_t events) {
     if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c->readable = 1;
+    if (events & EPOLLRDHUP) c->peer_closed = 1;
     if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) c->writable = 1;
     if (c->read_wants_write && c->writable) {
         c->read_wants_write = 0;
@@ -1186,6 +1213,9 @@ static void sweep_idle(struct ep_thread *t, uint64_t now) {
             if (now >= c->linger_until_ms) conn_free(c);
         } else if (c->state != CONN_DISPATCHED && idle_ms && now - c->last_activity_ms >= idle_ms) {
             conn_free(c);
+        } else if (c->state == CONN_READING && idle_ms && c->in_len && now - c->request_started_ms >= idle_ms) {
+            /* A request trickled a byte at a time keeps the idle timer fresh, not this one. */
+            conn_free(c);
         }
         c = next;
     }
@@ -1198,12 +1228,15 @@ static void *thread_main(void *arg) {
     for (;;) {
         int n = epoll_wait(t->epfd, events, MAX_EVENTS, 250);
         if (n < 0 && errno != EINTR) break;
+        int woken = 0;
         for (int i = 0; i < n; i++) {
             void *p = events[i].data.ptr;
             if (p == &listen_marker) accept_connections(t);
-            else if (p == &wake_marker) take_answers(t);
+            else if (p == &wake_marker) woken = 1;
             else conn_on_event(p, events[i].events);
         }
+        /* After the batch: an answer may free its connection, whose own event could still be in `events`. */
+        if (woken) take_answers(t);
         uint64_t now = now_ms();
         if (now - t->last_sweep_ms >= 250) {
             t->last_sweep_ms = now;
@@ -1447,11 +1480,12 @@ int mw_ep_request_respond(mw_http_request *r, unsigned int status, const char *c
     else t->answered_head = r;
     t->answered_tail = r;
     pthread_mutex_unlock(&t->lock);
-    atomic_fetch_sub(&s->dispatched, 1);
     if (was_empty) {
         uint64_t one = 1;
         if (write(t->wake_fd, &one, sizeof one) < 0) { /* the counter is already non-zero: a wake is pending */
         }
     }
+    /* Last: once `dispatched` is 0, mw_ep_server_stop may free the thread this touched. */
+    atomic_fetch_sub(&s->dispatched, 1);
     return rc;
 }
