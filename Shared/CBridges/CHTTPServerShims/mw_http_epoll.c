@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -307,7 +308,10 @@ static void conn_close_socket(struct ep_conn *c) {
         SSL_free(c->ssl);
         c->ssl = NULL;
     }
-    close(c->fd); /* also leaves the epoll set */
+    /* Out of the epoll set explicitly: close alone leaves it registered while a child forked elsewhere in the
+     * process still holds a copy of the descriptor (until its exec), and its events would name a freed connection. */
+    epoll_ctl(c->thread->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
     c->fd = -1;
     mw_http_server *s = c->thread->server;
     ip_release(s, &c->peer);
@@ -1397,8 +1401,18 @@ mw_http_server *mw_ep_server_start(const mw_http_server_config *c, char *error, 
             goto fail;
         }
     }
+    /* The I/O threads inherit this mask: a TLS write to a peer that is gone fails with EPIPE instead of raising
+     * SIGPIPE (OpenSSL's socket BIO writes without MSG_NOSIGNAL), and the process's signals go to other threads. */
+    sigset_t blocked, previous;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGPIPE);
+    sigaddset(&blocked, SIGTERM);
+    sigaddset(&blocked, SIGINT);
+    sigaddset(&blocked, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &blocked, &previous);
     for (unsigned int i = 0; i < s->thread_count; i++) {
         if (pthread_create(&s->threads[i].tid, NULL, thread_main, &s->threads[i]) != 0) {
+            pthread_sigmask(SIG_SETMASK, &previous, NULL);
             set_error(error, error_len, "cannot start an I/O thread");
             atomic_store(&s->stopping, 1);
             for (unsigned int k = 0; k < i; k++) pthread_join(s->threads[k].tid, NULL);
@@ -1408,6 +1422,7 @@ mw_http_server *mw_ep_server_start(const mw_http_server_config *c, char *error, 
         snprintf(name, sizeof name, "mw-ep-http-%u", i % 100);
         pthread_setname_np(s->threads[i].tid, name);
     }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     return s;
 fail:
     server_free(s);
