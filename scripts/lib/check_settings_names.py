@@ -36,6 +36,8 @@ NOT_SETTINGS = {
     # The test harness: scripts/lib/postgres.sh starts a PostgreSQL for the
     # Swift tests and exports its URL; PostgresTestServer uses it.
     "MAILWAKE_TEST_POSTGRES_URL": ("Tests/Support/PostgresTestServer.swift", "test harness: the tests' PostgreSQL"),
+    # The HTTP server suite's engine (scripts/test runs it once per engine).
+    "MAILWAKE_TEST_HTTP_ENGINE": ("Tests/HTTPServerTests/ServerFixture.swift", "test harness: the HTTP server engine under test"),
     # The APNs simulator binary the tests start (default: next to the test binary).
     "MAILWAKE_APNS_SIMULATOR": ("Tests/Support/APNsSimulatorProcess.swift", "test harness: path of mailwake-apns-simulator"),
     # Opt-in benchmark suites: seconds to run; unset skips them.
