@@ -14,12 +14,20 @@ public struct DatabaseUnavailableMiddleware: HTTPMiddleware {
     public func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPHandler) async throws -> HTTPResponse {
         do {
             return try await next(request, context)
-        } catch let error as PostgresError where error.isUnavailability {
-            context.logger.warning("database unavailable", ["error": .string(error.description)])
-            throw HTTPError(.serviceUnavailable, code: .databaseUnavailable,
-                            detail: "storage is briefly unavailable; send the request again",
-                            headers: ["Retry-After": String(retryAfterSeconds)])
+        } catch {
+            throw problem(for: error, context: context) ?? error
         }
+    }
+
+    /// The 503 an unavailable database answers (logged), or nil for any other error.
+    ///
+    /// Inline handlers, which no middleware wraps, map their errors with it too.
+    public func problem(for error: any Error, context: RequestContext) -> HTTPError? {
+        guard let error = error as? PostgresError, error.isUnavailability else { return nil }
+        context.logger.warning("database unavailable", ["error": .string(error.description)])
+        return HTTPError(.serviceUnavailable, code: .databaseUnavailable,
+                         detail: "storage is briefly unavailable; send the request again",
+                         headers: ["Retry-After": String(retryAfterSeconds)])
     }
 }
 

@@ -105,6 +105,29 @@ struct IntakeTests {
         #expect(try await p.stack.submit(good).status == .accepted)
     }
 
+    @Test func onceItsPairingAndAccountsAnswersAreCachedAnEnvelopeIsCheckedOnTheListenersThreadWithTheSameAnswers() async throws {
+        let p = try await Paired.start()
+        #expect(try await p.stack.submit(try p.envelope()).status == .accepted, "loads the pairing and accounts' answers")
+        let first = p.stack.relay.app.metrics.render()
+        #expect(first.contains(#"mailwake_relay_envelope_checks_total{on="task"} 1"#))
+        #expect(first.contains(#"mailwake_relay_envelope_checks_total{on="listener"} 0"#))
+        var forged = try p.envelope()
+        forged.signature[7] ^= 1
+        expectProblem(try await p.stack.submit(forged), .unauthorized, "bad_signature")
+        let impostor = try SimulatedOutpost().envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        expectProblem(try await p.stack.submit(impostor), .unauthorized, "bad_signature")
+        expectProblem(try await p.stack.submit(try p.envelope(audience: "https://other-relay.example")), .badRequest, "wrong_audience")
+        let good = try p.envelope()
+        #expect(try await p.stack.submit(good).status == .accepted)
+        #expect(try await p.stack.submit(good).status == .accepted, "a replay is answered as the duplicate it is")
+        let conflicting = try p.envelope(eventID: good.context.eventID, subject: "Another subject")
+        expectProblem(try await p.stack.submit(conflicting), .conflict, "event-conflict")
+        let metrics = p.stack.relay.app.metrics.render()
+        #expect(metrics.contains(#"mailwake_relay_envelope_checks_total{on="listener"} 6"#), "\(metrics)")
+        #expect(metrics.contains(#"mailwake_relay_envelope_checks_total{on="task"} 1"#))
+        #expect(metrics.contains("mailwake_relay_envelopes_duplicate_total 1"))
+    }
+
     @Test func anEnvelopeSignedByAnotherOutpostIsRefused() async throws {
         let p = try await Paired.start()
         let impostor = try SimulatedOutpost()

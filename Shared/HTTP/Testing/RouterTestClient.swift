@@ -40,11 +40,34 @@ public struct RouterTestClient: Sendable {
     public func execute(_ request: HTTPRequest) async -> HTTPClient.Response {
         let requestID = RequestID.generate()
         var context = RequestContext(requestID: requestID, logger: logger.with("request_id", .string(requestID)), route: "unmatched")
-        var response = await responder.respond(to: request, context: &context)
+        var response: HTTPResponse
+        if let inline = responder.inlineHandler(method: request.method, rawPath: request.rawPath),
+           let answer = await Self.answerInline(request, inline, context: context, responder: responder) {
+            response = answer
+        } else {
+            response = await responder.respond(to: request, context: &context)
+        }
         response.headers.replace("X-Request-Id", requestID)
         for (name, value) in responseHeaders where response.headers[name] == nil { response.headers.replace(name, value) }
         return HTTPClient.Response(status: response.status, headers: response.headers, body: response.body, version: .http1_1,
                                    transfer: .init(newConnections: 0, localPort: 0, totalSeconds: 0, connectSeconds: 0))
+    }
+
+    /// The inline handler's answer as the server gives it, or nil when the handler declined the request.
+    private static func answerInline(_ request: HTTPRequest, _ inline: (handler: InlineHandler, route: String), context: RequestContext,
+                                     responder: RouterResponder) async -> HTTPResponse? {
+        var routed = context
+        routed.route = inline.route
+        let offered = routed
+        return await withCheckedContinuation { (continuation: CheckedContinuation<HTTPResponse?, Never>) in
+            let reply = InlineReply { result in
+                switch result {
+                case .success(let response): continuation.resume(returning: response)
+                case .failure(let error): continuation.resume(returning: responder.response(for: error, context: offered))
+                }
+            }
+            if !inline.handler(request, offered, reply) { continuation.resume(returning: nil) }
+        }
     }
 
     /// `/path?query` of an absolute URL, or the string itself when it is already a target.

@@ -23,8 +23,15 @@ public struct Router: Sendable {
         let groupMiddleware: [any HTTPMiddleware]
     }
 
+    struct InlineRoute: Sendable {
+        let method: HTTPMethod
+        let path: String
+        let handler: InlineHandler
+    }
+
     private(set) var routes: [Route] = []
     private(set) var middleware: [any HTTPMiddleware] = []
+    private(set) var inlineRoutes: [InlineRoute] = []
 
     public init() {}
 
@@ -55,15 +62,29 @@ public struct Router: Sendable {
     public mutating func patch(_ pattern: String, handler: @escaping HTTPHandler) { add(.patch, pattern, handler: handler) }
     public mutating func delete(_ pattern: String, handler: @escaping HTTPHandler) { add(.delete, pattern, handler: handler) }
 
+    /// Adds an inline handler in front of the ordinary route for `method` and `path` (a literal path, no parameters).
+    ///
+    /// The server offers a request whose path is exactly `path` to `handler` on its I/O thread first
+    /// (see ``InlineHandler``); what it declines goes to the ordinary route, which must be added too.
+    public mutating func inline(_ method: HTTPMethod, _ path: String, handler: @escaping InlineHandler) {
+        precondition(!RoutePattern(path).hasParameters && !path.contains("%"), "inline routes are literal paths")
+        precondition(!inlineRoutes.contains { $0.method == method && $0.path == path }, "inline route \(method) \(path) added twice")
+        inlineRoutes.append(InlineRoute(method: method, path: RoutePattern(path).description, handler: handler))
+    }
+
     /// Every route as `METHOD /pattern`, for OpenAPI agreement tests.
     public var routeList: [String] { routes.map { "\($0.method.rawValue) \($0.pattern.description)" } }
 
     /// The routes with their middleware chains composed, ready to answer requests.
     public func responder() -> RouterResponder {
-        RouterResponder(routes: routes.map { route in
+        for inline in inlineRoutes {
+            precondition(routes.contains { $0.method == inline.method && $0.pattern.description == inline.path },
+                         "inline route \(inline.method) \(inline.path) has no ordinary route to decline to")
+        }
+        return RouterResponder(routes: routes.map { route in
             RouterResponder.Route(method: route.method, pattern: route.pattern,
                                   handler: Self.compose(middleware + route.groupMiddleware, around: route.handler))
-        })
+        }, inline: inlineRoutes)
     }
 
     private mutating func add(_ route: Route) {

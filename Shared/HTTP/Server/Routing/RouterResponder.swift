@@ -1,4 +1,4 @@
-import MailwakeHTTPTypes
+public import MailwakeHTTPTypes
 
 /// A router's routes with their middleware composed: routes one request and
 /// maps every error its handler throws to a response.
@@ -24,9 +24,14 @@ public struct RouterResponder: Sendable {
     /// What `resolve` answers for each route path without parameters, by method: a request whose path is
     /// exactly such a text (no percent escapes) is routed by one look-up, to what the full match would find.
     private let staticResolutions: [HTTPMethod: [String: Resolution]]
+    /// The inline handlers, by method and literal path.
+    private let inlineHandlers: [HTTPMethod: [String: InlineHandler]]
 
-    init(routes: [Route]) {
+    init(routes: [Route], inline: [Router.InlineRoute] = []) {
         self.routes = routes
+        var handlers: [HTTPMethod: [String: InlineHandler]] = [:]
+        for route in inline { handlers[route.method, default: [:]][route.path] = route.handler }
+        inlineHandlers = handlers
         var index: [HTTPMethod: [String: Resolution]] = [:]
         for route in routes where !route.pattern.hasParameters {
             let path = route.pattern.description
@@ -46,16 +51,8 @@ public struct RouterResponder: Sendable {
             context.route = route
             do {
                 return try await handler(request, context)
-            } catch let error as any HTTPResponseError {
-                return error.response(requestID: context.requestID)
-            } catch is CancellationError {
-                return HTTPError(.serviceUnavailable, code: .cancelled,
-                                 detail: "the request was cancelled").response(requestID: context.requestID)
             } catch {
-                context.logger.error("handler failed", ["route": .string(route), "error": .string(String(describing: type(of: error))),
-                                                         "reason": .string(String(describing: error))])
-                return HTTPError(.internalServerError, code: .internalError,
-                                 detail: "the server failed to handle the request").response(requestID: context.requestID)
+                return response(for: error, context: context)
             }
         case .methodNotAllowed(let allowed, let route):
             context.route = route
@@ -67,6 +64,30 @@ public struct RouterResponder: Sendable {
             return HTTPError(.badRequest, code: .badPath,
                              detail: "the request path is not valid percent-encoded UTF-8").response(requestID: context.requestID)
         }
+    }
+
+    /// The response a handler's `error` maps to: an ``HTTPResponseError``'s own, 503 for cancellation, 500 otherwise.
+    public func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        switch error {
+        case let error as any HTTPResponseError:
+            return error.response(requestID: context.requestID)
+        case is CancellationError:
+            return HTTPError(.serviceUnavailable, code: .cancelled,
+                             detail: "the request was cancelled").response(requestID: context.requestID)
+        default:
+            context.logger.error("handler failed", ["route": .string(context.route), "error": .string(String(describing: type(of: error))),
+                                                     "reason": .string(String(describing: error))])
+            return HTTPError(.internalServerError, code: .internalError,
+                             detail: "the server failed to handle the request").response(requestID: context.requestID)
+        }
+    }
+
+    /// The inline handler for a request to exactly `rawPath` with `method`, and its route.
+    public func inlineHandler(method: HTTPMethod, rawPath: Substring) -> (handler: InlineHandler, route: String)? {
+        guard let byPath = inlineHandlers[method] else { return nil }
+        let path = String(rawPath)
+        guard let handler = byPath[path] else { return nil }
+        return (handler, path)
     }
 
     func resolve(method: HTTPMethod, rawPath: Substring) -> Resolution {

@@ -45,13 +45,7 @@ extension HTTPServer {
             return
         }
 
-        let task = Task { [self] in
-            var routed = context
-            let response = await self.responder.respond(to: request, context: &routed)
-            self.finish(pending, response, request: request, context: routed)
-            pending.detach()
-        }
-        pending.attach(task: task) { [weak self] in
+        let onDeadline: @Sendable () -> Void = { [weak self] in
             guard let self else { return }
             let problem = HTTPError(.serviceUnavailable, code: .deadlineExceeded,
                                     detail: "the request took longer than \(self.configuration.requestDeadlineSeconds) s",
@@ -60,6 +54,36 @@ extension HTTPServer {
                 pending.cancelHandler()
             }
         }
+        if let inline = responder.inlineHandler(method: request.method, rawPath: request.rawPath),
+           answerInline(request, inline, pending: pending, context: context, onDeadline: onDeadline) {
+            return
+        }
+        let task = Task { [self] in
+            var routed = context
+            let response = await self.responder.respond(to: request, context: &routed)
+            self.finish(pending, response, request: request, context: routed)
+            pending.detach()
+        }
+        pending.attach(task: task, onDeadline: onDeadline)
+    }
+
+    /// Offers `request` to its route's inline handler on this thread; false when the handler declined it.
+    private func answerInline(_ request: HTTPRequest, _ inline: (handler: InlineHandler, route: String), pending: PendingRequest,
+                              context: RequestContext, onDeadline: @escaping @Sendable () -> Void) -> Bool {
+        var routed = context
+        routed.route = inline.route
+        // Before the handler runs: it may answer at once, from another thread, and detach the request.
+        pending.attach(task: nil, onDeadline: onDeadline)
+        let reply = InlineReply { [self, routed] result in
+            let response: HTTPResponse
+            switch result {
+            case .success(let r): response = r
+            case .failure(let error): response = responder.response(for: error, context: routed)
+            }
+            finish(pending, response, request: request, context: routed)
+            pending.detach()
+        }
+        return inline.handler(request, routed, reply)
     }
 
     /// Answers every request past its deadline; runs every 50 ms while the server is up.

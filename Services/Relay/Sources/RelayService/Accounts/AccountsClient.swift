@@ -83,6 +83,13 @@ final class AccountsClient: Sendable {
         return standing
     }
 
+    /// The outpost's standing and the device's authorization when both are cached and fresh; nil otherwise (nothing is loaded).
+    func cached(outpostID: String, deviceID: String) -> (standing: OutpostStanding, authorization: DeviceAuthorization?)? {
+        guard let standing = outposts.cached(outpostID), let authorization = authorizations.cached(deviceID) else { return nil }
+        cacheHits.increment(by: 2)
+        return (standing, authorization)
+    }
+
     /// The outpost's standing (cached); registers it if accounts forgot it.
     func standing(of outpostID: String, key: [UInt8]) async throws -> OutpostStanding {
         if let cached = outposts.cached(outpostID, hit: cacheHits) { return cached }

@@ -5,6 +5,10 @@ struct RelayMetrics: Sendable {
     let registry: MetricsRegistry
     let accepted: Counter
     let duplicates: Counter
+    /// Envelopes checked on the listener's thread (pairing and accounts answers cached).
+    let checkedOnListener: Counter
+    /// Envelopes checked on a task (something to load first).
+    let checkedOnTask: Counter
     let queueDepth: Gauge
     let queueOldestSeconds: Gauge
     let queueDue: Gauge
@@ -22,6 +26,10 @@ struct RelayMetrics: Sendable {
     init(_ registry: MetricsRegistry) {
         self.registry = registry
         accepted = registry.counter("mailwake_relay_envelopes_accepted_total", help: "Envelopes answered 202 and stored.")
+        let checkedHelp = "Envelopes whose checks ran on the public listener's thread (everything they needed was cached) or on a " +
+                          "task (the pairing or an accounts answer had to be loaded)."
+        checkedOnListener = registry.counter("mailwake_relay_envelope_checks_total", help: checkedHelp, labels: ["on": "listener"])
+        checkedOnTask = registry.counter("mailwake_relay_envelope_checks_total", help: checkedHelp, labels: ["on": "task"])
         liveActivityAlerts = registry.counter("mailwake_relay_live_activity_alerts_total",
                                               help: "Live Activity starts APNs refused for the push-to-start token (TooManyRequests) " +
                                                     "and sent as time-sensitive alerts instead.")

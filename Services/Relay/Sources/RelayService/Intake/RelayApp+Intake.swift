@@ -2,6 +2,7 @@ import MailwakeCrypto
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
 import MailwakeProtocol
+import MailwakeServiceSupport
 
 extension RelayApp {
     /// How far in the future an envelope's `iat` may be (PROTOCOL.md §5).
@@ -20,6 +21,10 @@ extension RelayApp {
             }
         }
 
+        // Envelopes whose pairing and accounts answers are cached are checked, verified and
+        // queued on the listener's thread; the rest take the route above.
+        router.inline(.post, "/v1/envelopes") { [self] request, context, reply in acceptInline(request, context, reply) }
+
         router.group(middleware: [outpostOfPairing("pairing_id")]) { outpost in
             outpost.get("/v1/envelopes/{pairing_id}/{event_id}") { [self] _, context in try await deliveryStatus(context) }
         }
@@ -36,54 +41,121 @@ extension RelayApp {
 
     /// The intake checks of issue/PROTOCOL §5, in order, then the durable write.
     func accept(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        // 1. size, 2. strict JSON shape, 3. v/alg (in decode) and aud.
-        guard request.body.count <= Envelope.maxJSONBytes else {
-            throw ProtocolError(.tooLarge, "an envelope is at most \(Envelope.maxJSONBytes) bytes")
-        }
-        let envelope = try Envelope.decode(request.body)
-        let c = envelope.context
-        guard c.aud == configuration.publicOrigin else { throw ProtocolError(.wrongAudience, "aud is not this relay's origin") }
-        // 4. iat window.
-        let now = clock()
-        let iat = Int64(clamping: c.iat)
-        guard iat <= now + Self.maxFutureSkew else {
-            throw HTTPError(.badRequest, code: .clockSkew, detail: "iat is more than \(Self.maxFutureSkew) seconds in the future")
-        }
-        guard iat >= now - configuration.maxEnvelopeAge else { throw ProtocolError(.expired, "iat is older than this relay accepts") }
-        // 5. an active pairing.
-        let (pairing, deviceID) = try await activePairing(c.pairingID)
+        relayMetrics.checkedOnTask.increment()
+        let (envelope, iat) = try checkedEnvelope(request)
+        let (pairing, deviceID) = try await activePairing(envelope.context.pairingID)
         // 6. the signature, against the outpost key pinned for the pairing.
         // The outpost's rate is taken by the durable write below, and only
         // for envelopes not stored before: forgeries never get there, and a
         // replayed authentic envelope is answered as the duplicate it is
         // without spending the outpost's budget.
         try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
-        // 7. the outpost's and the device's standing at accounts.
         let authorization = try await deliveryAuthorization(pairing, deviceID: deviceID)
-        // 8. the APNs payload fits.
+        let delivery = try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat)
+        try await enqueue(delivery, pairing: pairing, authorization: authorization)
+        return Self.queued
+    }
+
+    /// The same checks as `accept`, on the listener's thread, when the pairing and the accounts answers are
+    /// cached; declines (false) otherwise, before the verify, and `accept` runs on a task instead.
+    func acceptInline(_ request: HTTPRequest, _ context: RequestContext, _ reply: InlineReply) -> Bool {
+        do {
+            let (envelope, iat) = try checkedEnvelope(request)
+            guard let (pairing, deviceID) = try cachedActivePairing(envelope.context.pairingID),
+                  let accountsAnswer = accounts.cached(outpostID: pairing.outpostID, deviceID: deviceID)
+            else { return false }
+            try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
+            let authorization = try Self.deliveryAuthorization(standing: accountsAnswer.standing, accountsAnswer.authorization)
+            var unclaimed = try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat)
+            unclaimed.claimedHere = handoff.reserve()
+            let delivery = unclaimed
+            queue.enqueue(delivery) { [self] result in
+                do {
+                    switch result {
+                    case .success(let outcome):
+                        try settle(delivery, outcome, pairing: pairing, authorization: authorization)
+                    case .failure(let error):
+                        if delivery.claimedHere { handoff.cancelReservation() }
+                        throw error
+                    }
+                    reply(Self.queued)
+                } catch {
+                    reply.fail(intakeProblem(error, context))
+                }
+            }
+        } catch {
+            reply.fail(intakeProblem(error, context))
+        }
+        relayMetrics.checkedOnListener.increment()
+        return true
+    }
+
+    /// The answer to an envelope stored (or already stored).
+    static let queued = HTTPResponse.json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
+
+    /// Checks 1–4: size, strict JSON shape, `v`/`alg` and `aud`, and the `iat` window; the envelope and its `iat`.
+    func checkedEnvelope(_ request: HTTPRequest) throws -> (Envelope, iat: Int64) {
+        guard request.body.count <= Envelope.maxJSONBytes else {
+            throw ProtocolError(.tooLarge, "an envelope is at most \(Envelope.maxJSONBytes) bytes")
+        }
+        let envelope = try Envelope.decode(request.body)
+        let c = envelope.context
+        guard c.aud == configuration.publicOrigin else { throw ProtocolError(.wrongAudience, "aud is not this relay's origin") }
+        let now = clock()
+        let iat = Int64(clamping: c.iat)
+        guard iat <= now + Self.maxFutureSkew else {
+            throw HTTPError(.badRequest, code: .clockSkew, detail: "iat is more than \(Self.maxFutureSkew) seconds in the future")
+        }
+        guard iat >= now - configuration.maxEnvelopeAge else { throw ProtocolError(.expired, "iat is older than this relay accepts") }
+        return (envelope, iat)
+    }
+
+    /// Check 8 (the APNs payload fits) and the delivery to store.
+    func newDelivery(_ envelope: Envelope, request: HTTPRequest, pairing: PairingRecord, deviceID: String,
+                     iat: Int64) throws -> NewDelivery {
+        let c = envelope.context
         let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
         guard payload.count <= APNsPayload.maxBytes else {
             throw HTTPError(.contentTooLarge, code: .payloadTooLarge,
                             detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
         }
-        let delivery = NewDelivery(
+        return NewDelivery(
             pairingID: c.pairingID, eventID: c.eventID, outpostID: pairing.outpostID, deviceID: deviceID, kind: .envelope(c.kind),
             activityID: c.activity?.id, activityEvent: c.activity?.event, payload: payload,
             envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge,
             acceptedMS: clockMS(),
             claimedHere: false)
-        try await enqueue(delivery, pairing: pairing, authorization: authorization)
-        return .json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
+    }
+
+    /// What an intake error answers, counted as the async route counts it; storage briefly away answers 503.
+    func intakeProblem(_ error: any Error, _ context: RequestContext) -> any Error {
+        switch error {
+        case let error as HTTPError:
+            relayMetrics.refused(error.code.rawValue)
+            return error
+        case let error as ProtocolError:
+            relayMetrics.refused(error.code.rawValue)
+            return error
+        default:
+            return DatabaseUnavailableMiddleware().problem(for: error, context: context) ?? error
+        }
     }
 
     /// The pairing (cached) and its device, when the pairing is active.
     func activePairing(_ pairingID: String) async throws -> (PairingRecord, deviceID: String) {
-        let pairing: PairingRecord?
-        if let cached = pairings.cached(pairingID) {
-            pairing = cached
-        } else {
-            pairing = try await pairings.value(for: pairingID) { [pairingStore] in try await pairingStore.load(pairingID) }
-        }
+        if let cached = try cachedActivePairing(pairingID) { return cached }
+        let pairing = try await pairings.value(for: pairingID) { [pairingStore] in try await pairingStore.load(pairingID) }
+        return try Self.active(pairing)
+    }
+
+    /// The pairing and its device when the cache holds the pairing and it is active; nil when the cache does not hold it.
+    func cachedActivePairing(_ pairingID: String) throws -> (PairingRecord, deviceID: String)? {
+        guard let cached = pairings.cached(pairingID) else { return nil }
+        return try Self.active(cached)
+    }
+
+    /// Check 5: the pairing exists and is active, and its device.
+    static func active(_ pairing: PairingRecord?) throws -> (PairingRecord, deviceID: String) {
         guard let pairing else { throw Self.pairingNotFound }
         switch pairing.state {
         case .active: break
@@ -96,17 +168,24 @@ extension RelayApp {
 
     /// The device's authorization, once accounts says the outpost is not blocked and the device may receive push.
     func deliveryAuthorization(_ pairing: PairingRecord, deviceID: String) async throws -> DeviceAuthorization {
+        let standing: OutpostStanding
         let authorization: DeviceAuthorization?
         do {
-            let standing = try await accounts.standing(of: pairing.outpostID, key: pairing.outpostKey)
-            guard !standing.blocked else {
-                throw HTTPError(.forbidden, code: .outpostBlocked, detail: "this outpost is blocked by the relay operator")
-            }
+            standing = try await accounts.standing(of: pairing.outpostID, key: pairing.outpostKey)
+            if standing.blocked { return try Self.deliveryAuthorization(standing: standing, nil) }
             authorization = try await accounts.authorization(of: deviceID)
         } catch let error as HTTPError {
             throw error
         } catch {
             throw Self.accountsUnavailable
+        }
+        return try Self.deliveryAuthorization(standing: standing, authorization)
+    }
+
+    /// Check 7 on what accounts answered: the outpost is not blocked, the device may receive push and is entitled to.
+    static func deliveryAuthorization(standing: OutpostStanding, _ authorization: DeviceAuthorization?) throws -> DeviceAuthorization {
+        guard !standing.blocked else {
+            throw HTTPError(.forbidden, code: .outpostBlocked, detail: "this outpost is blocked by the relay operator")
         }
         guard let authorization, authorization.active else {
             throw HTTPError(.forbidden, code: .deviceNotAuthorized, detail: "the paired device may not receive push")
@@ -128,6 +207,13 @@ extension RelayApp {
             if delivery.claimedHere { handoff.cancelReservation() }
             throw error
         }
+        try settle(delivery, outcome, pairing: pairing, authorization: authorization)
+    }
+
+    /// After the durable write: gives back an unused hand-off place, hands a claimed delivery to the worker, or throws
+    /// what the outcome answers.
+    func settle(_ delivery: NewDelivery, _ outcome: EnqueueOutcome, pairing: PairingRecord,
+                authorization: DeviceAuthorization) throws {
         if delivery.claimedHere, outcome != .queued { handoff.cancelReservation() }
         switch outcome {
         case .queued:

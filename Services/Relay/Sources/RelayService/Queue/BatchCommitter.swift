@@ -7,11 +7,25 @@ import Synchronization
 final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     typealias Flush = @Sendable ([Item]) async throws -> [Outcome]
 
-    private struct Pending {
-        var item: Item
+    /// Who waits for an item's outcome.
+    private enum Waiter {
         /// Unchecked: `run` resumes every pending item exactly once, with its outcome or the flush's error (a checked
         /// continuation allocated and freed a canary for each of the relay's two commits per envelope).
-        var continuation: UnsafeContinuation<Outcome, any Error>
+        case task(UnsafeContinuation<Outcome, any Error>)
+        /// Called once, on the flush's task (intake on the listener's thread waits this way, without a task of its own).
+        case callback(@Sendable (Result<Outcome, any Error>) -> Void)
+
+        func resume(_ result: Result<Outcome, any Error>) {
+            switch self {
+            case .task(let continuation): continuation.resume(with: result)
+            case .callback(let callback): callback(result)
+            }
+        }
+    }
+
+    private struct Pending {
+        var item: Item
+        var waiter: Waiter
     }
 
     private struct State {
@@ -37,14 +51,23 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     /// Submits one item and waits for its outcome.
     func submit(_ item: Item) async throws -> Outcome {
         try await withUnsafeThrowingContinuation { continuation in
-            let batch: [Pending]? = state.withLock { s in
-                s.pending.append(Pending(item: item, continuation: continuation))
-                guard s.running < maxConcurrentFlushes else { return nil }
-                s.running += 1
-                return take(&s)
-            }
-            if let batch { Task { await run(batch) } }
+            enqueue(Pending(item: item, waiter: .task(continuation)))
         }
+    }
+
+    /// Submits one item without waiting: `completion` gets its outcome, once, from the flush that wrote it.
+    func submit(_ item: Item, then completion: @escaping @Sendable (Result<Outcome, any Error>) -> Void) {
+        enqueue(Pending(item: item, waiter: .callback(completion)))
+    }
+
+    private func enqueue(_ pending: Pending) {
+        let batch: [Pending]? = state.withLock { s in
+            s.pending.append(pending)
+            guard s.running < maxConcurrentFlushes else { return nil }
+            s.running += 1
+            return take(&s)
+        }
+        if let batch { Task { await run(batch) } }
     }
 
     private func take(_ s: inout State) -> [Pending] {
@@ -60,9 +83,9 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
             do {
                 let outcomes = try await flush(batch.map(\.item))
                 precondition(outcomes.count == batch.count, "a flush must return one outcome per item")
-                for (p, o) in zip(batch, outcomes) { p.continuation.resume(returning: o) }
+                for (p, o) in zip(batch, outcomes) { p.waiter.resume(.success(o)) }
             } catch {
-                for p in batch { p.continuation.resume(throwing: error) }
+                for p in batch { p.waiter.resume(.failure(error)) }
             }
             batch = state.withLock { s in
                 if s.pending.isEmpty {

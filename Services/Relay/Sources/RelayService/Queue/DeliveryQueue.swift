@@ -41,6 +41,11 @@ final class DeliveryQueue: Sendable {
         try await inserts.submit(delivery)
     }
 
+    /// Stores an accepted envelope durably; `completion` gets the outcome after the commit, on the committing task.
+    func enqueue(_ delivery: NewDelivery, then completion: @escaping @Sendable (Result<EnqueueOutcome, any Error>) -> Void) {
+        inserts.submit(delivery, then: completion)
+    }
+
     /// Records how an attempt ended (batched with other completions).
     func complete(_ completion: DeliveryCompletion) async throws {
         try await completions.submit(completion)
