@@ -232,6 +232,34 @@ struct IntakeTests {
         #expect(response.headers["Retry-After"] == "5")
     }
 
+    @Test func anEnvelopeCheckedOnTheListenersThreadAnswers503WhenStorageIsReadOnly() async throws {
+        let p = try await Paired.start()
+        #expect(try await p.stack.submit(try p.envelope()).status == .accepted)  // the pairing and accounts answers are cached now
+        let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
+        // What a standby answering for a failed primary does: every new session is read-only.
+        func setReadOnly(_ on: Bool) async throws {
+            let name = try await database.query("SELECT current_database()").first?.decode(String.self, at: 0) ?? ""
+            try await database.execute(PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(name)\" SET default_transaction_read_only = \(on)"))
+            try await database.execute("""
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+        }
+        try await setReadOnly(true)
+        let refused = try await p.stack.submit(try p.envelope())
+        expectProblem(refused, .serviceUnavailable, "database-unavailable")
+        #expect(refused.headers["Retry-After"] == "1")
+        #expect(p.stack.relay.app.metrics.render().contains(#"mailwake_relay_envelope_checks_total{on="task"} 1"#),
+                "only the first envelope took a task")
+        try await setReadOnly(false)
+        var status = HTTPStatus.serviceUnavailable
+        for _ in 0..<200 where status != .accepted {
+            status = try await p.stack.submit(try p.envelope()).status
+            if status != .accepted { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(status == .accepted, "intake stores again once the database is writable")
+        await database.close()
+    }
+
     @Test func refusalsAreCountedByReason() async throws {
         let p = try await Paired.start()
         _ = try await p.submit(raw: Array("[]".utf8))

@@ -26,8 +26,8 @@ struct RelayMetrics: Sendable {
     init(_ registry: MetricsRegistry) {
         self.registry = registry
         accepted = registry.counter("mailwake_relay_envelopes_accepted_total", help: "Envelopes answered 202 and stored.")
-        let checkedHelp = "Envelopes whose checks ran on the public listener's thread (everything they needed was cached) or on a " +
-                          "task (the pairing or an accounts answer had to be loaded)."
+        let checkedHelp = "Envelopes checked on the public listener's thread (refused there, or everything they needed was cached) " +
+                          "or on a task (the pairing or an accounts answer had to be loaded first)."
         checkedOnListener = registry.counter("mailwake_relay_envelope_checks_total", help: checkedHelp, labels: ["on": "listener"])
         checkedOnTask = registry.counter("mailwake_relay_envelope_checks_total", help: checkedHelp, labels: ["on": "task"])
         liveActivityAlerts = registry.counter("mailwake_relay_live_activity_alerts_total",

@@ -77,23 +77,32 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
         return batch
     }
 
-    private func run(_ first: [Pending]) async {
-        var batch = first
-        while !batch.isEmpty {
-            do {
-                let outcomes = try await flush(batch.map(\.item))
-                precondition(outcomes.count == batch.count, "a flush must return one outcome per item")
-                for (p, o) in zip(batch, outcomes) { p.waiter.resume(.success(o)) }
-            } catch {
-                for p in batch { p.waiter.resume(.failure(error)) }
+    /// Flushes `batch`, starts the next batch's flush, then gives this batch its outcomes.
+    ///
+    /// The next flush starts first because callbacks answer their requests on this task (up to
+    /// `maxBatch` answers): the database is not kept waiting for them.
+    private func run(_ batch: [Pending]) async {
+        let result: Result<[Outcome], any Error>
+        do {
+            let outcomes = try await flush(batch.map(\.item))
+            precondition(outcomes.count == batch.count, "a flush must return one outcome per item")
+            result = .success(outcomes)
+        } catch {
+            result = .failure(error)
+        }
+        let next: [Pending] = state.withLock { s in
+            if s.pending.isEmpty {
+                s.running -= 1
+                return []
             }
-            batch = state.withLock { s in
-                if s.pending.isEmpty {
-                    s.running -= 1
-                    return []
-                }
-                return take(&s)
-            }
+            return take(&s)
+        }
+        if !next.isEmpty { Task { await run(next) } }
+        switch result {
+        case .success(let outcomes):
+            for (p, o) in zip(batch, outcomes) { p.waiter.resume(.success(o)) }
+        case .failure(let error):
+            for p in batch { p.waiter.resume(.failure(error)) }
         }
     }
 }

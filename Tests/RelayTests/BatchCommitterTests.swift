@@ -1,0 +1,60 @@
+@testable import RelayService
+import Synchronization
+import TestSupport
+import Testing
+
+/// Group commit: every item gets its own outcome once, whether its submitter awaits it or gave a callback.
+@Suite("Relay: group commit")
+struct BatchCommitterTests {
+    struct Refused: Error {}
+
+    /// A flush that answers each item doubled, records the batch sizes, and fails batches holding a negative item.
+    final class Recorder: Sendable {
+        let batches = Mutex<[[Int]]>([])
+        func flush(_ items: [Int]) async throws -> [Int] {
+            batches.withLock { $0.append(items) }
+            await Task.yield()
+            if items.contains(where: { $0 < 0 }) { throw Refused() }
+            return items.map { $0 * 2 }
+        }
+    }
+
+    @Test func awaitedAndCallbackSubmissionsEachGetTheirOwnOutcomeOnce() async throws {
+        let recorder = Recorder()
+        let committer = BatchCommitter<Int, Int>(maxBatch: 8, maxConcurrentFlushes: 2) { try await recorder.flush($0) }
+        let calls = Mutex<[Int: [Int]]>([:])
+        let done = Flag()
+        let callbacks = 200
+        for i in 0..<callbacks {
+            committer.submit(1000 + i) { result in
+                let count = calls.withLock { c -> Int in
+                    c[1000 + i, default: []].append((try? result.get()) ?? -1)
+                    return c.count
+                }
+                if count == callbacks { done.set() }
+            }
+        }
+        let awaited = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for i in 0..<100 { group.addTask { (i, try await committer.submit(i)) } }
+            return try await group.reduce(into: [Int: Int]()) { $0[$1.0] = $1.1 }
+        }
+        try await done.wait(timeout: .seconds(60))
+        #expect(awaited.count == 100 && awaited.allSatisfy { $0.value == $0.key * 2 })
+        let seen = calls.withLock { $0 }
+        #expect(seen.count == callbacks)
+        #expect(seen.allSatisfy { $0.value == [$0.key * 2] }, "each callback ran once, with its own outcome")
+        let batches = recorder.batches.withLock { $0 }
+        #expect(batches.allSatisfy { $0.count <= 8 })
+        #expect(batches.reduce(0) { $0 + $1.count } == 300, "every item was flushed once")
+    }
+
+    @Test func aFailedFlushFailsEveryItemOfItsBatchAndOnlyThose() async throws {
+        let recorder = Recorder()
+        let committer = BatchCommitter<Int, Int>(maxBatch: 1, maxConcurrentFlushes: 1) { try await recorder.flush($0) }
+        let failed = Flag()
+        committer.submit(-1) { result in if case .failure(let error) = result, error is Refused { failed.set() } }
+        try await failed.wait(timeout: .seconds(60))
+        #expect(try await committer.submit(21) == 42, "the next batch is flushed normally")
+        await #expect(throws: Refused.self) { _ = try await committer.submit(-2) }
+    }
+}
