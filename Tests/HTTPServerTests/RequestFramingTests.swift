@@ -15,9 +15,12 @@ struct RequestFramingTests {
         String(decoding: bytes, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").dropFirst().compactMap { Int($0.prefix(3)) }
     }
 
-    /// A server on the epoll engine.
-    static func start(_ router: Router = LimitsTests.router()) throws -> ServerFixture {
-        try ServerFixture.start(router) { $0.engine = .epoll }
+    /// A server on the epoll engine, with the idle timeout given (the configuration's default otherwise).
+    static func start(_ router: Router = LimitsTests.router(), idleTimeoutSeconds: Int? = nil) throws -> ServerFixture {
+        try ServerFixture.start(router) { c in
+            c.engine = .epoll
+            if let idleTimeoutSeconds { c.idleTimeoutSeconds = idleTimeoutSeconds }
+        }
     }
 
     /// Sends `raw` on a fresh connection and reads until the server closes it.
@@ -96,10 +99,7 @@ struct RequestFramingTests {
 
     @Test func headersArrivingOneByteAtATimeMakeOneRequest() async throws {
         // No bound on how long the trickle takes: on a loaded machine it is not this test's subject.
-        let f = try ServerFixture.start(LimitsTests.router()) {
-            $0.engine = .epoll
-            $0.idleTimeoutSeconds = 3600
-        }
+        let f = try Self.start(idleTimeoutSeconds: 3600)
         let c = try RawConnection(port: f.port, receiveTimeoutSeconds: 300)
         // A thread of its own sends, so a busy cooperative pool cannot stretch the pauses between bytes.
         Thread.detachNewThread {
@@ -122,10 +122,7 @@ struct RequestFramingTests {
     }
 
     @Test func aRequestTrickledFasterThanTheIdleTimeoutIsStillCutOff() async throws {
-        let f = try ServerFixture.start(LimitsTests.router()) {
-            $0.engine = .epoll
-            $0.idleTimeoutSeconds = 1
-        }
+        let f = try Self.start(idleTimeoutSeconds: 1)
         let c = try RawConnection(port: f.port, receiveTimeoutSeconds: 60)
         // One byte every 200 ms keeps the idle timer fresh; the request as a whole must still arrive within the timeout.
         let sender = Task {
@@ -139,10 +136,7 @@ struct RequestFramingTests {
     }
 
     @Test func aRequestFollowedByItsClientsFINIsAnsweredAndClosed() async throws {
-        let f = try ServerFixture.start(LimitsTests.router()) {
-            $0.engine = .epoll
-            $0.idleTimeoutSeconds = 0
-        }
+        let f = try Self.start(idleTimeoutSeconds: 0)
         let c = try RawConnection(port: f.port, receiveTimeoutSeconds: 60)
         c.send("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
         c.finishSending()

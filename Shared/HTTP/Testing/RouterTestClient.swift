@@ -41,8 +41,7 @@ public struct RouterTestClient: Sendable {
         let requestID = RequestID.generate()
         var context = RequestContext(requestID: requestID, logger: logger.with("request_id", .string(requestID)), route: "unmatched")
         var response: HTTPResponse
-        if let inline = responder.inlineHandler(method: request.method, rawPath: request.rawPath),
-           let answer = await Self.answerInline(request, inline, context: context, responder: responder) {
+        if let answer = await Self.answerInline(request, context: context, responder: responder) {
             response = answer
         } else {
             response = await responder.respond(to: request, context: &context)
@@ -53,20 +52,11 @@ public struct RouterTestClient: Sendable {
                                    transfer: .init(newConnections: 0, localPort: 0, totalSeconds: 0, connectSeconds: 0))
     }
 
-    /// The inline handler's answer as the server gives it, or nil when the handler declined the request.
-    private static func answerInline(_ request: HTTPRequest, _ inline: (handler: InlineHandler, route: String), context: RequestContext,
-                                     responder: RouterResponder) async -> HTTPResponse? {
-        var routed = context
-        routed.route = inline.route
-        let offered = routed
-        return await withCheckedContinuation { (continuation: CheckedContinuation<HTTPResponse?, Never>) in
-            let reply = InlineReply { result in
-                switch result {
-                case .success(let response): continuation.resume(returning: response)
-                case .failure(let error): continuation.resume(returning: responder.response(for: error, context: offered))
-                }
-            }
-            if !inline.handler(request, offered, reply) { continuation.resume(returning: nil) }
+    /// The inline handler's answer as the server gives it, or nil when there is none or it declined the request.
+    private static func answerInline(_ request: HTTPRequest, context: RequestContext, responder: RouterResponder) async -> HTTPResponse? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<HTTPResponse?, Never>) in
+            let taken = responder.offerInline(request, context: context) { response, _ in continuation.resume(returning: response) }
+            if !taken { continuation.resume(returning: nil) }
         }
     }
 

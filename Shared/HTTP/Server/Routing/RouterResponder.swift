@@ -1,4 +1,4 @@
-public import MailwakeHTTPTypes
+import MailwakeHTTPTypes
 
 /// A router's routes with their middleware composed: routes one request and
 /// maps every error its handler throws to a response.
@@ -82,12 +82,27 @@ public struct RouterResponder: Sendable {
         }
     }
 
-    /// The inline handler for a request to exactly `rawPath` with `method`, and its route.
-    public func inlineHandler(method: HTTPMethod, rawPath: Substring) -> (handler: InlineHandler, route: String)? {
-        guard let byPath = inlineHandlers[method] else { return nil }
-        let path = String(rawPath)
-        guard let handler = byPath[path] else { return nil }
-        return (handler, path)
+    /// Offers `request` to the inline handler of its exact method and path, if it has one.
+    ///
+    /// - Parameters:
+    ///   - context: the request's context; the handler and `answer` see it with the route set.
+    ///   - willOffer: runs just before the handler (the server arms the request's deadline there: the handler may answer at once).
+    ///   - answer: gets the handler's answer, its error already mapped as a handler's is, once.
+    /// - Returns: false when there is no inline handler or it declined the request (`answer` is then never called).
+    public func offerInline(_ request: HTTPRequest, context: RequestContext, willOffer: () -> Void = {},
+                            answer: @escaping @Sendable (HTTPResponse, RequestContext) -> Void) -> Bool {
+        guard let handler = inlineHandlers[request.method]?[String(request.rawPath)] else { return false }
+        var routed = context
+        routed.route = String(request.rawPath)
+        let offered = routed
+        let reply = InlineReply { [self] result in
+            switch result {
+            case .success(let response): answer(response, offered)
+            case .failure(let error): answer(response(for: error, context: offered), offered)
+            }
+        }
+        willOffer()
+        return handler(request, offered, reply)
     }
 
     func resolve(method: HTTPMethod, rawPath: Substring) -> Resolution {

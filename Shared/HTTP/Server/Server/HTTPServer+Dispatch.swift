@@ -20,9 +20,9 @@ extension HTTPServer {
                                   headers: headers, body: body,
                                   remoteAddress: String(cString: mw_http_request_client_address(raw)))
         let rejection = mw_http_request_rejection(raw)
-        let pending = PendingRequest(raw, deadline: receivedAt + UInt64(max(0.001, configuration.requestDeadlineSeconds) * 1e9))
-        let requestID = RequestID.generate()
         let deadline = receivedAt + UInt64(max(0.001, configuration.requestDeadlineSeconds) * 1e9)
+        let pending = PendingRequest(raw, deadline: deadline)
+        let requestID = RequestID.generate()
         let context = RequestContext(requestID: requestID, logger: logger.with("request_id", .string(requestID)),
                                      route: "unmatched", receivedAt: receivedAt, deadline: deadline)
         let finalized = state.withLock { s -> Bool in
@@ -54,10 +54,13 @@ extension HTTPServer {
                 pending.cancelHandler()
             }
         }
-        if let inline = responder.inlineHandler(method: request.method, rawPath: request.rawPath),
-           answerInline(request, inline, pending: pending, context: context, onDeadline: onDeadline) {
-            return
+        // Armed before the handler runs: it may answer at once, from another thread, and detach the request.
+        let armDeadline = { pending.attach(task: nil, onDeadline: onDeadline) }
+        let answeredInline = responder.offerInline(request, context: context, willOffer: armDeadline) { [self] response, routed in
+            finish(pending, response, request: request, context: routed)
+            pending.detach()
         }
+        if answeredInline { return }
         let task = Task { [self] in
             var routed = context
             let response = await self.responder.respond(to: request, context: &routed)
@@ -65,25 +68,6 @@ extension HTTPServer {
             pending.detach()
         }
         pending.attach(task: task, onDeadline: onDeadline)
-    }
-
-    /// Offers `request` to its route's inline handler on this thread; false when the handler declined it.
-    private func answerInline(_ request: HTTPRequest, _ inline: (handler: InlineHandler, route: String), pending: PendingRequest,
-                              context: RequestContext, onDeadline: @escaping @Sendable () -> Void) -> Bool {
-        var routed = context
-        routed.route = inline.route
-        // Before the handler runs: it may answer at once, from another thread, and detach the request.
-        pending.attach(task: nil, onDeadline: onDeadline)
-        let reply = InlineReply { [self, routed] result in
-            let response: HTTPResponse
-            switch result {
-            case .success(let r): response = r
-            case .failure(let error): response = responder.response(for: error, context: routed)
-            }
-            finish(pending, response, request: request, context: routed)
-            pending.detach()
-        }
-        return inline.handler(request, routed, reply)
     }
 
     /// Answers every request past its deadline; runs every 50 ms while the server is up.

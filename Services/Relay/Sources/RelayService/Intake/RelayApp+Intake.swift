@@ -12,12 +12,8 @@ extension RelayApp {
         router.post("/v1/envelopes") { [self] request, context in
             do {
                 return try await accept(request, context)
-            } catch let error as HTTPError {
-                relayMetrics.refused(error.code.rawValue)
-                throw error
-            } catch let error as ProtocolError {
-                relayMetrics.refused(error.code.rawValue)
-                throw error
+            } catch {
+                throw intakeProblem(error, context)
             }
         }
 
@@ -127,7 +123,7 @@ extension RelayApp {
             claimedHere: false)
     }
 
-    /// What an intake error answers, counted as the async route counts it; storage briefly away answers 503.
+    /// What an intake error answers, on either path: refusals counted by reason, storage briefly away a 503.
     func intakeProblem(_ error: any Error, _ context: RequestContext) -> any Error {
         switch error {
         case let error as HTTPError:
