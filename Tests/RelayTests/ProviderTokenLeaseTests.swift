@@ -16,14 +16,7 @@ struct ProviderTokenLeaseTests {
 
     /// A fresh, migrated relay database.
     static func database() async throws -> PostgresClient {
-        let postgres = try await PostgresTestServer.shared()
-        let name = "relay_token_\(UInt64.random(in: 0..<UInt64.max))"
-        let admin = PostgresClient(configuration: try .init(url: postgres.url), logger: .disabled)
-        try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
-        await admin.close()
-        let database = PostgresClient(configuration: try .init(url: postgres.url(database: name)), logger: .disabled)
-        try await PostgresMigrator(RelayMigrations.all, logger: .disabled).migrate(database)
-        return database
+        try await RelayTestDatabase.fresh(prefix: "relay_token")
     }
 
     static let signingKey = try! P256.Signing.PrivateKey()

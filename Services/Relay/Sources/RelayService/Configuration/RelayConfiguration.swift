@@ -247,10 +247,13 @@ public struct RelayConfiguration: Sendable {
     /// whole table.
     public func postgresConfiguration() throws -> PostgresClient.Configuration {
         var c = try PostgresClient.Configuration(url: databaseURL)
-        c.sessionSettings = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off", "enable_hashjoin": "off",
-                             "enable_mergejoin": "off"]
+        c.sessionSettings = Self.postgresSessionSettings
         return c
     }
+
+    /// The planner settings of every relay session (see `postgresConfiguration()`).
+    static let postgresSessionSettings = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off", "enable_hashjoin": "off",
+                                          "enable_mergejoin": "off"]
 
     static func defaultInstanceName() -> String {
         "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"

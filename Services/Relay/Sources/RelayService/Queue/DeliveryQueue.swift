@@ -240,27 +240,40 @@ final class DeliveryQueue: Sendable {
         b.append(PostgresArray(items.map { $0.apnsStatus.map(Int32.init) }))
         b.append(PostgresArray(items.map(\.reason?.rawValue)))
         b.append(PostgresArray(items.map(\.atMS)))
-        // A delivery already finished (another instance re-claimed it after a
-        // lease ran out and finished first) keeps its first outcome. A
-        // finished delivery drops its payload: nothing sends it again, and the
-        // row version this update writes (and its WAL) shrinks by the payload.
-        // An outcome APNs did not answer (the deadline passed before the
-        // retry, the transport failed) keeps the last answer APNs gave.
-        try await database.execute(PostgresQuery(unsafeSQL: """
-            WITH updated AS (
-                UPDATE deliveries d
-                SET status = u.status, next_attempt_ms = u.next_ms, apns_status = COALESCE(u.apns_status, d.apns_status),
-                    apns_reason = u.reason,
-                    updated_ms = u.at_ms, claimed_by = NULL, sent_ms = CASE WHEN u.status = 'sent' THEN u.at_ms ELSE d.sent_ms END,
-                    payload = CASE WHEN u.status IN ('sent', 'failed', 'expired') THEN ''::bytea ELSE d.payload END
-                FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
-                    AS u(pairing_id, event_id, status, next_ms, apns_status, reason, at_ms)
-                WHERE d.pairing_id = u.pairing_id AND d.event_id = u.event_id AND d.status IN ('queued', 'sending')
-                RETURNING d.device_id, d.pairing_id, d.event_id, d.status, d.apns_reason, d.updated_ms
-            )
-            INSERT INTO diagnostics_outbox (device_id, pairing_id, event_id, status, apns_reason, occurred_at)
-            SELECT device_id, pairing_id, event_id, status, apns_reason, updated_ms / 1000 FROM updated
-            WHERE status IN ('sent', 'failed', 'expired')
-            """, bindings: b))
+        try await database.execute(PostgresQuery(unsafeSQL: completionSQL, bindings: b))
     }
+
+    /// Records a batch of attempt outcomes: `$1`…`$7` are the arrays pairing id, event id, status,
+    /// next attempt (ms), APNs status, reason and time (ms), one element per outcome.
+    ///
+    /// A delivery already finished (another instance re-claimed it after a
+    /// lease ran out and finished first) keeps its first outcome. A
+    /// finished delivery drops its payload: nothing sends it again, and the
+    /// row version this update writes (and its WAL) shrinks by the payload.
+    /// An outcome APNs did not answer (the deadline passed before the
+    /// retry, the transport failed) keeps the last answer APNs gave.
+    ///
+    /// "Not finished" is spelled as the statuses it excludes (the same
+    /// set under the table's CHECK) so that the planner cannot answer it
+    /// from the partial index `deliveries_due`: that index keeps an entry
+    /// for every row that was ever due until VACUUM removes it, so a
+    /// bitmap scan of it read every delivery finished since the last
+    /// vacuum, for every batch. Each row is found by its primary key.
+    static let completionSQL = """
+        WITH updated AS (
+            UPDATE deliveries d
+            SET status = u.status, next_attempt_ms = u.next_ms, apns_status = COALESCE(u.apns_status, d.apns_status),
+                apns_reason = u.reason,
+                updated_ms = u.at_ms, claimed_by = NULL, sent_ms = CASE WHEN u.status = 'sent' THEN u.at_ms ELSE d.sent_ms END,
+                payload = CASE WHEN u.status IN ('sent', 'failed', 'expired') THEN ''::bytea ELSE d.payload END
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
+                AS u(pairing_id, event_id, status, next_ms, apns_status, reason, at_ms)
+            WHERE d.pairing_id = u.pairing_id AND d.event_id = u.event_id
+                AND d.status NOT IN ('sent', 'displayed', 'failed', 'expired')
+            RETURNING d.device_id, d.pairing_id, d.event_id, d.status, d.apns_reason, d.updated_ms
+        )
+        INSERT INTO diagnostics_outbox (device_id, pairing_id, event_id, status, apns_reason, occurred_at)
+        SELECT device_id, pairing_id, event_id, status, apns_reason, updated_ms / 1000 FROM updated
+        WHERE status IN ('sent', 'failed', 'expired')
+        """
 }

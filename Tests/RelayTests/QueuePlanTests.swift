@@ -1,0 +1,85 @@
+import MailwakePostgres
+@testable import RelayService
+import Testing
+
+/// The queue's per-batch statements find their rows by key, whatever PostgreSQL's statistics say, in sessions with
+/// the relay's planner settings: a plan chosen on a small or freshly analyzed table is cached on the connection and
+/// kept as the table grows.
+@Suite("Relay: the queue's statements find rows by key", .serialized)
+struct QueuePlanTests {
+    /// A queue as autovacuum's last ANALYZE saw it, `finished` deliveries and none due, then `due` new ones: the due
+    /// index still lists every finished delivery (VACUUM has not removed their entries), while the statistics say
+    /// that almost nothing is due.
+    static func queueWithUnvacuumedFinishedRows(finished: Int, due: Int) async throws -> PostgresClient {
+        let database = try await RelayTestDatabase.fresh(prefix: "relay_plans",
+                                                         sessionSettings: RelayConfiguration.postgresSessionSettings)
+        try await database.execute("ALTER TABLE deliveries SET (autovacuum_enabled = false)")
+        try await insertQueued(database, from: 1, through: finished)
+        try await database.execute("UPDATE deliveries SET status = 'sent', updated_ms = updated_ms + 1")
+        try await database.execute("ANALYZE deliveries")
+        try await insertQueued(database, from: finished + 1, through: finished + due)
+        return database
+    }
+
+    /// Queued deliveries `event-<n>` of pairing `pairing-<n % 50>`, due at `n` ms.
+    static func insertQueued(_ database: PostgresClient, from first: Int, through last: Int) async throws {
+        try await database.execute(PostgresQuery(unsafeSQL: """
+            INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, payload, envelope_hash, iat, deadline_at,
+                                    status, next_attempt_ms, accepted_ms, updated_ms)
+            SELECT 'pairing-' || (n % 50), 'event-' || n, 'outpost-' || (n % 50), 'device-' || (n % 50), 'notification',
+                   '\\x00'::bytea, '\\x00'::bytea, 1, 2, 'queued', n, n, n
+            FROM generate_series(\(first), \(last)) n
+            """))
+    }
+
+    /// The plan PostgreSQL chooses for the completion statement for one outcome, as text.
+    static func completionPlan(_ database: PostgresClient, planCacheMode: String) async throws -> String {
+        try await database.withConnection { connection in
+            _ = try await connection.runScript("""
+                SET plan_cache_mode = \(planCacheMode);
+                PREPARE completion(text[], text[], text[], int8[], int4[], text[], int8[]) AS \(DeliveryQueue.completionSQL);
+                """)
+            let rows = try await connection.runScript("""
+                EXPLAIN EXECUTE completion('{pairing-7}', '{event-5007}', '{sent}', '{0}', '{200}', '{NULL}', '{9}')
+                """)
+            _ = try await connection.runScript("DEALLOCATE completion; RESET plan_cache_mode")
+            return try rows.map { try $0.decode(String.self, at: 0) }.joined(separator: "\n")
+        }
+    }
+
+    @Test(arguments: ["force_generic_plan", "force_custom_plan"])
+    func completingABatchReadsItsRowsByPrimaryKeyNotThroughTheDueIndex(planCacheMode: String) async throws {
+        let database = try await Self.queueWithUnvacuumedFinishedRows(finished: 5000, due: 50)
+        let plan = try await Self.completionPlan(database, planCacheMode: planCacheMode)
+        await database.close()
+        #expect(plan.contains("Index Scan using deliveries_pkey on deliveries"), "\(plan)")
+        #expect(!plan.contains("deliveries_due"), "\(plan)")
+        #expect(!plan.contains("Seq Scan on deliveries"), "\(plan)")
+    }
+
+    @Test func theCompletionStatementStillSkipsDeliveriesAlreadyFinished() async throws {
+        let database = try await Self.queueWithUnvacuumedFinishedRows(finished: 10, due: 2)
+        var b = PostgresBindings()
+        b.append(PostgresArray(["pairing-1", "pairing-11"]))
+        b.append(PostgresArray(["event-1", "event-11"]))
+        b.append(PostgresArray(["failed", "sent"]))
+        b.append(PostgresArray([Int64(0), 0]))
+        b.append(PostgresArray([Int32?.none, 200]))
+        b.append(PostgresArray([String?.none, nil]))
+        b.append(PostgresArray([Int64(5000), 5000]))
+        try await database.execute(PostgresQuery(unsafeSQL: DeliveryQueue.completionSQL, bindings: b))
+        let rows = try await database.query("""
+            SELECT event_id, status, apns_status FROM deliveries WHERE event_id IN ('event-1', 'event-11')
+            """)
+        var found: [String: (String, Int32?)] = [:]
+        for row in rows {
+            let (event, status, apns) = try row.decode((String, String, Int32?).self)
+            found[event] = (status, apns)
+        }
+        #expect(found["event-1"]?.0 == "sent", "a finished delivery keeps its first outcome")
+        #expect(found["event-11"]?.0 == "sent" && found["event-11"]?.1 == 200)
+        let outbox = try await database.query("SELECT event_id FROM diagnostics_outbox").map { try $0.decode(String.self, at: 0) }
+        await database.close()
+        #expect(outbox == ["event-11"])
+    }
+}
