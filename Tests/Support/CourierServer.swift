@@ -11,7 +11,7 @@ import Synchronization
 /// /run/courier), so they run in a mount namespace of their own
 /// (`unshare -m`, private propagation) where overlays put the unpacked
 /// packages over /usr and /etc and give /run a private upper layer: nothing
-/// outside the namespace sees them. couriertcpd on 127.0.0.1:`imapsPort`
+/// outside the namespace sees them (and a PID namespace, see `launch()`). couriertcpd on 127.0.0.1:`imapsPort`
 /// runs couriertls, imaplogin (authdaemond with the userdb module) and
 /// imapd on Maildirs under a temporary directory; IMAP_ENHANCEDIDLE=1 with
 /// FAM (gamin) makes IDLE announce new mail without polling.
@@ -96,7 +96,7 @@ public final class CourierServer: TestIMAPServer {
         let capability = "IMAP4rev1 UIDPLUS CHILDREN NAMESPACE THREAD=ORDEREDSUBJECT THREAD=REFERENCES SORT QUOTA IDLE"
         let script = """
             #!/bin/sh
-            # Runs in a mount namespace of its own (unshare -m): nothing mounted here is seen outside.
+            # Runs as init of a PID namespace, in a mount namespace of its own: nothing mounted here is seen outside.
             set -e
             mount --make-rprivate /
             mount -t overlay mailwake-courier-etc -o lowerdir=\(root)/etc:/etc,upperdir=\(d)/etc,workdir=\(d)/etc-work /etc
@@ -111,6 +111,9 @@ public final class CourierServer: TestIMAPServer {
             export TLS_CERTFILE=\(pemPath) TLS_PROTOCOL=TLS1_2+ TLS_VERIFYPEER=NONE
             export IMAP_ENHANCEDIDLE=1 IMAP_IDLE_TIMEOUT=60 IMAP_CAPABILITY="\(capability)" IMAP_CAPABILITY_TLS="\(capability) AUTH=PLAIN"
             export IMAP_TLS=1 IMAP_USELOCKS=1 IMAP_EMPTYTRASH= IMAP_MOVE_EXPUNGE_TO_TRASH=0
+            # gamin's socket is abstract (/tmp/fam-mail-<id>), so it is shared across namespaces: a client id of this
+            # instance's own keeps imapd from talking to the gam_server of another instance, or of one that is stopping.
+            export GAM_CLIENT_ID=mailwake-\(URL(fileURLWithPath: d).lastPathComponent)-$(date +%s%N)
             /usr/sbin/couriertcpd -address=127.0.0.1 -nodnslookup -noidentlookup -maxprocs=200 -maxperip=200 \(imapsPort) \\
                 /usr/bin/couriertls -server -tcpd /usr/lib/courier/courier/imaplogin /usr/bin/imapd Maildir &
             TCPD=$!
@@ -121,8 +124,22 @@ public final class CourierServer: TestIMAPServer {
         chmod(launcher, 0o700)
     }
 
+    /// Starts the launcher in mount and PID namespaces of its own.
+    ///
+    /// In the PID namespace the launcher's shell is init: it reaps Courier's orphans at once (this machine's init may
+    /// leave a killed imapd a zombie for a second or more, and while it is one Courier takes the Maildir lock that
+    /// imapd held for taken and waits up to 120 s for it), and when the launcher dies the kernel kills everything in
+    /// the namespace, gam_server included, which detaches from the process tree. A new namespace counts PIDs from 1
+    /// again, so a lock left by the last instance may name a PID alive in this one: every process of that instance
+    /// is dead, so its locks are removed first.
     private func launch() throws {
-        let p = try TestServerProcess(executable: "/usr/bin/unshare", arguments: ["--mount", "--propagation", "private", launcher],
+        let mail = directory.appendingPathComponent("mail")
+        for case let path as String in FileManager.default.enumerator(atPath: mail.path) ?? .init()
+        where (path as NSString).lastPathComponent == "courier.lock" {
+            try? FileManager.default.removeItem(at: mail.appendingPathComponent(path))
+        }
+        let p = try TestServerProcess(executable: "/usr/bin/unshare",
+                                      arguments: ["--mount", "--propagation", "private", "--pid", "--fork", "--kill-child", launcher],
                                       logName: "courier")
         process.withLock { $0 = p }
         guard p.waitForListener(port: imapsPort, timeout: 60) else {
@@ -135,10 +152,16 @@ public final class CourierServer: TestIMAPServer {
     }
 
 
-    /// Stops the launcher and every process it started (their connections drop; the namespace goes with them).
+    /// Stops the launcher and every process it started (their connections drop; the namespaces go with them).
+    ///
+    /// `unshare --fork` ignores SIGTERM while it waits for its child, so the launcher, init of the PID namespace, is
+    /// killed first: the kernel then kills everything else in the namespace, and unshare exits.
     public func stopProcess() {
         process.withLock { p in
-            if let running = p { ProcessTree.stopWithDescendants(running) }
+            if let running = p {
+                ProcessTree.signal(SIGKILL, descendantsOf: running.pid, named: "launch.sh")
+                ProcessTree.stopWithDescendants(running)
+            }
             p = nil
         }
     }
