@@ -32,17 +32,13 @@ struct QueuePlanTests {
             """))
     }
 
-    /// The plan PostgreSQL chooses for the completion statement for one outcome, as text.
-    static func completionPlan(_ database: PostgresClient, planCacheMode: String) async throws -> String {
+    /// The plan PostgreSQL chooses for `sql`, prepared with parameter `types` and executed with `arguments`, as text.
+    static func plan(of sql: String, types: String, arguments: String, in database: PostgresClient,
+                     planCacheMode: String) async throws -> String {
         try await database.withConnection { connection in
-            _ = try await connection.runScript("""
-                SET plan_cache_mode = \(planCacheMode);
-                PREPARE completion(text[], text[], text[], int8[], int4[], text[], int8[]) AS \(DeliveryQueue.completionSQL);
-                """)
-            let rows = try await connection.runScript("""
-                EXPLAIN EXECUTE completion('{pairing-7}', '{event-5007}', '{sent}', '{0}', '{200}', '{NULL}', '{9}')
-                """)
-            _ = try await connection.runScript("DEALLOCATE completion; RESET plan_cache_mode")
+            _ = try await connection.runScript("SET plan_cache_mode = \(planCacheMode); PREPARE checked(\(types)) AS \(sql);")
+            let rows = try await connection.runScript("EXPLAIN EXECUTE checked(\(arguments))")
+            _ = try await connection.runScript("DEALLOCATE checked; RESET plan_cache_mode")
             return try rows.map { try $0.decode(String.self, at: 0) }.joined(separator: "\n")
         }
     }
@@ -50,36 +46,67 @@ struct QueuePlanTests {
     @Test(arguments: ["force_generic_plan", "force_custom_plan"])
     func completingABatchReadsItsRowsByPrimaryKeyNotThroughTheDueIndex(planCacheMode: String) async throws {
         let database = try await Self.queueWithUnvacuumedFinishedRows(finished: 5000, due: 50)
-        let plan = try await Self.completionPlan(database, planCacheMode: planCacheMode)
+        let plan = try await Self.plan(of: DeliveryQueue.completionSQL, types: "text[], text[], text[], int8[], int4[], text[], int8[]",
+                                       arguments: "'{pairing-7}', '{event-5007}', '{sent}', '{0}', '{200}', '{NULL}', '{9}'",
+                                       in: database, planCacheMode: planCacheMode)
         await database.close()
         #expect(plan.contains("Index Scan using deliveries_pkey on deliveries"), "\(plan)")
+        #expect(plan.contains("Index Cond: ((pairing_id = u.pairing_id) AND (event_id = u.event_id))"), "\(plan)")
         #expect(!plan.contains("deliveries_due"), "\(plan)")
         #expect(!plan.contains("Seq Scan on deliveries"), "\(plan)")
     }
 
-    @Test func theCompletionStatementStillSkipsDeliveriesAlreadyFinished() async throws {
+    @Test(arguments: ["force_generic_plan", "force_custom_plan"])
+    func endingAPairingFindsItsDeliveriesByPrimaryKeyNotThroughTheDueIndex(planCacheMode: String) async throws {
+        let database = try await Self.queueWithUnvacuumedFinishedRows(finished: 5000, due: 50)
+        let plan = try await Self.plan(of: PairingStore.cancelDeliveriesSQL, types: "text, int8", arguments: "'pairing-7', 9",
+                                       in: database, planCacheMode: planCacheMode)
+        await database.close()
+        #expect(plan.contains("Index Scan on deliveries_pkey") || plan.contains("Index Scan using deliveries_pkey"), "\(plan)")
+        #expect(plan.contains("Index Cond: (pairing_id = "), "\(plan)")
+        #expect(!plan.contains("deliveries_due"), "\(plan)")
+        #expect(!plan.contains("Seq Scan on deliveries"), "\(plan)")
+    }
+
+    @Test func theFinishedStatusesAreTheTablesStatusesButQueuedAndSending() async throws {
+        let database = try await RelayTestDatabase.fresh(prefix: "relay_plans")
+        let check = try await database.query("""
+            SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'deliveries_status_check'
+            """).map { try $0.decode(String.self, at: 0) }.joined()
+        await database.close()
+        func quoted(_ text: String) -> Set<String> {
+            Set(text.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        }
+        let all = quoted(check)
+        #expect(all.isSuperset(of: ["queued", "sending", "sent"]), "\(check)")
+        #expect(quoted(DeliveryQueue.finishedStatusesSQL) == all.subtracting(["queued", "sending"]), "\(check)")
+    }
+
+    @Test func theCompletionStatementLeavesDeliveriesAlreadyFinishedAsTheyWere() async throws {
         let database = try await Self.queueWithUnvacuumedFinishedRows(finished: 10, due: 2)
+        try await database.execute("UPDATE deliveries SET status = 'displayed' WHERE event_id = 'event-2'")
         var b = PostgresBindings()
-        b.append(PostgresArray(["pairing-1", "pairing-11"]))
-        b.append(PostgresArray(["event-1", "event-11"]))
-        b.append(PostgresArray(["failed", "sent"]))
-        b.append(PostgresArray([Int64(0), 0]))
-        b.append(PostgresArray([Int32?.none, 200]))
-        b.append(PostgresArray([String?.none, nil]))
-        b.append(PostgresArray([Int64(5000), 5000]))
+        b.append(PostgresArray(["pairing-1", "pairing-2", "pairing-11"]))
+        b.append(PostgresArray(["event-1", "event-2", "event-11"]))
+        b.append(PostgresArray(["failed", "failed", "sent"]))
+        b.append(PostgresArray([Int64(0), 0, 0]))
+        b.append(PostgresArray([Int32?.none, nil, 200]))
+        b.append(PostgresArray([String?.none, nil, nil]))
+        b.append(PostgresArray([Int64(5000), 5000, 5000]))
         try await database.execute(PostgresQuery(unsafeSQL: DeliveryQueue.completionSQL, bindings: b))
         let rows = try await database.query("""
-            SELECT event_id, status, apns_status FROM deliveries WHERE event_id IN ('event-1', 'event-11')
+            SELECT event_id, status, apns_status FROM deliveries WHERE event_id IN ('event-1', 'event-2', 'event-11')
             """)
         var found: [String: (String, Int32?)] = [:]
         for row in rows {
             let (event, status, apns) = try row.decode((String, String, Int32?).self)
             found[event] = (status, apns)
         }
-        #expect(found["event-1"]?.0 == "sent", "a finished delivery keeps its first outcome")
-        #expect(found["event-11"]?.0 == "sent" && found["event-11"]?.1 == 200)
         let outbox = try await database.query("SELECT event_id FROM diagnostics_outbox").map { try $0.decode(String.self, at: 0) }
         await database.close()
+        #expect(found["event-1"]?.0 == "sent", "a finished delivery keeps its first outcome")
+        #expect(found["event-2"]?.0 == "displayed", "a displayed delivery stays displayed")
+        #expect(found["event-11"]?.0 == "sent" && found["event-11"]?.1 == 200)
         #expect(outbox == ["event-11"])
     }
 }

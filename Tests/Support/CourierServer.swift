@@ -155,12 +155,14 @@ public final class CourierServer: TestIMAPServer {
     /// Stops the launcher and every process it started (their connections drop; the namespaces go with them).
     ///
     /// `unshare --fork` ignores SIGTERM while it waits for its child, so the launcher, init of the PID namespace, is
-    /// killed first: the kernel then kills everything else in the namespace, and unshare exits.
+    /// killed first: the kernel then kills everything else in the namespace, and unshare exits, which `stop` awaits.
+    /// (If the launcher is not found, `stop` kills unshare after its grace period, and `--kill-child` kills the
+    /// launcher.) Nothing is killed by a PID read earlier: once the namespace is gone its PIDs may be reused.
     public func stopProcess() {
         process.withLock { p in
             if let running = p {
                 ProcessTree.signal(SIGKILL, descendantsOf: running.pid, named: "launch.sh")
-                ProcessTree.stopWithDescendants(running)
+                running.stop()
             }
             p = nil
         }

@@ -50,17 +50,23 @@ struct PairingStore: Sendable {
                 UPDATE pairings SET state = 'ended', ended_at = \(now), ended_by = \(endedBy) WHERE pairing_id = \(pairingID)
                     AND state <> 'ended'
                 """)
-            let cancelled = try await tx.execute("""
-                UPDATE deliveries SET status = 'failed', apns_reason = 'pairing_ended', updated_ms = \(nowMS), claimed_by = NULL,
-                    payload = ''::bytea
-                WHERE pairing_id = \(pairingID) AND status IN ('queued', 'sending')
-                """)
+            var bindings = PostgresBindings()
+            bindings.append(pairingID)
+            bindings.append(nowMS)
+            let cancelled = try await tx.execute(PostgresQuery(unsafeSQL: Self.cancelDeliveriesSQL, bindings: bindings))
             if let deviceID {
                 try await tx.execute("DELETE FROM catchup_envelopes WHERE device_id = \(deviceID) AND pairing_id = \(pairingID)")
             }
             return cancelled
         }
     }
+
+    /// Fails the unfinished deliveries of pairing `$1` at `$2` (ms), found through the primary key's pairing prefix.
+    static let cancelDeliveriesSQL = """
+        UPDATE deliveries SET status = 'failed', apns_reason = 'pairing_ended', updated_ms = $2::int8, claimed_by = NULL,
+            payload = ''::bytea
+        WHERE pairing_id = $1::text AND status NOT IN \(DeliveryQueue.finishedStatusesSQL)
+        """
 
     /// The device's signing key, from the consent of its most recent pairing (an active one first).
     func deviceSigningKey(of deviceID: String) async throws -> P256.Signing.PublicKey? {

@@ -246,6 +246,13 @@ final class DeliveryQueue: Sendable {
         try await database.execute(PostgresQuery(unsafeSQL: completionSQL, bindings: b))
     }
 
+    /// The final statuses of a delivery, as an SQL list: the table's CHECK allows these and `queued` and `sending`.
+    ///
+    /// Statements say "not finished" as `status NOT IN` this list rather than `status IN ('queued', 'sending')`:
+    /// the latter is the predicate of the partial index `deliveries_due`, which keeps an entry for every row that was
+    /// ever due until VACUUM removes it, and a bitmap scan of it read every delivery finished since the last vacuum.
+    static let finishedStatusesSQL = "('sent', 'displayed', 'failed', 'expired')"
+
     /// Records a batch of attempt outcomes: `$1`…`$7` are the arrays pairing id, event id, status,
     /// next attempt (ms), APNs status, reason and time (ms), one element per outcome.
     ///
@@ -256,12 +263,7 @@ final class DeliveryQueue: Sendable {
     /// An outcome APNs did not answer (the deadline passed before the
     /// retry, the transport failed) keeps the last answer APNs gave.
     ///
-    /// "Not finished" is spelled as the statuses it excludes (the same
-    /// set under the table's CHECK) so that the planner cannot answer it
-    /// from the partial index `deliveries_due`: that index keeps an entry
-    /// for every row that was ever due until VACUUM removes it, so a
-    /// bitmap scan of it read every delivery finished since the last
-    /// vacuum, for every batch. Each row is found by its primary key.
+    /// "Not finished" is `NOT IN finishedStatusesSQL`, see there. Each row is found by its primary key.
     static let completionSQL = """
         WITH updated AS (
             UPDATE deliveries d
@@ -272,7 +274,7 @@ final class DeliveryQueue: Sendable {
             FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
                 AS u(pairing_id, event_id, status, next_ms, apns_status, reason, at_ms)
             WHERE d.pairing_id = u.pairing_id AND d.event_id = u.event_id
-                AND d.status NOT IN ('sent', 'displayed', 'failed', 'expired')
+                AND d.status NOT IN \(finishedStatusesSQL)
             RETURNING d.device_id, d.pairing_id, d.event_id, d.status, d.apns_reason, d.updated_ms
         )
         INSERT INTO diagnostics_outbox (device_id, pairing_id, event_id, status, apns_reason, occurred_at)
