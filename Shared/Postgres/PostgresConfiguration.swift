@@ -33,7 +33,9 @@ extension PostgresClient {
         public var poolSize: Int = 8
         /// Limit for establishing one connection (libpq counts whole seconds, at least 2).
         public var connectTimeout: Duration = .seconds(10)
-        /// Server-side `statement_timeout` for every statement, none by default.
+        /// Server-side `statement_timeout` for every statement: nil leaves the
+        /// server's setting (none unless its configuration sets one), `.zero`
+        /// turns it off for this pool's sessions.
         public var statementTimeout: Duration?
         /// How long a caller waits for a free pooled connection before `.timeout`.
         public var checkoutTimeout: Duration = .seconds(10)
@@ -125,7 +127,7 @@ extension PostgresClient {
                     connectTimeout = .seconds(s)
                 case "statement_timeout":
                     guard let ms = Int(value), ms >= 0 else { throw Self.invalid("statement_timeout must be milliseconds") }
-                    statementTimeout = ms == 0 ? nil : .milliseconds(ms)
+                    statementTimeout = .milliseconds(ms)
                 case "pool_size":
                     guard let n = Int(value), n > 0 else { throw Self.invalid("pool_size must be a positive integer") }
                     poolSize = n
@@ -281,10 +283,14 @@ extension PostgresClient {
             p.append(("keepalives_idle", "30"))
             p.append(("keepalives_interval", "10"))
             p.append(("keepalives_count", "3"))
+            // Keepalives do not probe while sent data waits for its acknowledgement (a statement sent to a
+            // server that vanished without a reset): the kernel would retransmit for about 15 minutes.
+            p.append(("tcp_user_timeout", "60000"))
             var options: [String] = []
             if let statementTimeout {
                 let ms = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
-                options.append("-c statement_timeout=\(max(1, ms))")
+                // A positive duration under a millisecond must not round down to 0 (which is "none").
+                options.append("-c statement_timeout=\(statementTimeout == .zero ? 0 : max(1, ms))")
             }
             for (name, value) in sessionSettings.sorted(by: { $0.key < $1.key }) {
                 // Set by code, never by users: anything but plain words is a programming error.

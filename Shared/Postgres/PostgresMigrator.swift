@@ -21,7 +21,8 @@ public struct PostgresMigration: Sendable, Hashable {
 /// Applies versioned migrations at start.
 ///
 /// Every step runs in a transaction holding `pg_advisory_xact_lock(lockKey)`,
-/// so several instances starting at once apply each migration exactly once.
+/// so several instances starting at once apply each migration exactly once;
+/// the transaction has no `statement_timeout`.
 /// Applied migrations are recorded in `schema_migrations` (version, name,
 /// SHA-256 checksum, time); a recorded migration whose SQL changed since is an
 /// error (`.migration`), as are duplicate or unordered versions.
@@ -123,7 +124,12 @@ public struct PostgresMigrator: Sendable {
         return done
     }
 
+    /// Takes the migration lock, waiting as long as another instance migrates.
+    ///
+    /// Neither the wait nor the migration itself is bound by the pool's `statement_timeout` (a
+    /// relay's guards its intake): an index built over a large table may take minutes.
     private func lock(_ tx: PostgresConnection) async throws {
+        try await tx.runScript("SET LOCAL statement_timeout = 0")
         try await tx.query("SELECT pg_advisory_xact_lock(\(lockKey))")
     }
 }

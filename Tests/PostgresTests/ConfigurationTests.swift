@@ -32,6 +32,13 @@ struct ConfigurationTests {
         #expect(c.statementTimeout == nil)
     }
 
+    @Test("statement_timeout=0 is kept as zero (none), not dropped: it overrides a default the service sets")
+    func statementTimeoutZero() throws {
+        let c = try PostgresClient.Configuration(url: "postgresql://u@localhost/db?statement_timeout=0")
+        #expect(c.statementTimeout == .zero)
+        #expect(throws: PostgresError.self) { try PostgresClient.Configuration(url: "postgresql://u@localhost/db?statement_timeout=-1") }
+    }
+
     @Test("a host that is a path, or a host query item, selects a Unix socket directory")
     func unixSocket() throws {
         let a = try PostgresClient.Configuration(url: "postgres://u@%2Fvar%2Frun%2Fpostgresql:5433/db")

@@ -52,6 +52,28 @@ struct MigrationTests {
         for c in clients { await c.close() }
     }
 
+    @Test("a migration waits for another's lock and runs past the pool's statement timeout")
+    func noStatementTimeout() async throws {
+        let url = try await PG.freshDatabase()
+        let slow = [PostgresMigration(version: 1, name: "slow", sql: "SELECT pg_sleep(0.6); CREATE TABLE slow_done (n int);")]
+        try await PG.withClient(poolSize: 2, url: url, configure: { $0.statementTimeout = .milliseconds(300) }) { client async throws in
+            let (migrating, running) = AsyncStream<Void>.makeStream()
+            // Holds the migration lock itself, as an instance in the middle of a migration does.
+            let holder = Task {
+                try await client.withTransaction { tx async throws in
+                    try await tx.runScript("SET LOCAL statement_timeout = 0")
+                    try await tx.query("SELECT pg_advisory_xact_lock(\(PostgresMigrator.defaultLockKey))")
+                    running.yield()
+                    try await tx.query("SELECT pg_sleep(0.6)")
+                }
+            }
+            for await _ in migrating { break }
+            #expect(try await PostgresMigrator(slow, logger: .disabled).migrate(client) == [1])
+            try await holder.value
+            #expect(try await client.query("SELECT count(*) FROM slow_done").scalar(Int.self) == 0)
+        }
+    }
+
     @Test("a migration changed after it was applied is refused")
     func changedChecksum() async throws {
         let url = try await PG.freshDatabase()

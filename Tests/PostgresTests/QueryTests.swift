@@ -174,6 +174,28 @@ struct QueryTests {
         }
     }
 
+    @Test("statement_timeout=0 in the URL turns the server's statement timeout off for the pool's sessions")
+    func statementTimeoutOff() async throws {
+        let server = try await PG.server()
+        let admin = try await PG.client(poolSize: 1)
+        let name = PG.uniqueName("mwdb")
+        try await admin.withConnection { try await $0.runScript("CREATE DATABASE \(PostgresQuery.quoteIdentifier(name))") }
+        // The database's own default, which a pool asking for none must override.
+        try await admin.withConnection {
+            try await $0.runScript("ALTER DATABASE \(PostgresQuery.quoteIdentifier(name)) SET statement_timeout = 100")
+        }
+        await admin.close()
+        let url = server.url(database: name)
+        let unset = try await PG.withClient(poolSize: 1, url: url) { try await $0.query("SHOW statement_timeout").scalar(String.self) }
+        #expect(unset == "100ms")
+        let none = url + (url.contains("?") ? "&" : "?") + "statement_timeout=0"
+        let off = try await PG.withClient(poolSize: 1, url: none) { client async throws in
+            try await client.query("SELECT pg_sleep(0.3)")
+            return try await client.query("SHOW statement_timeout").scalar(String.self)
+        }
+        #expect(off == "0")
+    }
+
     @Test("cancelling the task cancels the running statement on the server")
     func taskCancellation() async throws {
         try await PG.withClient(poolSize: 1) { client async throws in

@@ -95,6 +95,15 @@ struct CacheAndConfigurationTests {
         #expect(c.apns.engine == .nghttp2)
     }
 
+    @Test func theRelaysSessionsHaveAStatementTimeoutUnlessTheDatabaseURLSetsItsOwn() throws {
+        let url = "postgres://relay@127.0.0.1/relay"
+        #expect(try Self.load([:]).postgresConfiguration().statementTimeout == .seconds(15))
+        #expect(try Self.load(["MAILWAKE_RELAY_DATABASE_URL": url + "?statement_timeout=2500"]).postgresConfiguration().statementTimeout
+                    == .milliseconds(2500))
+        #expect(try Self.load(["MAILWAKE_RELAY_DATABASE_URL": url + "?statement_timeout=0"]).postgresConfiguration().statementTimeout
+                    == .zero, "0 is none, not the default")
+    }
+
     @Test(arguments: [
         ("MAILWAKE_RELAY_APNS_KEY_ID", "short", "MAILWAKE_RELAY_APNS_KEY_ID"),
         ("MAILWAKE_RELAY_APNS_TEAM_ID", "team-123456", "MAILWAKE_RELAY_APNS_TEAM_ID"),

@@ -245,11 +245,21 @@ public struct RelayConfiguration: Sendable {
     /// Every relay statement is a key or partial-index look-up, so the
     /// relay's sessions plan once (generic plans) and never scan or hash the
     /// whole table.
+    ///
+    /// A statement that runs longer than `defaultStatementTimeout` is cancelled unless the URL sets its
+    /// own `statement_timeout` (`0` for none): intake writes one batch at a time, so a flush held up by
+    /// a lock would otherwise hold up every envelope behind it, unanswered.
     public func postgresConfiguration() throws -> PostgresClient.Configuration {
         var c = try PostgresClient.Configuration(url: databaseURL)
         c.sessionSettings = Self.postgresSessionSettings
+        if c.statementTimeout == nil { c.statementTimeout = Self.defaultStatementTimeout }
         return c
     }
+
+    /// The relay's `statement_timeout` when its database URL sets none: far above any relay statement's
+    /// time (milliseconds; maintenance deletes in batches), half an outpost's request timeout (30 s), so
+    /// an envelope held up behind a stuck batch is answered 503 and sent again rather than timed out.
+    public static let defaultStatementTimeout: Duration = .seconds(15)
 
     /// The planner settings of every relay session (see `postgresConfiguration()`).
     static let postgresSessionSettings = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off", "enable_hashjoin": "off",
