@@ -37,6 +37,10 @@ extension PostgresClient {
         /// server's setting (none unless its configuration sets one), `.zero`
         /// turns it off for this pool's sessions.
         public var statementTimeout: Duration?
+        /// How long data sent to the server may go unacknowledged before the connection is given up (TCP's
+        /// `TCP_USER_TIMEOUT`; it also bounds unanswered keepalive probes): a server lost without a reset fails
+        /// the statement in flight within this time. 10 s by default; ignored for Unix sockets.
+        public var tcpUserTimeout: Duration = .seconds(10)
         /// How long a caller waits for a free pooled connection before `.timeout`.
         public var checkoutTimeout: Duration = .seconds(10)
         /// `application_name` shown in `pg_stat_activity`.
@@ -285,7 +289,8 @@ extension PostgresClient {
             p.append(("keepalives_count", "3"))
             // Keepalives do not probe while sent data waits for its acknowledgement (a statement sent to a
             // server that vanished without a reset): the kernel would retransmit for about 15 minutes.
-            p.append(("tcp_user_timeout", "60000"))
+            let userTimeoutMS = tcpUserTimeout.components.seconds * 1000 + tcpUserTimeout.components.attoseconds / 1_000_000_000_000_000
+            p.append(("tcp_user_timeout", String(max(1, userTimeoutMS))))
             var options: [String] = []
             if let statementTimeout {
                 let ms = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000

@@ -60,6 +60,7 @@ struct MigrationTests {
             let (migrating, running) = AsyncStream<Void>.makeStream()
             // Holds the migration lock itself, as an instance in the middle of a migration does.
             let holder = Task {
+                defer { running.finish() }
                 try await client.withTransaction { tx async throws in
                     try await tx.runScript("SET LOCAL statement_timeout = 0")
                     try await tx.query("SELECT pg_advisory_xact_lock(\(PostgresMigrator.defaultLockKey))")
@@ -71,6 +72,12 @@ struct MigrationTests {
             #expect(try await PostgresMigrator(slow, logger: .disabled).migrate(client) == [1])
             try await holder.value
             #expect(try await client.query("SELECT count(*) FROM slow_done").scalar(Int.self) == 0)
+            // The migrator's setting ended with its transactions: every session still has the pool's timeout.
+            for _ in 0..<2 {
+                async let a = client.query("SELECT current_setting('statement_timeout'), pg_sleep(0.05)::text").single()
+                async let b = client.query("SELECT current_setting('statement_timeout'), pg_sleep(0.05)::text").single()
+                #expect(try await [a, b].map { try $0.decode(String.self, at: 0) } == ["300ms", "300ms"])
+            }
         }
     }
 

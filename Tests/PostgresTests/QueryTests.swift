@@ -182,18 +182,19 @@ struct QueryTests {
         try await admin.withConnection { try await $0.runScript("CREATE DATABASE \(PostgresQuery.quoteIdentifier(name))") }
         // The database's own default, which a pool asking for none must override.
         try await admin.withConnection {
-            try await $0.runScript("ALTER DATABASE \(PostgresQuery.quoteIdentifier(name)) SET statement_timeout = 100")
+            try await $0.runScript("ALTER DATABASE \(PostgresQuery.quoteIdentifier(name)) SET statement_timeout = 1000")
         }
-        await admin.close()
         let url = server.url(database: name)
         let unset = try await PG.withClient(poolSize: 1, url: url) { try await $0.query("SHOW statement_timeout").scalar(String.self) }
-        #expect(unset == "100ms")
+        #expect(unset == "1s")
         let none = url + (url.contains("?") ? "&" : "?") + "statement_timeout=0"
         let off = try await PG.withClient(poolSize: 1, url: none) { client async throws in
-            try await client.query("SELECT pg_sleep(0.3)")
+            try await client.query("SELECT pg_sleep(1.5)")
             return try await client.query("SHOW statement_timeout").scalar(String.self)
         }
         #expect(off == "0")
+        try await admin.withConnection { try await $0.runScript("DROP DATABASE \(PostgresQuery.quoteIdentifier(name))") }
+        await admin.close()
     }
 
     @Test("cancelling the task cancels the running statement on the server")

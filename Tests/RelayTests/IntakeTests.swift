@@ -233,26 +233,15 @@ struct IntakeTests {
     }
 
     @Test func aBatchHeldUpByALockIsCancelledAtTheStatementTimeoutAnswered503AndLosesNothing() async throws {
-        let p = try await Paired.start { $0.databaseURL += ($0.databaseURL.contains("?") ? "&" : "?") + "statement_timeout=1000" }
+        let p = try await Paired.start { $0.databaseURL += ($0.databaseURL.contains("?") ? "&" : "?") + "statement_timeout=3000" }
         #expect(try await p.stack.submit(try p.envelope()).status == .accepted)  // the outpost's rate bucket row exists now
         let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
-        let (locked, lockTaken) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
         // A session sitting on the outpost's bucket row, as a stuck transaction or an operator's long statement would.
-        let holder = Task {
-            try await database.withTransaction { tx async throws in
-                try await tx.query("SELECT 1 FROM rate_buckets FOR UPDATE")
-                lockTaken.yield()
-                for await _ in released { break }
-            }
-        }
-        for await _ in locked { break }
+        let lock = try await HeldLock.take("SELECT 1 FROM rate_buckets FOR UPDATE", on: database)
         let envelope = try p.envelope()
-        let refused = try await p.stack.submit(envelope)
+        let refused = try await lock.whileHeld { try await p.stack.submit(envelope) }
         expectProblem(refused, .serviceUnavailable, "database-unavailable")
         #expect(refused.headers["Retry-After"] == "1")
-        release.yield()
-        try await holder.value
         let again = try await p.stack.submit(envelope)
         #expect(again.status == .accepted)
         #expect(p.stack.relay.app.metrics.render().contains("mailwake_relay_envelopes_duplicate_total 0"),

@@ -57,7 +57,7 @@ struct ReceiptStore: Sendable {
     // worker's later completion leaves a finished row alone. A Live
     // Activity push not sent yet is never cut short (ActivityKit needs it):
     // its receipt is ignored.
-    private static let markSQL = """
+    static let markSQL = """
         WITH input AS (
             SELECT * FROM unnest($2::text[], $3::text[], $4::int8[]) AS t(pairing_id, event_id, shown_ms)
         ), marked AS (
