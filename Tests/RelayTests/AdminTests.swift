@@ -1,6 +1,7 @@
 import Foundation
 import MailwakeHTTPClient
 import MailwakeHTTPTypes
+import MailwakePostgres
 import MailwakeProtocol
 import StackSupport
 import TestSupport
@@ -121,6 +122,21 @@ struct AdminTests {
         #expect(try await list("?since=\(future)").isEmpty)
         expectProblem(try await p.stack.send(.get, "/admin/v1/deliveries?status=lost", to: admin, headers: auth), .badRequest,
                       "bad-status")
+    }
+
+    @Test func anOperatorPageWhoseQueryOutlastsTheStatementTimeoutAnswers503() async throws {
+        let p = try await Paired.start { $0.databaseURL += ($0.databaseURL.contains("?") ? "&" : "?") + "statement_timeout=1000" }
+        let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
+        let auth: HTTPHeaders = ["Authorization": "Bearer \(RelayInstance.operatorToken)"]
+        let lock = try await HeldLock.take("LOCK TABLE deliveries IN ACCESS EXCLUSIVE MODE", on: database)
+        let (list, page) = try await lock.whileHeld {
+            (try await p.stack.send(.get, "/admin/v1/deliveries", to: p.stack.relay.adminURL, headers: auth),
+             try await p.stack.send(.get, "/admin", to: p.stack.relay.adminURL, headers: auth))
+        }
+        await database.close()
+        expectProblem(list, .serviceUnavailable, "database-unavailable")
+        expectProblem(page, .serviceUnavailable, "database-unavailable")
+        #expect(try await p.stack.send(.get, "/admin/v1/deliveries", to: p.stack.relay.adminURL, headers: auth).status == .ok)
     }
 
     @Test func theStatusPageShowsQueueThroughputAndFailuresWithoutSecrets() async throws {

@@ -4,6 +4,7 @@ import MailwakeCrypto
 import MailwakeHTTPServer
 import MailwakeHTTPTypes
 import MailwakeProtocol
+import MailwakeServiceSupport
 
 extension RelayApp {
     /// The admin listener: `/metrics`, `/healthz`, `/readyz`, and for the
@@ -15,7 +16,10 @@ extension RelayApp {
         var router = AdminRoutes.router(metrics: metrics, checks: [
             "postgres": { await database.isReachable() },
         ])
-        router.group(middleware: [OperatorAuthentication(gate: operatorGate)]) { operatorPages in addOperatorRoutes(to: &operatorPages) }
+        // A database that is away, or a statement past the relay's `statement_timeout`, answers 503, not 500.
+        router.group(middleware: [OperatorAuthentication(gate: operatorGate), DatabaseUnavailableMiddleware()]) { operatorPages in
+            addOperatorRoutes(to: &operatorPages)
+        }
         return router
     }
 
