@@ -264,6 +264,11 @@ extension PostgresClient {
 
         public var debugDescription: String { description }
 
+        /// `d` in whole milliseconds, rounded down.
+        private static func milliseconds(_ d: Duration) -> Int64 {
+            d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+        }
+
         /// libpq keyword/value pairs (for `PQconnectdbParams`).
         func libpqParameters() -> [(String, String)] {
             var p: [(String, String)] = []
@@ -289,13 +294,11 @@ extension PostgresClient {
             p.append(("keepalives_count", "3"))
             // Keepalives do not probe while sent data waits for its acknowledgement (a statement sent to a
             // server that vanished without a reset): the kernel would retransmit for about 15 minutes.
-            let userTimeoutMS = tcpUserTimeout.components.seconds * 1000 + tcpUserTimeout.components.attoseconds / 1_000_000_000_000_000
-            p.append(("tcp_user_timeout", String(max(1, userTimeoutMS))))
+            p.append(("tcp_user_timeout", String(max(1, Self.milliseconds(tcpUserTimeout)))))
             var options: [String] = []
             if let statementTimeout {
-                let ms = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
                 // A positive duration under a millisecond must not round down to 0 (which is "none").
-                options.append("-c statement_timeout=\(statementTimeout == .zero ? 0 : max(1, ms))")
+                options.append("-c statement_timeout=\(statementTimeout == .zero ? 0 : max(1, Self.milliseconds(statementTimeout)))")
             }
             for (name, value) in sessionSettings.sorted(by: { $0.key < $1.key }) {
                 // Set by code, never by users: anything but plain words is a programming error.

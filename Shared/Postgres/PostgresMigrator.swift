@@ -129,7 +129,6 @@ public struct PostgresMigrator: Sendable {
     /// Neither the wait nor the migration itself is bound by the pool's `statement_timeout` (a
     /// relay's guards its intake): an index built over a large table may take minutes.
     private func lock(_ tx: PostgresConnection) async throws {
-        try await tx.runScript("SET LOCAL statement_timeout = 0")
-        try await tx.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+        try await tx.runScript("SET LOCAL statement_timeout = 0; SELECT pg_advisory_xact_lock(\(lockKey))")
     }
 }

@@ -187,7 +187,7 @@ struct QueryTests {
         let url = server.url(database: name)
         let unset = try await PG.withClient(poolSize: 1, url: url) { try await $0.query("SHOW statement_timeout").scalar(String.self) }
         #expect(unset == "1s")
-        let none = url + (url.contains("?") ? "&" : "?") + "statement_timeout=0"
+        let none = url.appendingQueryItem("statement_timeout", "0")
         let off = try await PG.withClient(poolSize: 1, url: none) { client async throws in
             try await client.query("SELECT pg_sleep(1.5)")
             return try await client.query("SHOW statement_timeout").scalar(String.self)

@@ -125,7 +125,7 @@ struct AdminTests {
     }
 
     @Test func anOperatorPageWhoseQueryOutlastsTheStatementTimeoutAnswers503() async throws {
-        let p = try await Paired.start { $0.databaseURL += ($0.databaseURL.contains("?") ? "&" : "?") + "statement_timeout=1000" }
+        let p = try await Paired.start { $0.databaseURL = $0.databaseURL.appendingQueryItem("statement_timeout", "1000") }
         let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
         let auth: HTTPHeaders = ["Authorization": "Bearer \(RelayInstance.operatorToken)"]
         let lock = try await HeldLock.take("LOCK TABLE deliveries IN ACCESS EXCLUSIVE MODE", on: database)

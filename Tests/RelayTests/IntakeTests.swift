@@ -233,7 +233,7 @@ struct IntakeTests {
     }
 
     @Test func aBatchHeldUpByALockIsCancelledAtTheStatementTimeoutAnswered503AndLosesNothing() async throws {
-        let p = try await Paired.start { $0.databaseURL += ($0.databaseURL.contains("?") ? "&" : "?") + "statement_timeout=3000" }
+        let p = try await Paired.start { $0.databaseURL = $0.databaseURL.appendingQueryItem("statement_timeout", "3000") }
         #expect(try await p.stack.submit(try p.envelope()).status == .accepted)  // the outpost's rate bucket row exists now
         let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
         // A session sitting on the outpost's bucket row, as a stuck transaction or an operator's long statement would.

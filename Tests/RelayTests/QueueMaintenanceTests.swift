@@ -12,9 +12,7 @@ struct QueueMaintenanceTests {
     /// A relay whose sessions time out after 1 s, a maintenance on its pool, and rows for every pruning step to delete:
     /// a rate bucket untouched for days and the heartbeat row of an outpost that never paired.
     static func start() async throws -> (IntakeTests.Paired, QueueMaintenance) {
-        let p = try await IntakeTests.Paired.start {
-            $0.databaseURL += ($0.databaseURL.contains("?") ? "&" : "?") + "statement_timeout=1000"
-        }
+        let p = try await IntakeTests.Paired.start { $0.databaseURL = $0.databaseURL.appendingQueryItem("statement_timeout", "1000") }
         let app = p.stack.relay.app
         try await app.database.execute("""
             INSERT INTO rate_buckets (bucket, tokens, updated_ms, requested, granted) VALUES ('stale', 1, 1, 0, 0)

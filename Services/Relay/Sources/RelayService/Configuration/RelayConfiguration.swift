@@ -256,9 +256,9 @@ public struct RelayConfiguration: Sendable {
         return c
     }
 
-    /// The relay's `statement_timeout` when its database URL sets none: far above any relay statement's
-    /// time (milliseconds; maintenance deletes in batches), half an outpost's request timeout (30 s), so
-    /// an envelope held up behind a stuck batch is answered 503 and sent again rather than timed out.
+    /// The relay's `statement_timeout` when its database URL sets none: far above an intake or completion
+    /// batch's time (milliseconds; the maintenance sets its own), half an outpost's request timeout (30 s),
+    /// so an envelope held up behind a stuck batch is answered 503 and sent again rather than timed out.
     public static let defaultStatementTimeout: Duration = .seconds(15)
 
     /// The planner settings of every relay session (see `postgresConfiguration()`).
