@@ -3,6 +3,7 @@ import MailwakeCore
 import MailwakeHTTPClient
 import MailwakeHTTPTypes
 import TestSupport
+import Synchronization
 import Testing
 
 /// `HTTP2Client` (nghttp2 and OpenSSL) against the Python test server: what
@@ -49,6 +50,55 @@ import Testing
             #expect(gone.status.code == 410)
             #expect(gone.headers["apns-id"] == "abc")
             #expect(gone.text == "Unregistered")
+        }
+    }
+
+    /// `execute(_:logger:then:)`'s answer, awaited: the callback's one result, and how many times it was called.
+    static func answer(_ client: HTTP2Client,
+                       _ request: HTTPClient.Request) async -> (Result<HTTPClient.Response, any Error>, calls: Int) {
+        let calls = Mutex(0)
+        let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<HTTPClient.Response, any Error>, Never>) in
+            client.execute(request, logger: nil) { result in
+                if calls.withLock({ n -> Int in
+                    n += 1
+                    return n
+                }) == 1 { waiter.resume(returning: result) }
+            }
+        }
+        // A second call would come from the client's thread right after the first; a later request flushes it out.
+        _ = try? await client.execute(.init(url: request.url))
+        return (result, calls.withLock { $0 })
+    }
+
+    /// The client error code of a failed answer.
+    static func code(_ result: Result<HTTPClient.Response, any Error>) -> HTTPClientError.Code? {
+        guard case .failure(let error) = result else { return nil }
+        return (error as? HTTPClientError)?.code
+    }
+
+    @Test func aCallbackGetsTheResponseOnceWithoutATaskWaiting() async throws {
+        try await Self.withServer { server, client async throws in
+            let (answered, calls) = await Self.answer(client, .init(method: .post, url: server.baseURL + "/echo",
+                                                                    headers: ["apns-id": "abc"], body: Array("payload".utf8)))
+            let echo = try Echo(try answered.get())
+            #expect(echo.bodyBytes == Array("payload".utf8))
+            #expect(echo.value("apns-id") == "abc")
+            #expect(calls == 1)
+            let (gone, _) = await Self.answer(client, .init(url: server.baseURL + "/status/410?body=Unregistered"))
+            #expect(try gone.get().status.code == 410)
+        }
+    }
+
+    @Test func aCallbackGetsTheSameErrorsAsAnAwaitedRequest() async throws {
+        try await Self.withServer { server, client async throws in
+            let (refused, _) = await Self.answer(client, .init(url: "https://127.0.0.2:9/"))
+            #expect(Self.code(refused) == .invalidRequest)
+            let (tooSlow, calls) = await Self.answer(client, .init(url: server.baseURL + "/delay?ms=2000", timeout: .milliseconds(200)))
+            #expect(Self.code(tooSlow) == .timeout)
+            #expect(calls == 1)
+            client.shutdown()
+            let (stopped, _) = await Self.answer(client, .init(url: server.baseURL + "/echo"))
+            #expect(Self.code(stopped) == .shutdown)
         }
     }
 

@@ -153,6 +153,17 @@ struct DeliveryTests {
         #expect(seen.map(\.status) == [status, status, 200])
     }
 
+    @Test func aDeliveryIntakeHandedOverIsSentWithoutATaskAndItsRetryOnOne() async throws {
+        let p = try await Paired.start()
+        let (_, final) = try await Self.deliverOne(p, apnsAnswers: 503, "ServiceUnavailable", times: 1, timeout: 30)
+        #expect(final.status == .sent)
+        #expect(final.attempts == 2)
+        let metrics = p.stack.relay.app.metrics.render()
+        #expect(metrics.contains(#"mailwake_relay_delivery_attempts_total{on="callback"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"mailwake_relay_delivery_attempts_total{on="task"} 1"#), "the retry was claimed from the queue")
+        #expect(metrics.contains(#"mailwake_relay_deliveries_total{status="sent"} 1"#))
+    }
+
     @Test func aRetriedDeliveryKeepsItsPayloadAndAFinishedOneDropsIt() async throws {
         let p = try await Paired.start()
         let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)

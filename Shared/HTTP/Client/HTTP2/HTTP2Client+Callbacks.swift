@@ -27,7 +27,7 @@ extension HTTP2Client {
                     exchange.logger.debug("http client request cancelled", ["method": .string(exchange.method.rawValue),
                                                                             "origin": .string(origin)])
                     metrics?.record(outcome: "cancelled", seconds: seconds)
-                    exchange.continuation.resume(throwing: CancellationError())
+                    exchange.resume(.failure(CancellationError()))
                     return
                 }
                 let error = HTTPClientError(Self.code(Int(result.error)), String(cString: result.message))
@@ -36,7 +36,7 @@ extension HTTP2Client {
                     "detail": .string(error.message), "duration_ms": .int(Int(seconds * 1000)),
                 ])
                 metrics?.record(outcome: error.code.rawValue, seconds: seconds)
-                exchange.continuation.resume(throwing: error)
+                exchange.resume(.failure(error))
                 return
             }
             let body = result.body_len == 0 ? [] : Array(UnsafeBufferPointer(start: result.body, count: result.body_len))
@@ -50,7 +50,7 @@ extension HTTP2Client {
                 "duration_ms": .int(Int(seconds * 1000)), "connection": .int(Int(result.connection_id)),
             ])
             metrics?.record(outcome: "\(result.status / 100)xx", seconds: seconds)
-            exchange.continuation.resume(returning: response)
+            exchange.resume(.success(response))
         }
 
         func log(level: Int32, connection: UInt64, message: String) {

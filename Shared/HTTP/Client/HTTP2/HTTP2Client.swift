@@ -60,6 +60,45 @@ public final class HTTP2Client: HTTPRequestExecuting {
     /// reset; the connection stays).
     public func execute(_ request: HTTPClient.Request, logger: Logger? = nil) async throws -> HTTPClient.Response {
         try Task.checkCancellation()
+        let prepared = try prepare(request, logger: logger)
+        let client = self.client
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { continuation in
+                submit(prepared, HTTP2Exchange(waiter: .task(continuation), method: request.method, logger: prepared.logger))
+                // A cancellation that raced ahead of the submission found nothing to cancel.
+                if Task.isCancelled { mw_h2_client_cancel(client.raw, prepared.id) }
+            }
+        } onCancel: {
+            mw_h2_client_cancel(client.raw, prepared.id)
+        }
+    }
+
+    /// Sends `request` without a task: `completion` gets the response or the `HTTPClientError`, once, on the
+    /// client's thread (or on the caller's when the request is refused before it is handed over). It must not block.
+    public func execute(_ request: HTTPClient.Request, logger: Logger? = nil,
+                        then completion: @escaping @Sendable (Result<HTTPClient.Response, any Error>) -> Void) {
+        let prepared: Prepared
+        do {
+            prepared = try prepare(request, logger: logger)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        submit(prepared, HTTP2Exchange(waiter: .callback(completion), method: request.method, logger: prepared.logger))
+    }
+
+    /// A request checked and ready for the C client.
+    private struct Prepared {
+        let request: HTTPClient.Request
+        let path: Substring
+        let maxBody: Int
+        let timeoutMS: Int
+        let id: UInt64
+        let logger: Logger
+    }
+
+    /// Checks `request` against this client and its limits, and numbers it.
+    private func prepare(_ request: HTTPClient.Request, logger: Logger?) throws -> Prepared {
         try HTTPClient.validate(request)
         guard request.followRedirects != true else {
             throw HTTPClientError(.invalidRequest, "the HTTP/2 client does not follow redirects")
@@ -69,29 +108,23 @@ public final class HTTP2Client: HTTPRequestExecuting {
         guard maxBody >= 0 else { throw HTTPClientError(.invalidRequest, "maxResponseBytes must not be negative") }
         let timeout = request.timeout ?? configuration.totalTimeout
         guard timeout > .zero else { throw HTTPClientError(.invalidRequest, "timeout must be positive") }
-        let id = ids.wrappingAdd(1, ordering: .relaxed).newValue
-        let logger = logger.map { $0.with("http_client", .string(configuration.name)) } ?? self.logger
-        let client = self.client
-        let userAgent = configuration.userAgent
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                let exchange = HTTP2Exchange(continuation: continuation, method: request.method, logger: logger)
-                client.context.metrics?.inFlight.increment()
-                let retained = Unmanaged.passRetained(exchange)
-                let submitted = Self.submit(request, path: path, userAgent: userAgent, id: id, maxBody: maxBody,
-                                            timeoutMS: HTTPClient.milliseconds(timeout), to: client.raw,
-                                            context: retained.toOpaque())
-                guard submitted else {
-                    retained.release()
-                    client.context.metrics?.inFlight.decrement()
-                    continuation.resume(throwing: HTTPClientError(.shutdown, "the HTTP client was shut down"))
-                    return
-                }
-                // A cancellation that raced ahead of the submission found nothing to cancel.
-                if Task.isCancelled { mw_h2_client_cancel(client.raw, id) }
-            }
-        } onCancel: {
-            mw_h2_client_cancel(client.raw, id)
+        return Prepared(request: request, path: path, maxBody: maxBody, timeoutMS: HTTPClient.milliseconds(timeout),
+                        id: ids.wrappingAdd(1, ordering: .relaxed).newValue,
+                        logger: logger.map { $0.with("http_client", .string(configuration.name)) } ?? self.logger)
+    }
+
+    /// Hands `exchange` to the C client; answers it with `.shutdown` at once when the client has stopped.
+    private func submit(_ prepared: Prepared, _ exchange: HTTP2Exchange) {
+        client.context.metrics?.inFlight.increment()
+        let retained = Unmanaged.passRetained(exchange)
+        let submitted = Self.submit(prepared.request, path: prepared.path, userAgent: configuration.userAgent, id: prepared.id,
+                                    maxBody: prepared.maxBody, timeoutMS: prepared.timeoutMS, to: client.raw,
+                                    context: retained.toOpaque())
+        guard submitted else {
+            retained.release()
+            client.context.metrics?.inFlight.decrement()
+            exchange.resume(.failure(HTTPClientError(.shutdown, "the HTTP client was shut down")))
+            return
         }
     }
 

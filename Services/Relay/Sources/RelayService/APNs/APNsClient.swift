@@ -100,11 +100,44 @@ final class APNsClient: Sendable {
     func send(_ request: APNsRequest, with slot: inout InFlightWindow.Slot) async -> APNsResult {
         let result = await perform(request)
         slot.sent(congested: result.congested)
-        let reason: String
-        switch result {
-        case .sent: reason = ""
-        case .failed(_, let r, _, _), .retry(_, let r), .renewToken(_, let r): reason = r.rawValue
+        count(result)
+        return result
+    }
+
+    /// Sends one push without a task when the provider token is at hand: `completion` gets the classified answer,
+    /// once, on the HTTP/2 client's thread, after `slot` has been told what came of it (the caller still gives the
+    /// slot back). False, with nothing sent, when the token must be awaited first (`send(_:with:)` then).
+    func send(_ request: APNsRequest, with slot: InFlightWindow.Slot,
+              then completion: @escaping @Sendable (APNsResult) -> Void) -> Bool {
+        let token: APNsProviderToken.Issued
+        if let sharedToken {
+            guard let fast = sharedToken.usable(now: providerToken.now()) else { return false }
+            token = fast
+        } else {
+            guard let own = try? providerToken.token() else { return false }
+            token = own
         }
+        let window = slot.window
+        let started = ContinuousClock.now
+        client(request.environment).execute(httpRequest(request, token: token), logger: nil) { [self] answer in
+            let done: @Sendable (APNsResult) -> Void = { [self] result in
+                window.record(congested: result.congested)
+                count(result)
+                completion(result)
+            }
+            let (result, refusedToken) = classify(answer, started: started)
+            if refusedToken {
+                Task { done(await handleRefusal(result, token: token, environment: request.environment)) }
+            } else {
+                done(result)
+            }
+        }
+        return true
+    }
+
+    /// Counts one classified answer (`mailwake_relay_apns_requests_total`).
+    private func count(_ result: APNsResult) {
+        let reason = result.reasonLabel
         let outcome = result.outcomeLabel, status = Self.statusLabel(result)
         let counter = requestCounters.withLock { cache in
             let key = outcome + "/" + status + "/" + reason
@@ -115,7 +148,6 @@ final class APNsClient: Sendable {
             return c
         }
         counter.increment()
-        return result
     }
 
     private func perform(_ request: APNsRequest) async -> APNsResult {
@@ -134,7 +166,24 @@ final class APNsClient: Sendable {
             logger.error("cannot make an APNs provider token", ["error": .string("\(error)")])
             return .retry(status: nil, reason: .providerTokenUnavailable)
         }
-        let client = clients.withLock { $0[request.environment]! }
+        let started = ContinuousClock.now
+        let answer: Result<HTTPClient.Response, any Error>
+        do {
+            answer = .success(try await client(request.environment).execute(httpRequest(request, token: token), logger: nil))
+        } catch {
+            answer = .failure(error)
+        }
+        let (result, refusedToken) = classify(answer, started: started)
+        return refusedToken ? await handleRefusal(result, token: token, environment: request.environment) : result
+    }
+
+    /// The client for `environment` now (a refused token replaces it).
+    private func client(_ environment: PushEnvironment) -> any HTTPRequestExecuting {
+        clients.withLock { $0[environment]! }
+    }
+
+    /// The HTTP/2 request for one push, authenticated with `token`.
+    private func httpRequest(_ request: APNsRequest, token: APNsProviderToken.Issued) -> HTTPClient.Request {
         let headers: HTTPHeaders = [
             "authorization": "bearer \(token.value)",
             "apns-push-type": request.pushType,
@@ -144,31 +193,42 @@ final class APNsClient: Sendable {
             "apns-expiration": String(request.expiration),
             "apns-priority": String(request.priority),
         ]
-        let started = ContinuousClock.now
+        return .init(method: .post, url: origin(request.environment) + "/3/device/" + request.deviceToken, headers: headers,
+                     body: request.payload)
+    }
+
+    /// What an answer (or its absence) means, and whether APNs refused the provider token (`handleRefusal` then).
+    private func classify(_ answer: Result<HTTPClient.Response, any Error>, started: ContinuousClock.Instant)
+        -> (APNsResult, refusedToken: Bool) {
         let response: HTTPClient.Response
-        do {
-            response = try await client.execute(.init(method: .post, url: origin(request.environment) + "/3/device/" + request.deviceToken,
-                                                      headers: headers, body: request.payload), logger: nil)
-        } catch let error as HTTPClientError {
+        switch answer {
+        case .success(let r):
+            response = r
+        case .failure(let error as HTTPClientError):
             // Streams refused by GOAWAY and dropped connections never reached
             // APNs: retry, on another connection. Timeouts may have: the
             // collapse id keeps a duplicate from showing twice.
-            return .retry(status: nil, reason: .transport(error.code.rawValue))
-        } catch {
-            return .retry(status: nil, reason: .transport("other"))
+            return (.retry(status: nil, reason: .transport(error.code.rawValue)), false)
+        case .failure:
+            return (.retry(status: nil, reason: .transport("other")), false)
         }
         requestSeconds.observe((ContinuousClock.now - started).seconds)
         let status = Int(response.status.code)
-        if status == 200 { return .sent }
+        if status == 200 { return (.sent, false) }
         let (reason, timestamp) = Self.parseError(response.body)
         let result = APNsResult.classify(status: status, reason: reason, timestampMS: timestamp)
         var tokenRefused = reason == .tooManyProviderTokenUpdates
         if case .renewToken = result { tokenRefused = true }
-        if tokenRefused, let sharedToken {
-            // Before the retry is scheduled, so that it carries the token the table holds now.
-            if await sharedToken.refused(token, reason: reason.rawValue) { reconnect(request.environment) }
+        return (result, tokenRefused)
+    }
+
+    /// After APNs refused `token`: the shared token is marked refused (or this instance's renewed) and the
+    /// environment reconnected, before the retry is scheduled, so that it carries the token in use now.
+    private func handleRefusal(_ result: APNsResult, token: APNsProviderToken.Issued, environment: PushEnvironment) async -> APNsResult {
+        if let sharedToken {
+            if await sharedToken.refused(token, reason: result.reasonLabel) { reconnect(environment) }
         } else if case .renewToken = result {
-            renewTokenAndReconnect(refused: token, environment: request.environment)
+            renewTokenAndReconnect(refused: token, environment: environment)
         }
         return result
     }

@@ -40,6 +40,14 @@ enum APNsResult: Sendable, Hashable {
         return false
     }
 
+    /// APNs's reason, or the relay's for an answer that never came; empty when sent.
+    var reasonLabel: String {
+        switch self {
+        case .sent: ""
+        case .failed(_, let r, _, _), .retry(_, let r), .renewToken(_, let r): r.rawValue
+        }
+    }
+
     /// The label of `mailwake_relay_apns_requests_total`.
     var outcomeLabel: String {
         switch self {

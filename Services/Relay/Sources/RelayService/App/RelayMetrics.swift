@@ -22,6 +22,9 @@ struct RelayMetrics: Sendable {
     let claimBatch: Histogram
     let diagnosticsSent: Counter
     let liveActivityAlerts: Counter
+    /// Attempts sent without a task (a delivery intake had just checked) or on one of the worker's tasks.
+    let attemptsWithoutTask: Counter
+    let attemptsOnTask: Counter
 
     init(_ registry: MetricsRegistry) {
         self.registry = registry
@@ -30,6 +33,10 @@ struct RelayMetrics: Sendable {
                           "or on a task (the pairing or an accounts answer had to be loaded first)."
         checkedOnListener = registry.counter("mailwake_relay_envelope_checks_total", help: checkedHelp, labels: ["on": "listener"])
         checkedOnTask = registry.counter("mailwake_relay_envelope_checks_total", help: checkedHelp, labels: ["on": "task"])
+        let attemptsHelp = "Delivery attempts sent without a task (intake had just checked the delivery: answered and recorded " +
+                           "on the APNs client's thread) or on a worker task (claimed from the queue, a retry, a Live Activity)."
+        attemptsWithoutTask = registry.counter("mailwake_relay_delivery_attempts_total", help: attemptsHelp, labels: ["on": "callback"])
+        attemptsOnTask = registry.counter("mailwake_relay_delivery_attempts_total", help: attemptsHelp, labels: ["on": "task"])
         liveActivityAlerts = registry.counter("mailwake_relay_live_activity_alerts_total",
                                               help: "Live Activity starts APNs refused for the push-to-start token (TooManyRequests) " +
                                                     "and sent as time-sensitive alerts instead.")

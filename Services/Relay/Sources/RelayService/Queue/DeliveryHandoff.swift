@@ -8,7 +8,9 @@ import Synchronization
 /// it without a claim query, one PostgreSQL transaction fewer per envelope.
 /// If the instance dies first, the claim's lease runs out and any instance
 /// sends it. When the hand-off is full, intake stores the envelope queued
-/// for whichever instance claims it.
+/// for whichever instance claims it. While the worker runs, a delivery it can
+/// send at once (a free APNs window slot, nothing to look up) goes out from
+/// the thread that handed it over, without waking the worker.
 final class DeliveryHandoff: Sendable {
     private struct State {
         var reserved = 0
@@ -16,10 +18,22 @@ final class DeliveryHandoff: Sendable {
         var claimRequested = true
     }
 
+    /// Sends a delivery now, or declines (false) and leaves it to the worker's loop.
+    typealias DirectSender = @Sendable (ClaimedDelivery) -> Bool
+
+    /// Holds the sender in the mutex as an object: a closure stored in a `Mutex` directly gained a reabstraction
+    /// thunk on every `withLock` that read it (the `inout` access converts it in and out), until a call through
+    /// some thousands of them overflowed the stack.
+    private final class Sender: Sendable {
+        let send: DirectSender
+        init(_ send: @escaping DirectSender) { self.send = send }
+    }
+
     let capacity: Int
     /// Rung for every hand-off and claim request; the worker waits on it.
     let doorbell = Doorbell()
     private let state = Mutex(State())
+    private let directSender = Mutex<Sender?>(nil)
 
     /// - Parameter capacity: deliveries waiting for the worker at most (beyond it, intake queues in the database).
     init(capacity: Int) { self.capacity = capacity }
@@ -38,8 +52,18 @@ final class DeliveryHandoff: Sendable {
         state.withLock { $0.reserved -= 1 }
     }
 
-    /// Passes a stored, claimed delivery to the worker (uses the reservation).
+    /// Lets `sender` take handed deliveries straight away (the worker, while it runs); nil stops it.
+    func sendDirectly(with sender: DirectSender?) {
+        let box = sender.map(Sender.init)
+        directSender.withLock { $0 = box }
+    }
+
+    /// Passes a stored, claimed delivery to the worker, or sends it now (uses the reservation).
     func hand(_ delivery: ClaimedDelivery) {
+        if let sender = directSender.withLock({ $0 }), sender.send(delivery) {
+            state.withLock { $0.reserved -= 1 }
+            return
+        }
         state.withLock { s in
             s.reserved -= 1
             s.items.append(delivery)

@@ -54,6 +54,12 @@ final class DeliveryQueue: Sendable {
         try await completions.submit(completion)
     }
 
+    /// Records how an attempt ended (batched with other completions); `stored` gets the result after the commit, on
+    /// the committing task.
+    func complete(_ completion: DeliveryCompletion, then stored: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        completions.submit(completion, then: stored)
+    }
+
     /// The envelope budget of every outpost.
     struct EnvelopeRate: Sendable {
         var rate: Double

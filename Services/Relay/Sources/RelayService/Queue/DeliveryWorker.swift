@@ -18,6 +18,11 @@ final class DeliveryWorker: Service {
     let clockMS: @Sendable () -> Int64
     /// Deliveries claimed per query at most.
     let claimBatch = 256
+    /// Deliveries in flight without a task (`deliverWithoutTask`).
+    let outstanding = OutstandingDeliveries()
+    /// How long a stopping worker waits for the outcomes of pushes in flight; those still unanswered are sent
+    /// again when their lease runs out (same apns-id and collapse id).
+    static let drainTimeout: Duration = .seconds(5)
 
     init(queue: DeliveryQueue, apns: APNsClient, accounts: AccountsClient, handoff: DeliveryHandoff, configuration: RelayConfiguration,
          metrics: RelayMetrics, logger: Logger, clockMS: @escaping @Sendable () -> Int64) {
@@ -49,6 +54,12 @@ final class DeliveryWorker: Service {
                     doorbell.ring()
                 }
             }
+            handoff.sendDirectly { [self] delivery in
+                guard window.tryAcquire(upTo: 1) == 1 else { return false }
+                if deliverWithoutTask(delivery) { return true }
+                window.giveBack(1)
+                return false
+            }
             var lastClaim = ContinuousClock.now - Self.pollInterval
             var moreDue = true
             while !Task.isCancelled {
@@ -56,7 +67,7 @@ final class DeliveryWorker: Service {
                 let (handed, claimRequested) = handoff.take(max: claimBatch)
                 for delivery in handed {
                     await window.acquire()
-                    group.addTask { await self.deliver(delivery) }
+                    if !deliverWithoutTask(delivery) { group.addTask { await self.deliver(delivery) } }
                 }
                 // The shared queue: work other instances queued, retries now
                 // due, claims whose lease ran out.
@@ -80,12 +91,18 @@ final class DeliveryWorker: Service {
                     await doorbell.wait()
                 }
             }
+            handoff.sendDirectly(with: nil)
         }
+        await outstanding.drained(within: Self.drainTimeout)
     }
 
     /// Sends one claimed delivery (holding one window slot) and records the outcome.
     func deliver(_ d: ClaimedDelivery) async {
-        let completion = await attempt(d)
+        await record(await attempt(d), of: d)
+    }
+
+    /// Stores `completion` (retrying a failed write a few times), counts it, and reports an invalid token.
+    func record(_ completion: DeliveryCompletion, of d: ClaimedDelivery) async {
         var stored = false
         for wait in [0, 1, 2, 4, 8] where !stored {
             if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
@@ -100,13 +117,54 @@ final class DeliveryWorker: Service {
         // Not stored: the lease runs out and the delivery is sent again
         // (same apns-id and collapse id, so the device shows it once).
         guard stored else { return }
+        count(completion, of: d)
+        // After the outcome is stored, holding no window slot; the worker waits for it at shutdown.
+        if let invalid = completion.invalidToken { await report(invalid, deviceID: d.deviceID) }
+    }
+
+    /// Counts a stored outcome.
+    private func count(_ completion: DeliveryCompletion, of d: ClaimedDelivery) {
         if completion.status.isFinal { metrics.deliveries[completion.status.rawValue]?.increment() }
         if completion.status == .sent {
             metrics.acceptToSent.observe(Double(max(0, completion.atMS - d.acceptedMS)) / 1000)
         }
-        // In this child task, after the outcome is stored: the worker's task
-        // group waits for it at shutdown, and it holds no window slot.
-        if let invalid = completion.invalidToken { await report(invalid, deviceID: d.deviceID) }
+    }
+
+    /// Sends a delivery intake checked a moment ago (holding one window slot) without a task: the push is answered
+    /// on the APNs client's thread and the outcome recorded by the completions' group commit, so nothing wakes the
+    /// pool per delivery. False, with the slot still held, for what needs a task: a delivery without intake's
+    /// check, a Live Activity (its token is looked up; a refused start goes out as an alert), one that cannot be
+    /// sent (its outcome is recorded on the task path), or a provider token that must be awaited.
+    func deliverWithoutTask(_ d: ClaimedDelivery) -> Bool {
+        guard d.pairingActive, let authorization = d.checkedAtIntake, authorization.mayReceivePush,
+              let token = authorization.apnsToken, d.kind != .envelope(.liveActivity), clockMS() < d.deadline * 1000
+        else { return false }
+        let window = apns.window
+        outstanding.begin()
+        let sent = apns.send(apnsRequest(for: d, token: token, authorization: authorization), with: InFlightWindow.Slot(window: window)) {
+            [self] result in
+            window.giveBack(1)
+            let completion = completion(of: d, after: result, token: token)
+            queue.complete(completion) { [self] stored in
+                switch stored {
+                case .success:
+                    count(completion, of: d)
+                    guard let invalid = completion.invalidToken else { return outstanding.end() }
+                    Task {
+                        await report(invalid, deviceID: d.deviceID)
+                        outstanding.end()
+                    }
+                case .failure:
+                    // The task path's retries, on a task of its own.
+                    Task {
+                        await record(completion, of: d)
+                        outstanding.end()
+                    }
+                }
+            }
+        }
+        if sent { metrics.attemptsWithoutTask.increment() } else { outstanding.end() }
+        return sent
     }
 
     /// Tells accounts that APNs called the device's token invalid (accounts clears it unless it was replaced since).
@@ -121,27 +179,17 @@ final class DeliveryWorker: Service {
 
     /// One attempt with the window slot the worker took for it: checks, the APNs request, and what to record.
     func attempt(_ d: ClaimedDelivery) async -> DeliveryCompletion {
-        await apns.window.holdingSlot { slot in await attempt(d, with: &slot) }
+        metrics.attemptsOnTask.increment()
+        return await apns.window.holdingSlot { slot in await attempt(d, with: &slot) }
     }
 
     /// One attempt holding `slot` (given back by `holdingSlot` on every path).
     private func attempt(_ d: ClaimedDelivery, with slot: inout InFlightWindow.Slot) async -> DeliveryCompletion {
-        func finish(_ status: DeliveryStatus, apnsStatus: Int? = nil, reason: DeliveryReason?) -> DeliveryCompletion {
-            DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: status, nextAttemptMS: 0, apnsStatus: apnsStatus,
-                               reason: reason, atMS: clockMS())
-        }
-        func retry(apnsStatus: Int?, reason: DeliveryReason, soon: Bool) -> DeliveryCompletion {
-            let now = clockMS()
-            let next = now + Self.backoffMS(attempts: d.attempts, soon: soon)
-            guard next < d.deadline * 1000 else { return finish(.expired, apnsStatus: apnsStatus, reason: reason) }
-            return DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: .queued, nextAttemptMS: next,
-                                      apnsStatus: apnsStatus, reason: reason, atMS: now)
-        }
         guard d.pairingActive else {
-            return finish(.failed, reason: .pairingEnded)
+            return finished(d, .failed, reason: .pairingEnded)
         }
         guard clockMS() < d.deadline * 1000 else {
-            return finish(.expired, reason: .deadlinePassed)
+            return finished(d, .expired, reason: .deadlinePassed)
         }
         // An outpost the operator blocked at accounts gets nothing more
         // delivered, whatever it queued before the block (cached for
@@ -150,54 +198,82 @@ final class DeliveryWorker: Service {
         if d.checkedAtIntake == nil {
             do {
                 guard !(try await accounts.standing(of: d.outpostID, key: d.outpostKey)).blocked else {
-                    return finish(.failed, reason: .outpostBlocked)
+                    return finished(d, .failed, reason: .outpostBlocked)
                 }
             } catch {
-                return retry(apnsStatus: nil, reason: .accountsUnavailable, soon: false)
+                return retried(d, apnsStatus: nil, reason: .accountsUnavailable, soon: false)
             }
         }
         let target: (authorization: DeviceAuthorization, token: String?)
         do {
             target = try await resolveTarget(d)
         } catch {
-            return retry(apnsStatus: nil, reason: .accountsUnavailable, soon: false)
+            return retried(d, apnsStatus: nil, reason: .accountsUnavailable, soon: false)
         }
         guard target.authorization.mayReceivePush else {
-            return finish(.failed, reason: target.authorization.active ? .deviceNotEntitled : .deviceNotAuthorized)
+            return finished(d, .failed, reason: target.authorization.active ? .deviceNotEntitled : .deviceNotAuthorized)
         }
         guard let token = target.token else {
-            return finish(.failed, reason: .noDeviceToken)
+            return finished(d, .failed, reason: .noDeviceToken)
         }
+        let request = apnsRequest(for: d, token: token, authorization: target.authorization)
+        let result = await apns.send(request, with: &slot)
+        if case .retry(429?, .tooManyRequests) = result, d.kind == .envelope(.liveActivity), d.activityEvent == .start {
+            // Apple's push-to-start budget is spent: the code goes out as a time-sensitive alert instead.
+            return await alertInstead(of: d, request: request, deviceToken: target.authorization.apnsToken, slot: &slot)
+        }
+        return completion(of: d, after: result, token: token)
+    }
+
+    /// The APNs request for `d` to `token`.
+    private func apnsRequest(for d: ClaimedDelivery, token: String, authorization: DeviceAuthorization) -> APNsRequest {
         // A relay-authored alert (PROTOCOL.md §14) travels like a notification: push type alert, the bundle id as topic.
         let kind = d.kind.apnsKind
-        let request = APNsRequest(
-            deviceToken: token, environment: target.authorization.apnsEnvironment,
+        return APNsRequest(
+            deviceToken: token, environment: authorization.apnsEnvironment,
             pushType: APNsPayload.pushType(for: kind), topic: APNsPayload.topic(for: kind, bundleID: configuration.apns.bundleID),
             eventID: d.eventID, expiration: d.iat + configuration.maxEnvelopeAge,
             priority: APNsPayload.priority(kind: kind, activityEvent: d.activityEvent), payload: d.payload)
-        switch await apns.send(request, with: &slot) {
+    }
+
+    /// What to record after APNs answered `d`'s push to `token` with `result`.
+    private func completion(of d: ClaimedDelivery, after result: APNsResult, token: String) -> DeliveryCompletion {
+        switch result {
         case .sent:
-            return finish(.sent, apnsStatus: 200, reason: nil)
-        case .retry(429?, .tooManyRequests) where d.kind == .envelope(.liveActivity) && d.activityEvent == .start:
-            // Apple's push-to-start budget is spent: the code goes out as a time-sensitive alert instead.
-            return await alertInstead(of: d, request: request, deviceToken: target.authorization.apnsToken, slot: &slot, finish: finish)
+            return finished(d, .sent, apnsStatus: 200, reason: nil)
         case .failed(let status, let reason, let tokenInvalid, let timestamp):
-            var failed = finish(.failed, apnsStatus: status, reason: reason)
+            var failed = finished(d, .failed, apnsStatus: status, reason: reason)
             if tokenInvalid { failed.invalidToken = .init(token: token, timestampMS: timestamp ?? clockMS()) }
             return failed
         case .retry(let status, let reason):
-            return retry(apnsStatus: status, reason: reason, soon: status == nil && reason.neverReachedAPNs)
+            return retried(d, apnsStatus: status, reason: reason, soon: status == nil && reason.neverReachedAPNs)
         case .renewToken(let status, let reason):
-            return retry(apnsStatus: status, reason: reason, soon: d.attempts <= 3)
+            return retried(d, apnsStatus: status, reason: reason, soon: d.attempts <= 3)
         }
+    }
+
+    /// A final outcome of `d`, now.
+    private func finished(_ d: ClaimedDelivery, _ status: DeliveryStatus, apnsStatus: Int? = nil,
+                          reason: DeliveryReason?) -> DeliveryCompletion {
+        DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: status, nextAttemptMS: 0, apnsStatus: apnsStatus,
+                           reason: reason, atMS: clockMS())
+    }
+
+    /// `d` queued again after the backoff, or expired when the next attempt would be past its deadline.
+    private func retried(_ d: ClaimedDelivery, apnsStatus: Int?, reason: DeliveryReason, soon: Bool) -> DeliveryCompletion {
+        let now = clockMS()
+        let next = now + Self.backoffMS(attempts: d.attempts, soon: soon)
+        guard next < d.deadline * 1000 else { return finished(d, .expired, apnsStatus: apnsStatus, reason: reason) }
+        return DeliveryCompletion(pairingID: d.pairingID, eventID: d.eventID, status: .queued, nextAttemptMS: next,
+                                  apnsStatus: apnsStatus, reason: reason, atMS: now)
     }
 
     /// Sends a refused Live Activity `start` as a time-sensitive alert to the device's own token (same envelope, same
     /// apns-id): `sent` with reason `push_to_start_refused_alerted`, or the start's refusal when that fails too.
-    private func alertInstead(of d: ClaimedDelivery, request: APNsRequest, deviceToken: String?, slot: inout InFlightWindow.Slot,
-                              finish: (DeliveryStatus, Int?, DeliveryReason?) -> DeliveryCompletion) async -> DeliveryCompletion {
+    private func alertInstead(of d: ClaimedDelivery, request: APNsRequest, deviceToken: String?,
+                              slot: inout InFlightWindow.Slot) async -> DeliveryCompletion {
         guard let deviceToken, let envelope = Self.envelope(inLiveActivityPayload: d.payload) else {
-            return finish(.failed, 429, .tooManyRequests)
+            return finished(d, .failed, apnsStatus: 429, reason: .tooManyRequests)
         }
         var alert = request
         alert.deviceToken = deviceToken
@@ -207,8 +283,8 @@ final class DeliveryWorker: Service {
         alert.payload = APNsPayload.timeSensitiveAlert(for: envelope)
         metrics.liveActivityAlerts.increment()
         switch await apns.send(alert, with: &slot) {
-        case .sent: return finish(.sent, 200, .pushToStartRefusedAlerted)
-        default: return finish(.failed, 429, .tooManyRequests)
+        case .sent: return finished(d, .sent, apnsStatus: 200, reason: .pushToStartRefusedAlerted)
+        default: return finished(d, .failed, apnsStatus: 429, reason: .tooManyRequests)
         }
     }
 
