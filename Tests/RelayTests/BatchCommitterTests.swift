@@ -57,4 +57,39 @@ struct BatchCommitterTests {
         #expect(try await committer.submit(21) == 42, "the next batch is flushed normally")
         await #expect(throws: Refused.self) { _ = try await committer.submit(-2) }
     }
+
+    @Test func withALingerItemsSubmittedWhileItLastsAreWrittenInOneBatch() async throws {
+        let recorder = Recorder()
+        let committer = BatchCommitter<Int, Int>(maxBatch: 64, maxConcurrentFlushes: 1, linger: .seconds(2)) {
+            try await recorder.flush($0)
+        }
+        let done = Flag()
+        let outcomes = Mutex<[Int: Int]>([:])
+        for i in 1...20 {
+            committer.submit(i) { result in
+                if outcomes.withLock({ o -> Int in
+                    o[i] = (try? result.get()) ?? -1
+                    return o.count
+                }) == 20 { done.set() }
+            }
+        }
+        try await done.wait(timeout: .seconds(60))
+        #expect(recorder.batches.withLock { $0 } == [Array(1...20)], "without the linger the first item is written alone")
+        #expect(outcomes.withLock { $0 }.allSatisfy { $0.value == $0.key * 2 })
+    }
+
+    @Test func aLingeringFlushStartsAfterItsWaitWithWhatJoinedIt() async throws {
+        let recorder = Recorder()
+        let committer = BatchCommitter<Int, Int>(maxBatch: 64, maxConcurrentFlushes: 2, linger: .milliseconds(50)) {
+            try await recorder.flush($0)
+        }
+        async let first = committer.submit(1)
+        async let second = committer.submit(2)
+        async let third = committer.submit(3)
+        #expect(try await [first, second, third] == [2, 4, 6])
+        let batches = recorder.batches.withLock { $0 }
+        #expect(batches.reduce(0) { $0 + $1.count } == 3, "every item was flushed once")
+        #expect(batches.allSatisfy { !$0.isEmpty }, "a lingering flush whose items another took writes nothing")
+        #expect(try await committer.submit(4) == 8, "the committer goes on after lingering flushes")
+    }
 }

@@ -1,9 +1,11 @@
 import Synchronization
 
 /// Group commit: callers submit one item each and wait; items that arrive
-/// while a flush is running are written together by the next flush. No timer:
-/// under light load a batch is one item and costs no added latency, under
-/// heavy load batches grow to `maxBatch`.
+/// while a flush is running are written together by the next flush. Without
+/// `linger`, no timer: under light load a batch is one item and costs no
+/// added latency, under heavy load batches grow to `maxBatch`. With it, an
+/// item that finds the committer idle waits that long for others to join it
+/// (for writes nobody waits on, where fewer, larger batches save wake-ups).
 final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     typealias Flush = @Sendable ([Item]) async throws -> [Outcome]
 
@@ -35,16 +37,19 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
 
     private let maxBatch: Int
     private let maxConcurrentFlushes: Int
+    private let linger: Duration?
     private let flush: Flush
     private let state = Mutex(State())
 
     /// - Parameters:
     ///   - maxBatch: items per flush at most.
     ///   - maxConcurrentFlushes: flushes in flight at once (each holds a database connection).
+    ///   - linger: how long an item that finds no flush running waits for more before its flush starts (nil: none).
     ///   - flush: writes a batch and returns one outcome per item, in order.
-    init(maxBatch: Int, maxConcurrentFlushes: Int, flush: @escaping Flush) {
+    init(maxBatch: Int, maxConcurrentFlushes: Int, linger: Duration? = nil, flush: @escaping Flush) {
         self.maxBatch = maxBatch
         self.maxConcurrentFlushes = maxConcurrentFlushes
+        self.linger = linger
         self.flush = flush
     }
 
@@ -65,9 +70,24 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
             s.pending.append(pending)
             guard s.running < maxConcurrentFlushes else { return nil }
             s.running += 1
-            return take(&s)
+            // Lingering, the batch is taken when the wait ends: what arrives meanwhile joins it.
+            return linger == nil ? take(&s) : []
         }
-        if let batch { Task { await run(batch) } }
+        guard let batch else { return }
+        guard let linger else {
+            Task { await run(batch) }
+            return
+        }
+        Task {
+            try? await Task.sleep(for: linger)
+            // Another lingering flush may have taken this item with its own.
+            let lingered: [Pending] = state.withLock { s in
+                let b = take(&s)
+                if b.isEmpty { s.running -= 1 }
+                return b
+            }
+            if !lingered.isEmpty { await run(lingered) }
+        }
     }
 
     private func take(_ s: inout State) -> [Pending] {
