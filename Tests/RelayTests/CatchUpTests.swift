@@ -167,8 +167,10 @@ struct CatchUpTests {
         let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration,
                                            metrics: RelayMetrics(MetricsRegistry()),
                                            logger: .disabled, clockMS: WallClock.milliseconds)
-        #expect(try await maintenance.pruneCatchUp(nowMS: WallClock.milliseconds()) == 2)
-        #expect(try await Self.catchUpRows(stack, pairingID: pairing) == 3)
+        // The relay's own maintenance prunes once as it starts, and on a slow machine that can come after the
+        // submissions above: count what is left, not what this call deleted.
+        #expect(try await maintenance.pruneCatchUp(nowMS: WallClock.milliseconds()) <= 2)
+        #expect(try await Self.catchUpRows(stack, pairingID: pairing) == 3, "the 2 oldest of 5 pruned, whoever pruned them")
         #expect(try await read() == Array(sent.suffix(3)))
         #expect(try await maintenance.pruneCatchUp(nowMS: WallClock.milliseconds() + 3_601_000) == 3, "past CATCHUP_RETENTION")
         #expect(try await read().isEmpty)
