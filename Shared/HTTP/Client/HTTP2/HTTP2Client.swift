@@ -64,7 +64,7 @@ public final class HTTP2Client: HTTPRequestExecuting {
         let client = self.client
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                submit(prepared, HTTP2Exchange(waiter: .task(continuation), method: request.method, logger: prepared.logger))
+                submit(prepared, answering: .task(continuation))
                 // A cancellation that raced ahead of the submission found nothing to cancel.
                 if Task.isCancelled { mw_h2_client_cancel(client.raw, prepared.id) }
             }
@@ -84,7 +84,7 @@ public final class HTTP2Client: HTTPRequestExecuting {
             completion(.failure(error))
             return
         }
-        submit(prepared, HTTP2Exchange(waiter: .callback(completion), method: request.method, logger: prepared.logger))
+        submit(prepared, answering: .callback(completion))
     }
 
     /// A request checked and ready for the C client.
@@ -113,18 +113,19 @@ public final class HTTP2Client: HTTPRequestExecuting {
                         logger: logger.map { $0.with("http_client", .string(configuration.name)) } ?? self.logger)
     }
 
-    /// Hands `exchange` to the C client; answers it with `.shutdown` at once when the client has stopped.
-    private func submit(_ prepared: Prepared, _ exchange: HTTP2Exchange) {
+    /// Hands the request to the C client with `waiter` for its answer; answers `.shutdown` at once when the client
+    /// has stopped.
+    private func submit(_ prepared: Prepared, answering waiter: HTTP2Exchange.Waiter) {
+        let exchange = HTTP2Exchange(waiter: waiter, method: prepared.request.method, logger: prepared.logger)
         client.context.metrics?.inFlight.increment()
         let retained = Unmanaged.passRetained(exchange)
         let submitted = Self.submit(prepared.request, path: prepared.path, userAgent: configuration.userAgent, id: prepared.id,
                                     maxBody: prepared.maxBody, timeoutMS: prepared.timeoutMS, to: client.raw,
                                     context: retained.toOpaque())
-        guard submitted else {
+        if !submitted {
             retained.release()
             client.context.metrics?.inFlight.decrement()
             exchange.resume(.failure(HTTPClientError(.shutdown, "the HTTP client was shut down")))
-            return
         }
     }
 

@@ -109,14 +109,7 @@ final class APNsClient: Sendable {
     /// slot back). False, with nothing sent, when the token must be awaited first (`send(_:with:)` then).
     func send(_ request: APNsRequest, with slot: InFlightWindow.Slot,
               then completion: @escaping @Sendable (APNsResult) -> Void) -> Bool {
-        let token: APNsProviderToken.Issued
-        if let sharedToken {
-            guard let fast = sharedToken.usable(now: providerToken.now()) else { return false }
-            token = fast
-        } else {
-            guard let own = try? providerToken.token() else { return false }
-            token = own
-        }
+        guard let token = tokenAtHand() else { return false }
         let window = slot.window
         let started = ContinuousClock.now
         client(request.environment).execute(httpRequest(request, token: token), logger: nil) { [self] answer in
@@ -153,12 +146,10 @@ final class APNsClient: Sendable {
     private func perform(_ request: APNsRequest) async -> APNsResult {
         let token: APNsProviderToken.Issued
         do {
-            if let sharedToken {
-                if let fast = sharedToken.usable(now: providerToken.now()) {
-                    token = fast
-                } else {
-                    token = try await sharedToken.token()
-                }
+            if let ready = tokenAtHand() {
+                token = ready
+            } else if let sharedToken {
+                token = try await sharedToken.token()
             } else {
                 token = try providerToken.token()
             }
@@ -175,6 +166,13 @@ final class APNsClient: Sendable {
         }
         let (result, refusedToken) = classify(answer, started: started)
         return refusedToken ? await handleRefusal(result, token: token, environment: request.environment) : result
+    }
+
+    /// The provider token to send with now, without waiting: the shared one while it is usable, or this
+    /// instance's own; nil when it must be awaited (or fails, which the awaiting path reports).
+    private func tokenAtHand() -> APNsProviderToken.Issued? {
+        if let sharedToken { return sharedToken.usable(now: providerToken.now()) }
+        return try? providerToken.token()
     }
 
     /// The client for `environment` now (a refused token replaces it).
