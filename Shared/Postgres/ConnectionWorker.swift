@@ -113,37 +113,8 @@ final class ConnectionWorker: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 let accepted = submit { raw in
-                    if cancellable && token.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                        return
-                    }
-                    do throws(PostgresError) {
-                        try raw.enter(lease: lease)
-                        canceller.begin(token)
-                        defer { canceller.end() }
-                        // A cancellation that arrived before `begin` found nothing to cancel: honour it here.
-                        if cancellable && token.isCancelled {
-                            continuation.resume(throwing: CancellationError())
-                            return
-                        }
-                        _ = raw.notices.takeUnreplicatedCommit()  // only what this job's statements report
-                        let value = try body(raw)
-                        if raw.notices.takeUnreplicatedCommit() {
-                            // Committed here, perhaps not on the synchronous standby: lost if this server fails now.
-                            throw PostgresError(.connection,
-                                                "the server stopped waiting for the synchronous standby (the statement was cancelled); " +
-                                                "the commit may not survive a failover")
-                        }
-                        raw.afterStatement()
-                        continuation.resume(returning: value)
-                    } catch {
-                        raw.afterStatement()
-                        if cancellable && token.isCancelled && error.sqlState == PostgresError.SQLState.queryCanceled {
-                            continuation.resume(throwing: CancellationError())
-                        } else {
-                            continuation.resume(throwing: error)
-                        }
-                    }
+                    let token = cancellable ? token : nil
+                    continuation.resume(with: Self.run(body, on: raw, lease: lease, token: token, canceller: canceller))
                 }
                 if !accepted { continuation.resume(throwing: PostgresError(.poolClosed, "the connection pool is closed")) }
             }
@@ -151,6 +122,52 @@ final class ConnectionWorker: @unchecked Sendable {
             guard cancellable else { return }
             token.cancel()
             canceller.cancel(ifRunning: token)
+        }
+    }
+
+    /// Runs `body` on the worker thread and gives its result to `completion` there, without a task: `completion` must
+    /// not block (the connection's next jobs wait for it). Not cancellable.
+    ///
+    /// - Parameters:
+    ///   - lease: the lease the work belongs to (reconnects happen only at a lease's start).
+    func perform<T: Sendable>(
+        lease: UInt64,
+        _ body: @escaping @Sendable (RawConnection) throws(PostgresError) -> T,
+        then completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let canceller = self.canceller
+        let accepted = submit { raw in completion(Self.run(body, on: raw, lease: lease, token: nil, canceller: canceller)) }
+        if !accepted { completion(.failure(PostgresError(.poolClosed, "the connection pool is closed"))) }
+    }
+
+    /// One job's statements on the worker thread: the lease entered, a cancellation honoured (when `token` is given),
+    /// a commit the synchronous standby may not have refused.
+    private static func run<T>(_ body: (RawConnection) throws(PostgresError) -> T, on raw: RawConnection, lease: UInt64,
+                               token: JobToken?, canceller: StatementCanceller) -> Result<T, any Error> {
+        if let token, token.isCancelled { return .failure(CancellationError()) }
+        do throws(PostgresError) {
+            try raw.enter(lease: lease)
+            let value: T
+            do {
+                if let token { canceller.begin(token) }
+                defer { if token != nil { canceller.end() } }
+                // A cancellation that arrived before `begin` found nothing to cancel: honour it here.
+                if let token, token.isCancelled { return .failure(CancellationError()) }
+                _ = raw.notices.takeUnreplicatedCommit()  // only what this job's statements report
+                value = try body(raw)
+            }
+            if raw.notices.takeUnreplicatedCommit() {
+                // Committed here, perhaps not on the synchronous standby: lost if this server fails now.
+                throw PostgresError(.connection,
+                                    "the server stopped waiting for the synchronous standby (the statement was cancelled); " +
+                                    "the commit may not survive a failover")
+            }
+            raw.afterStatement()
+            return .success(value)
+        } catch {
+            raw.afterStatement()
+            let cancelled = token?.isCancelled == true && error.sqlState == PostgresError.SQLState.queryCanceled
+            return .failure(cancelled ? CancellationError() : error)
         }
     }
 

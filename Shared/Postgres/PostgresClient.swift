@@ -97,6 +97,30 @@ public final class PostgresClient: Service, Sendable {
         try await withConnection { try await $0.query(query) }
     }
 
+    /// Runs one statement without a task: on a connection free now, whose thread then calls `completion` (it must not
+    /// block: the connection stays lent until it returns); on a task, as `query(_:)` does, when every connection is lent.
+    public func query(_ query: PostgresQuery, then completion: @escaping @Sendable (Result<PostgresRows, any Error>) -> Void) {
+        let worker: ConnectionWorker
+        switch acquireNow() {
+        case .ready(let w): worker = w
+        case .closed:
+            completion(.failure(PostgresError(.poolClosed, "the connection pool is closed")))
+            return
+        case .wait:
+            Task {
+                do { completion(.success(try await self.query(query))) } catch { completion(.failure(error)) }
+            }
+            return
+        }
+        let lease = leaseCounter.add(1, ordering: .relaxed).newValue
+        logger.debug("postgres query", ["sql": .string(String(query.sql.prefix(500)))])
+        worker.perform(lease: lease, { raw throws(PostgresError) in try raw.run(query) }) { [self] result in
+            completion(result)
+            worker.endLease(lease)
+            release(worker)
+        }
+    }
+
     /// Runs one statement and returns the number of affected rows.
     @discardableResult
     public func execute(_ query: PostgresQuery) async throws -> Int {
@@ -135,7 +159,8 @@ public final class PostgresClient: Service, Sendable {
         case closed
     }
 
-    private func acquire() async throws -> ConnectionWorker {
+    /// A connection free now (or opened now, below `poolSize`), leased; `.wait` when every one is lent.
+    private func acquireNow() -> Decision {
         let decision: Decision = state.withLock { s in
             if s.closed { return .closed }
             if let w = s.idle.popLast() {
@@ -148,11 +173,14 @@ public final class PostgresClient: Service, Sendable {
             }
             return .wait
         }
-        switch decision {
+        if case .ready = decision { metrics?.inUse.increment() }
+        return decision
+    }
+
+    private func acquire() async throws -> ConnectionWorker {
+        switch acquireNow() {
         case .closed: throw PostgresError(.poolClosed, "the connection pool is closed")
-        case .ready(let w):
-            metrics?.inUse.increment()
-            return w
+        case .ready(let w): return w
         case .wait: break
         }
         let start = ContinuousClock.now

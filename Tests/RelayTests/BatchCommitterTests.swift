@@ -92,4 +92,30 @@ struct BatchCommitterTests {
         #expect(batches.allSatisfy { !$0.isEmpty }, "a lingering flush whose items another took writes nothing")
         #expect(try await committer.submit(4) == 8, "the committer goes on after lingering flushes")
     }
+
+    @Test func aCallbackFlushStartsWhereItIsSubmittedAndItsSuccessorWhereItEnds() throws {
+        typealias Done = @Sendable (Result<[Int], any Error>) -> Void
+        let flushes = Mutex<[(items: [Int], done: Done)]>([])
+        let committer = BatchCommitter<Int, Int>(maxBatch: 64, maxConcurrentFlushes: 1, callbackFlush: { items, done in
+            flushes.withLock { $0.append((items, done)) }
+        })
+        let outcomes = Mutex<[Int: Int]>([:])
+        let flushesWhenTheFirstOutcomeCame = Mutex<Int?>(nil)
+        committer.submit(1) { result in
+            flushesWhenTheFirstOutcomeCame.withLock { $0 = flushes.withLock { $0.count } }
+            outcomes.withLock { $0[1] = (try? result.get()) ?? -1 }
+        }
+        for i in 2...3 { committer.submit(i) { result in outcomes.withLock { $0[i] = (try? result.get()) ?? -1 } } }
+        #expect(flushes.withLock { $0.map(\.items) } == [[1]], "the first item's flush started on the submitting thread; the others wait")
+
+        flushes.withLock { $0[0].done }(.success([10]))
+        #expect(flushes.withLock { $0.map(\.items) } == [[1], [2, 3]], "what waited is the next batch, started when the first ended")
+        #expect(flushesWhenTheFirstOutcomeCame.withLock { $0 } == 2, "the next flush started before the first batch's outcomes")
+        #expect(outcomes.withLock { $0 } == [1: 10])
+
+        flushes.withLock { $0[1].done }(.failure(Refused()))
+        #expect(outcomes.withLock { $0 } == [1: 10, 2: -1, 3: -1], "a failed flush fails each item of its batch")
+        committer.submit(4) { result in outcomes.withLock { $0[4] = (try? result.get()) ?? -1 } }
+        #expect(flushes.withLock { $0.map(\.items) } == [[1], [2, 3], [4]], "an idle committer flushes a new item at once")
+    }
 }

@@ -8,13 +8,15 @@ import Synchronization
 /// (for writes nobody waits on, where fewer, larger batches save wake-ups).
 final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     typealias Flush = @Sendable ([Item]) async throws -> [Outcome]
+    /// Writes a batch and calls its argument once, from any thread, with one outcome per item, in order.
+    typealias CallbackFlush = @Sendable ([Item], @escaping @Sendable (Result<[Outcome], any Error>) -> Void) -> Void
 
     /// Who waits for an item's outcome.
     private enum Waiter {
         /// Unchecked: `run` resumes every pending item exactly once, with its outcome or the flush's error (a checked
         /// continuation allocated and freed a canary for each of the relay's two commits per envelope).
         case task(UnsafeContinuation<Outcome, any Error>)
-        /// Called once, on the flush's task (intake on the listener's thread waits this way, without a task of its own).
+        /// Called once, where the flush ended (intake on the listener's thread waits this way, without a task of its own).
         case callback(@Sendable (Result<Outcome, any Error>) -> Void)
 
         func resume(_ result: Result<Outcome, any Error>) {
@@ -38,7 +40,7 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     private let maxBatch: Int
     private let maxConcurrentFlushes: Int
     private let linger: Duration?
-    private let flush: Flush
+    private let flush: CallbackFlush
     private let state = Mutex(State())
 
     /// - Parameters:
@@ -47,6 +49,22 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     ///   - linger: how long an item that finds no flush running waits for more before its flush starts (nil: none).
     ///   - flush: writes a batch and returns one outcome per item, in order.
     init(maxBatch: Int, maxConcurrentFlushes: Int, linger: Duration? = nil, flush: @escaping Flush) {
+        self.maxBatch = maxBatch
+        self.maxConcurrentFlushes = maxConcurrentFlushes
+        self.linger = linger
+        self.flush = { items, done in
+            Task {
+                do { done(.success(try await flush(items))) } catch { done(.failure(error)) }
+            }
+        }
+    }
+
+    /// A committer whose flush needs no task: it starts on the thread that submits (or whose flush ended) and its
+    /// outcomes are given where it ends (a database connection's thread).
+    ///
+    /// - Parameters:
+    ///   - flush: writes a batch and calls its argument once with one outcome per item, in order; it must not block.
+    init(maxBatch: Int, maxConcurrentFlushes: Int, linger: Duration? = nil, callbackFlush flush: @escaping CallbackFlush) {
         self.maxBatch = maxBatch
         self.maxConcurrentFlushes = maxConcurrentFlushes
         self.linger = linger
@@ -75,7 +93,7 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
         }
         guard let batch else { return }
         guard let linger else {
-            Task { await run(batch) }
+            run(batch)
             return
         }
         Task {
@@ -86,7 +104,7 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
                 if b.isEmpty { s.running -= 1 }
                 return b
             }
-            if !lingered.isEmpty { await run(lingered) }
+            if !lingered.isEmpty { run(lingered) }
         }
     }
 
@@ -97,32 +115,29 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
         return batch
     }
 
-    /// Flushes `batch`, starts the next batch's flush, then gives this batch its outcomes.
+    /// Flushes `batch`; when it ends, starts the next batch's flush, then gives this batch its outcomes.
     ///
-    /// The next flush starts first because callbacks answer their requests on this task (up to
+    /// The next flush starts first because callbacks answer their requests where the flush ended (up to
     /// `maxBatch` answers): the database is not kept waiting for them.
-    private func run(_ batch: [Pending]) async {
-        let result: Result<[Outcome], any Error>
-        do {
-            let outcomes = try await flush(batch.map(\.item))
-            precondition(outcomes.count == batch.count, "a flush must return one outcome per item")
-            result = .success(outcomes)
-        } catch {
-            result = .failure(error)
-        }
-        let next: [Pending] = state.withLock { s in
-            if s.pending.isEmpty {
-                s.running -= 1
-                return []
+    private func run(_ batch: [Pending]) {
+        flush(batch.map(\.item)) { [self] result in
+            if case .success(let outcomes) = result {
+                precondition(outcomes.count == batch.count, "a flush must return one outcome per item")
             }
-            return take(&s)
-        }
-        if !next.isEmpty { Task { await run(next) } }
-        switch result {
-        case .success(let outcomes):
-            for (p, o) in zip(batch, outcomes) { p.waiter.resume(.success(o)) }
-        case .failure(let error):
-            for p in batch { p.waiter.resume(.failure(error)) }
+            let next: [Pending] = state.withLock { s in
+                if s.pending.isEmpty {
+                    s.running -= 1
+                    return []
+                }
+                return take(&s)
+            }
+            if !next.isEmpty { run(next) }
+            switch result {
+            case .success(let outcomes):
+                for (p, o) in zip(batch, outcomes) { p.waiter.resume(.success(o)) }
+            case .failure(let error):
+                for p in batch { p.waiter.resume(.failure(error)) }
+            }
         }
     }
 }
