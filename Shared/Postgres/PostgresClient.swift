@@ -331,7 +331,7 @@ struct PoolMetrics: Sendable {
 
     init(registry: MetricsRegistry, prefix: String) {
         open = registry.gauge("\(prefix)_connections", help: "Open PostgreSQL connections.")
-        inUse = registry.gauge("\(prefix)_connections_in_use", help: "PostgreSQL connections lent to a task.")
+        inUse = registry.gauge("\(prefix)_connections_in_use", help: "PostgreSQL connections lent out.")
         connectFailures = registry.counter("\(prefix)_connect_failures_total", help: "Failed PostgreSQL connection attempts.")
         checkoutWait = registry.histogram("\(prefix)_checkout_wait_seconds", help: "Time spent waiting for a free pooled connection.")
     }

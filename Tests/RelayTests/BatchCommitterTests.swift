@@ -118,4 +118,21 @@ struct BatchCommitterTests {
         committer.submit(4) { result in outcomes.withLock { $0[4] = (try? result.get()) ?? -1 } }
         #expect(flushes.withLock { $0.map(\.items) } == [[1], [2, 3], [4]], "an idle committer flushes a new item at once")
     }
+
+    @Test func aBacklogOfFlushesThatEndBeforeReturningIsWorkedOffInALoopNotNested() throws {
+        typealias Done = @Sendable (Result<[Int], any Error>) -> Void
+        let held = Mutex<Done?>(nil)
+        // The first flush stays open while the backlog builds; every later one ends before it returns, as a closed
+        // pool's does. Nested, 50,000 of them overflow the stack (signal 11); looped, each gets its outcome.
+        let committer = BatchCommitter<Int, Int>(maxBatch: 1, maxConcurrentFlushes: 1, callbackFlush: { items, done in
+            if items == [0] { held.withLock { $0 = done } } else { done(.failure(Refused())) }
+        })
+        let refused = Atomic<Int>(0)
+        let backlog = 50_000
+        for i in 0...backlog {
+            committer.submit(i) { result in if case .failure = result { refused.add(1, ordering: .relaxed) } }
+        }
+        held.withLock { $0 }?(.success([0]))
+        #expect(refused.load(ordering: .relaxed) == backlog, "every batch of the backlog was flushed and answered")
+    }
 }

@@ -28,8 +28,11 @@ public final class RawConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard rc == 0 else {
-            Glibc.close(fd)
-            throw TestHarnessError("connect to port \(port) failed: errno \(errno)")
+            let code = errno
+            // Through close(), which marks the descriptor closed: a class whose init throws is deinitialized, and a
+            // second close here would close whatever descriptor another test has opened under the same number since.
+            close()
+            throw TestHarnessError("connect to port \(port) failed: errno \(code)")
         }
     }
 

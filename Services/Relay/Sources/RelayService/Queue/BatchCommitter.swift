@@ -45,7 +45,8 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
 
     /// - Parameters:
     ///   - maxBatch: items per flush at most.
-    ///   - maxConcurrentFlushes: flushes in flight at once (each holds a database connection).
+    ///   - maxConcurrentFlushes: flushes in flight at once (each holds a database connection; a callback flush's
+    ///     connection may stay lent while its batch is answered, beside the next flush's).
     ///   - linger: how long an item that finds no flush running waits for more before its flush starts (nil: none).
     ///   - flush: writes a batch and returns one outcome per item, in order.
     init(maxBatch: Int, maxConcurrentFlushes: Int, linger: Duration? = nil, flush: @escaping Flush) {
@@ -115,11 +116,20 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
         return batch
     }
 
+    /// Flushes `batch`, and each next batch whose flush ended before it returned, in a loop on this thread.
+    private func run(_ batch: [Pending]) {
+        var batch = batch
+        while let next = flushOnce(batch) { batch = next }
+    }
+
     /// Flushes `batch`; when it ends, starts the next batch's flush, then gives this batch its outcomes.
     ///
     /// The next flush starts first because callbacks answer their requests where the flush ended (up to
-    /// `maxBatch` answers): the database is not kept waiting for them.
-    private func run(_ batch: [Pending]) {
+    /// `maxBatch` answers): the database is not kept waiting for them. A flush that ended before returning (a
+    /// closed pool answers at once) leaves the next batch to its caller instead, returned here, so that a backlog of
+    /// such flushes loops in `run` rather than nesting one stack frame set per batch.
+    private func flushOnce(_ batch: [Pending]) -> [Pending]? {
+        let end = FlushEnd()
         flush(batch.map(\.item)) { [self] result in
             if case .success(let outcomes) = result {
                 precondition(outcomes.count == batch.count, "a flush must return one outcome per item")
@@ -131,12 +141,43 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
                 }
                 return take(&s)
             }
-            if !next.isEmpty { run(next) }
+            if !next.isEmpty, !end.leaveToCaller(next) { run(next) }
             switch result {
             case .success(let outcomes):
                 for (p, o) in zip(batch, outcomes) { p.waiter.resume(.success(o)) }
             case .failure(let error):
                 for p in batch { p.waiter.resume(.failure(error)) }
+            }
+        }
+        return end.returned()
+    }
+
+    /// Who starts the batch after a flush: the flush's caller when the flush ended before it returned, its
+    /// completion otherwise.
+    private final class FlushEnd: Sendable {
+        private enum Stage {
+            case inFlight
+            case endedEarly([Pending])
+            case returned
+        }
+
+        private let stage = Mutex(Stage.inFlight)
+
+        /// From the completion: true when the caller has not returned yet and takes `next` (the completion must not start it).
+        func leaveToCaller(_ next: [Pending]) -> Bool {
+            stage.withLock { s in
+                guard case .inFlight = s else { return false }
+                s = .endedEarly(next)
+                return true
+            }
+        }
+
+        /// From the caller, once the flush call returned: the batch the completion left to it, if any.
+        func returned() -> [Pending]? {
+            stage.withLock { s in
+                if case .endedEarly(let next) = s { return next }
+                s = .returned
+                return nil
             }
         }
     }
