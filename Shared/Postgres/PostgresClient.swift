@@ -68,12 +68,11 @@ public final class PostgresClient: Service, Sendable {
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         let worker = try await acquire()
-        let lease = leaseCounter.add(1, ordering: .relaxed).newValue
+        let lease = nextLease()
         let connection = PostgresConnection(worker: worker, lease: lease, logger: logger)
         defer {
             connection.markReturned()
-            worker.endLease(lease)
-            release(worker)
+            giveBack(worker, lease: lease)
         }
         return try await body(connection)
     }
@@ -107,17 +106,14 @@ public final class PostgresClient: Service, Sendable {
             completion(.failure(PostgresError(.poolClosed, "the connection pool is closed")))
             return
         case .wait:
-            Task {
-                do { completion(.success(try await self.query(query))) } catch { completion(.failure(error)) }
-            }
+            Task { completion(await Result { try await self.query(query) }) }
             return
         }
-        let lease = leaseCounter.add(1, ordering: .relaxed).newValue
+        let lease = nextLease()
         logger.debug("postgres query", ["sql": .string(String(query.sql.prefix(500)))])
         worker.perform(lease: lease, { raw throws(PostgresError) in try raw.run(query) }) { [self] result in
             completion(result)
-            worker.endLease(lease)
-            release(worker)
+            giveBack(worker, lease: lease)
         }
     }
 
@@ -151,6 +147,14 @@ public final class PostgresClient: Service, Sendable {
         let worker = ConnectionWorker(id: id, raw: raw, name: "mailwake-pg-\(id)")
         s.workers.append(worker)
         return worker
+    }
+
+    private func nextLease() -> UInt64 { leaseCounter.add(1, ordering: .relaxed).newValue }
+
+    /// Ends `lease` on the connection's thread (rolling back what it left open), then returns the connection to the pool.
+    private func giveBack(_ worker: ConnectionWorker, lease: UInt64) {
+        worker.endLease(lease)
+        release(worker)
     }
 
     private enum Decision {

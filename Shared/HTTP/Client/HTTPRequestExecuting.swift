@@ -19,13 +19,7 @@ extension HTTPRequestExecuting {
     /// A task awaits the answer and calls `completion` with it (clients without a callback path of their own).
     public func execute(_ request: HTTPClient.Request, logger: Logger?,
                         then completion: @escaping @Sendable (Result<HTTPClient.Response, any Error>) -> Void) {
-        Task {
-            do {
-                completion(.success(try await execute(request, logger: logger)))
-            } catch {
-                completion(.failure(error))
-            }
-        }
+        Task { completion(await Result { try await execute(request, logger: logger) }) }
     }
 }
 

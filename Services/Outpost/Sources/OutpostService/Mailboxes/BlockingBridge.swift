@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeCore
 
 /// Runs async work from a thread of our own (never a cooperative-pool
 /// thread) and waits for it: watcher threads use it to reach the store.
@@ -17,11 +18,5 @@ enum BlockingBridge {
     // Safe to share: the task writes `result` before it signals and the caller reads it only after the wait returns.
     private final class ResultBox<T>: @unchecked Sendable {
         var result: Result<T, any Error>?
-    }
-}
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

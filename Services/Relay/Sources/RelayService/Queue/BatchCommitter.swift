@@ -1,3 +1,4 @@
+import MailwakeCore
 import Synchronization
 
 /// Group commit: callers submit one item each and wait; items that arrive
@@ -53,11 +54,7 @@ final class BatchCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
         self.maxBatch = maxBatch
         self.maxConcurrentFlushes = maxConcurrentFlushes
         self.linger = linger
-        self.flush = { items, done in
-            Task {
-                do { done(.success(try await flush(items))) } catch { done(.failure(error)) }
-            }
-        }
+        self.flush = { items, done in Task { done(await Result { try await flush(items) }) } }
     }
 
     /// A committer whose flush needs no task: it starts on the thread that submits (or whose flush ended) and its

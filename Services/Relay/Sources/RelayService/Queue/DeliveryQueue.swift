@@ -47,22 +47,22 @@ final class DeliveryQueue: Sendable {
     private static func insert(_ batch: IntakeBatch, database: PostgresClient, instance: String, leaseMS: Int64, keepCatchUp: Bool,
                                then done: @escaping @Sendable (Result<[EnqueueOutcome], any Error>) -> Void) {
         database.query(batch.statement(instance: instance, leaseMS: leaseMS, keepCatchUp: keepCatchUp)) { result in
-            do {
-                var written = try batch.written(from: result.get())
-                guard batch.unseen(written).isEmpty else {
-                    Task {
-                        do {
-                            try await batch.readUnseen(into: &written, database: database)
-                            done(.success(batch.outcomes(written)))
-                        } catch {
-                            done(.failure(error))
-                        }
-                    }
-                    return
-                }
-                done(.success(batch.outcomes(written)))
-            } catch {
+            let seen: [String: IntakeBatch.Written]
+            do { seen = try batch.written(from: result.get()) } catch {
                 done(.failure(error))
+                return
+            }
+            let unseen = batch.unseen(seen)
+            guard !unseen.isEmpty else {
+                done(.success(batch.outcomes(seen)))
+                return
+            }
+            Task {
+                done(await Result {
+                    var all = seen
+                    try await batch.read(unseen, into: &all, database: database)
+                    return batch.outcomes(all)
+                })
             }
         }
     }

@@ -149,9 +149,9 @@ struct IntakeBatch: Sendable {
         unique.filter { item in written[Self.key(item)].map { !$0.inserted && $0.hash == nil && $0.limitedFor == nil } ?? true }
     }
 
-    /// Reads the stored rows of `unseen(written)` into `written`.
-    func readUnseen(into written: inout [String: Written], database: PostgresClient) async throws {
-        for item in unseen(written) {
+    /// Reads the stored rows of `unseen` (what `unseen(_:)` found) into `written`.
+    func read(_ unseen: [NewDelivery], into written: inout [String: Written], database: PostgresClient) async throws {
+        for item in unseen {
             let hash = try await database.query("""
                                                 SELECT envelope_hash FROM deliveries WHERE pairing_id = \(item.pairingID) AND event_id \
                                                 = \(item.eventID)
