@@ -1,5 +1,6 @@
 import CHTTPServerShims
 import Foundation
+import MailwakeCore
 import Synchronization
 import TestSupport
 import Testing
@@ -8,15 +9,15 @@ import Testing
 @Suite struct EpollEngineTests {
     /// What the engine's callback sees: requests by target; `/hold` keeps the I/O thread busy until released.
     final class Callbacks: Sendable {
-        // Safe to send: the request pointers are used once each, by the test, to answer.
-        struct Request: @unchecked Sendable { let raw: OpaquePointer }
-        let requests = Mutex<[String: Request]>([:])
+        // Safe to send: each request pointer is used once, by the test, to answer; the server's, once, to stop it.
+        struct Handle: @unchecked Sendable { let raw: OpaquePointer }
+        let requests = Mutex<[String: Handle]>([:])
         let holding = Flag()
         let release = Flag()
 
         func received(_ raw: OpaquePointer) {
             let target = String(cString: mw_http_request_target(raw))
-            requests.withLock { $0[target] = Request(raw: raw) }
+            requests.withLock { $0[target] = Handle(raw: raw) }
             guard target == "/hold" else { return }
             holding.set()
             // On the engine's own I/O thread (never a pool thread): it stays busy while the test arranges the next batch.
@@ -58,16 +59,29 @@ import Testing
                 return mw_http_server_start(&config, &error, error.count)
             }) else {
                 context.release()
-                let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                throw TestHarnessError("the engine did not start: \(reason)")
+                throw TestHarnessError("the engine did not start: \(String(nulTerminated: error))")
             }
             self.server = server
             port = mw_http_server_port(server)
         }
 
+        /// A new connection that has sent `GET target` (asking to close after the answer when `closing`).
+        func connection(requesting target: String, closing: Bool = false) throws -> RawConnection {
+            let connection = try RawConnection(port: port)
+            connection.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(closing ? "Connection: close\r\n" : "")\r\n")
+            return connection
+        }
+
+        /// Answers the request for `target` once it has arrived.
+        func answer(_ target: String, _ body: [UInt8]) async throws {
+            EpollEngineTests.answer(try await callbacks.waitFor(target), body)
+        }
+
+        func answer(_ target: String, _ text: String) async throws { try await answer(target, Array(text.utf8)) }
+
         /// Stops the engine (every request must have been answered); 1 when it stopped.
         func stop() async -> Int32 {
-            let raw = Callbacks.Request(raw: server)
+            let raw = Callbacks.Handle(raw: server)
             let stopped = await Blocking.run { mw_http_server_stop(raw.raw, 5000) }
             if stopped == 1 { context.release() }
             return stopped
@@ -87,22 +101,19 @@ import Testing
     @Test func anAnswerAndItsClientsResetInOneBatchAreHandledOnce() async throws {
         let engine = try Engine()
         let callbacks = engine.callbacks
-        let a = try RawConnection(port: engine.port)
-        a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        let a = try engine.connection(requesting: "/a")
         let requestA = try await callbacks.waitFor("/a")
-        let b = try RawConnection(port: engine.port)
-        b.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+        let b = try engine.connection(requesting: "/hold")
         try await callbacks.holding.wait(timeout: .seconds(60))
         // The I/O thread is inside the callback: the answer's wake-up is queued first, then A's reset.
         Self.answer(requestA, "a")
         a.reset()
         callbacks.release.set()
-        Self.answer(try await callbacks.waitFor("/hold"), "held")
+        try await engine.answer("/hold", "held")
         #expect(await b.readResponse()?.text == "held")
 
-        let c = try RawConnection(port: engine.port)
-        c.send("GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        Self.answer(try await callbacks.waitFor("/c"), "c")
+        let c = try engine.connection(requesting: "/c", closing: true)
+        try await engine.answer("/c", "c")
         #expect(await c.readResponse()?.text == "c", "the engine serves on")
         b.close()
         #expect(await engine.stop() == 1)
@@ -117,7 +128,7 @@ import Testing
         let first = try await engine.callbacks.waitFor("/p1")
         #expect(engine.callbacks.requests.withLock { $0["/p2"] } == nil, "one request of a connection at a time")
         Self.answer(first, "first")
-        Self.answer(try await engine.callbacks.waitFor("/p2"), "second")
+        try await engine.answer("/p2", "second")
         let text = String(decoding: await a.readToEnd(), as: UTF8.self)
         let one = try #require(text.range(of: "first")), two = try #require(text.range(of: "second"))
         #expect(one.upperBound <= two.lowerBound)
@@ -129,16 +140,15 @@ import Testing
     /// serves on.
     @Test func anAnswerLargerThanTheSocketTakesIsWrittenAsTheClientReads() async throws {
         let engine = try Engine()
-        let a = try RawConnection(port: engine.port)
-        a.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+        let a = try engine.connection(requesting: "/big")
         // 16 MiB: more than a loopback socket's send and receive buffers hold together.
         var big = [UInt8](repeating: 0x61, count: 16 << 20)
         for i in stride(from: 0, to: big.count, by: 4096) { big[i] = UInt8(truncatingIfNeeded: i >> 12) }
-        Self.answer(try await engine.callbacks.waitFor("/big"), big)
+        try await engine.answer("/big", big)
         let response = await a.readResponse()
         #expect(response?.body == big)
         a.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
-        Self.answer(try await engine.callbacks.waitFor("/next"), "next")
+        try await engine.answer("/next", "next")
         #expect(await a.readResponse()?.text == "next")
         a.close()
         #expect(await engine.stop() == 1)
@@ -148,13 +158,11 @@ import Testing
     /// connection, and the engine serves on.
     @Test func anAnswerToAClientThatResetIsDroppedWithItsConnection() async throws {
         let engine = try Engine()
-        let a = try RawConnection(port: engine.port)
-        a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        let a = try engine.connection(requesting: "/a")
         let requestA = try await engine.callbacks.waitFor("/a")
         a.reset()
         // The reset reaches the one I/O thread before this later connection's request does.
-        let c = try RawConnection(port: engine.port)
-        c.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+        let c = try engine.connection(requesting: "/c")
         let requestC = try await engine.callbacks.waitFor("/c")
         Self.answer(requestA, "a")
         Self.answer(requestC, "c")

@@ -30,7 +30,7 @@ public enum OwnThread {
     public static var currentName: String {
         var buffer = [CChar](repeating: 0, count: 64)
         guard mw_thread_get_name(&buffer, buffer.count) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(nulTerminated: buffer)
     }
 
     /// Starts a detached thread running `body`.

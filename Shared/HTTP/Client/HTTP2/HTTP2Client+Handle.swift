@@ -1,4 +1,5 @@
 import CH2ClientShims
+import MailwakeCore
 
 extension HTTP2Client {
     /// The C client and the context its callbacks get: freed together when
@@ -44,8 +45,7 @@ extension HTTP2Client {
             }
             guard let started else {
                 unmanagedContext.release()
-                throw HTTPClientError(.invalidConfiguration, "cannot start the HTTP/2 client: "
-                                      + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                throw HTTPClientError(.invalidConfiguration, "cannot start the HTTP/2 client: \(String(nulTerminated: error))")
             }
             raw = started
         }

@@ -147,7 +147,7 @@ public final class HTTPServer: Service {
         }
         guard let daemon else {
             unmanaged.release()
-            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = String(nulTerminated: error)
             throw HTTPServerError("listener \(c.name) on \(c.host):\(c.port): \(reason)")
         }
         let port = mw_http_server_port(daemon)
