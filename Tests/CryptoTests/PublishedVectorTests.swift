@@ -19,14 +19,22 @@ struct PublishedVectorTests {
 
     static func hex(_ c: JSON, _ key: String) -> [UInt8] { Hex.decode(c[key] as! String) }
 
-    @Test func wycheproofECDSAP256P1363() throws {
+    /// The same vectors for the key alone and for the key with its precomputed table.
+    @Test(arguments: [false, true])
+    func wycheproofECDSAP256P1363(precomputed: Bool) throws {
         let cases = try Self.cases("wycheproof-ecdsa-p256-sha256-p1363.json")
         var valid = 0, invalid = 0
+        var tables: [P256.Signing.PublicKey: P256.Signing.PrecomputedPublicKey] = [:]
         for c in cases {
             let id = c["tcId"] as! Int
             let key = try P256.Signing.PublicKey(x963Representation: Self.hex(c, "public_key_x963"))
+            var verifier: any P256.Signing.SignatureVerifier = key
+            if precomputed {
+                if tables[key] == nil { tables[key] = try P256.Signing.PrecomputedPublicKey(key) }
+                verifier = tables[key]!
+            }
             let accepted = (try? P256.Signing.ECDSASignature(rawRepresentation: Self.hex(c, "sig")))
-                .map { key.isValidSignature($0, for: Self.hex(c, "msg")) } ?? false
+                .map { verifier.isValidSignature($0, for: Self.hex(c, "msg")) } ?? false
             switch c["result"] as! String {
             case "valid":
                 #expect(accepted, "tcId \(id) \(c["comment"] ?? "")")
@@ -39,6 +47,7 @@ struct PublishedVectorTests {
             }
         }
         #expect(valid > 10 && invalid > 10)
+        #expect(!precomputed || tables.count > 10)
     }
 
     @Test func wycheproofECDHP256() throws {

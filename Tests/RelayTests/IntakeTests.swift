@@ -128,6 +128,42 @@ struct IntakeTests {
         #expect(metrics.contains("mailwake_relay_envelopes_duplicate_total 1"))
     }
 
+    @Test func aBusyOutpostKeysEnvelopesAreCheckedWithItsTableAndForgeriesAreStillRefused() async throws {
+        let p = try await Paired.start { $0.verifyTableThreshold = 3 }
+        var forged = try p.envelope()
+        forged.signature[3] ^= 1
+        for _ in 0..<5 { expectProblem(try await p.stack.submit(forged), .unauthorized, "bad_signature") }
+        #expect(p.stack.relay.app.metrics.render().contains("mailwake_relay_verify_tables_built_total 0"), "forgeries earn no table")
+        for _ in 0..<3 { #expect(try await p.stack.submit(try p.envelope()).status == .accepted) }
+        try await Self.waitForMetric("mailwake_relay_verify_tables 1", in: p.stack)
+        #expect(try await p.stack.submit(try p.envelope()).status == .accepted)
+        expectProblem(try await p.stack.submit(forged), .unauthorized, "bad_signature")
+        let impostor = try SimulatedOutpost().envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        expectProblem(try await p.stack.submit(impostor), .unauthorized, "bad_signature")
+        let metrics = p.stack.relay.app.metrics.render()
+        #expect(metrics.contains(#"mailwake_relay_envelope_verifies_total{with="table"} 3"#), "\(metrics)")
+        #expect(metrics.contains("mailwake_relay_verify_tables_built_total 1"))
+    }
+
+    @Test func withNoVerifyTablesEveryEnvelopeIsCheckedWithTheKey() async throws {
+        let p = try await Paired.start { $0.verifyTables = 0; $0.verifyTableThreshold = 1 }
+        for _ in 0..<3 { #expect(try await p.stack.submit(try p.envelope()).status == .accepted) }
+        let metrics = p.stack.relay.app.metrics.render()
+        #expect(metrics.contains(#"mailwake_relay_envelope_verifies_total{with="key"} 3"#), "\(metrics)")
+        #expect(metrics.contains("mailwake_relay_verify_tables_built_total 0"))
+    }
+
+    /// Waits until the relay's metrics show `line` (a table is built on a thread of its own).
+    static func waitForMetric(_ line: String, in stack: RelayStack, timeout: Double = 60) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while !stack.relay.app.metrics.render().split(separator: "\n").contains(Substring(line)) {
+            guard ContinuousClock.now < deadline else {
+                throw TestHarnessError("the relay's metrics did not show \(line) within \(timeout) s")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     @Test func anEnvelopeSignedByAnotherOutpostIsRefused() async throws {
         let p = try await Paired.start()
         let impostor = try SimulatedOutpost()

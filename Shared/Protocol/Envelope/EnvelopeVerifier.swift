@@ -5,7 +5,7 @@ public import MailwakeCrypto
 public enum EnvelopeVerifier {
     /// Throws `malformed`/`too_large` for shape and `bad_signature` when `sig`
     /// does not verify under `outpostKey`.
-    public static func verify(_ envelope: Envelope, outpostKey: P256.Signing.PublicKey) throws(ProtocolError) {
+    public static func verify(_ envelope: Envelope, outpostKey: some P256.Signing.SignatureVerifier) throws(ProtocolError) {
         try envelope.validateShape()
         guard let sig = try? P256.Signing.ECDSASignature(rawRepresentation: envelope.signature),
               outpostKey.isValidSignature(sig, for: envelope.signingInput)

@@ -59,6 +59,18 @@ int mw_ecdsa_sign(const mw_key *key, const uint8_t *msg, size_t len, uint8_t sig
 int mw_ecdsa_sign_digest(const mw_key *key, const uint8_t digest[32], uint8_t sig[64]);
 int mw_ecdsa_verify(const mw_key *key, const uint8_t *msg, size_t len, const uint8_t *sig, size_t siglen);
 int mw_ecdsa_verify_digest(const mw_key *key, const uint8_t digest[32], const uint8_t *sig, size_t siglen);
+/* A P-256 public key with a precomputed multiples table (about 150 KB) for
+ * verifying many signatures under it: a verify then costs about half of
+ * mw_ecdsa_verify. Building one takes milliseconds (tens of verifies'
+ * worth); NULL when the point is not on the curve. A built table is only read,
+ * so threads may verify with one concurrently; free it when none does. */
+typedef struct mw_p256_table mw_p256_table;
+mw_p256_table *mw_p256_table_new(const uint8_t *point, size_t len);
+/* 1 valid, 0 invalid (including a malformed signature), -1 internal error. */
+int mw_p256_table_verify_digest(const mw_p256_table *table, const uint8_t digest[32], const uint8_t *sig, size_t siglen);
+/* Verifies a signature of SHA-256(msg). */
+int mw_p256_table_verify(const mw_p256_table *table, const uint8_t *msg, size_t len, const uint8_t *sig, size_t siglen);
+void mw_p256_table_free(mw_p256_table *table);
 /* DER <-> raw conversion (for X.509 / JWS interop). */
 int mw_ecdsa_der_to_raw(const uint8_t *der, size_t len, uint8_t raw[64]);
 int mw_ecdsa_raw_to_der(const uint8_t raw[64], uint8_t *out, size_t cap, size_t *written);

@@ -19,6 +19,8 @@ public final class RelayApp: DatabaseBackedApp {
     let handoff: DeliveryHandoff
     let consentSignals = ConsentSignals()
     let pairings: TTLCache<String, PairingRecord?>
+    /// Precomputed verify tables for the busiest outpost keys.
+    let outpostKeyTables: OutpostKeyTables
     let pairingLimiter: PairingLimiter
     let pairingStore: PairingStore
     let deliveryStatusStore: DeliveryStatusStore
@@ -72,6 +74,9 @@ public final class RelayApp: DatabaseBackedApp {
         pairingLimiter = PairingLimiter(database: database, perOutpost: configuration.pairingRateOutpost,
                                         perAddress: configuration.pairingRateAddress, clockMS: clockMS)
         relayMetrics = RelayMetrics(metrics)
+        outpostKeyTables = OutpostKeyTables(configuration: .init(capacity: configuration.verifyTables,
+                                                                 threshold: configuration.verifyTableThreshold),
+                                            metrics: relayMetrics, clockMS: clockMS)
         pairingStore = PairingStore(database: database)
         deliveryStatusStore = DeliveryStatusStore(database: database)
         deliveryStatsStore = DeliveryStatsStore(database: database)

@@ -25,6 +25,13 @@ struct RelayMetrics: Sendable {
     /// Attempts sent without a task (a delivery intake had just checked) or on one of the worker's tasks.
     let attemptsWithoutTask: Counter
     let attemptsOnTask: Counter
+    /// Envelope signature checks with the outpost key's precomputed table, and with the key alone.
+    let verifiesWithTable: Counter
+    let verifiesWithKey: Counter
+    /// Outpost keys holding a precomputed table; tables built; tables given up for a busier key.
+    let verifyTables: Gauge
+    let verifyTablesBuilt: Counter
+    let verifyTablesGivenUp: Counter
 
     init(_ registry: MetricsRegistry) {
         self.registry = registry
@@ -78,6 +85,15 @@ struct RelayMetrics: Sendable {
         self.deliveries = deliveries
         claimBatch = registry.histogram("mailwake_relay_claim_batch_size", help: "Deliveries claimed per queue claim.",
                                         buckets: [1, 4, 16, 64, 256, 1024])
+        let verifiesHelp = "Envelope signature checks, with the outpost key's precomputed table or with the key alone " +
+                           "(MAILWAKE_RELAY_VERIFY_TABLES)."
+        verifiesWithTable = registry.counter("mailwake_relay_envelope_verifies_total", help: verifiesHelp, labels: ["with": "table"])
+        verifiesWithKey = registry.counter("mailwake_relay_envelope_verifies_total", help: verifiesHelp, labels: ["with": "key"])
+        verifyTables = registry.gauge("mailwake_relay_verify_tables", help: "Outpost keys holding a precomputed verify table.")
+        verifyTablesBuilt = registry.counter("mailwake_relay_verify_tables_built_total",
+                                             help: "Verify tables built for outpost keys that signed many envelopes.")
+        verifyTablesGivenUp = registry.counter("mailwake_relay_verify_tables_given_up_total",
+                                               help: "Verify tables given up, unused for a window, for a busier outpost key.")
         diagnosticsSent = registry.counter("mailwake_relay_diagnostics_sent_total", help: "Delivery outcomes reported to accounts.")
     }
 

@@ -120,6 +120,10 @@ public struct RelayConfiguration: Sendable {
     public var outpostSilence: Int64 = 600
     /// Whether the relay raises outpost alerts (silent, back, mailbox failing); heartbeats are recorded either way.
     public var silenceAlerts: Bool = true
+    /// Outpost keys that may hold a precomputed verify table at once; 0: none.
+    public var verifyTables: Int = 64
+    /// Valid envelopes within 10 minutes that earn an outpost key its verify table (not a setting: tests lower it).
+    public var verifyTableThreshold: Int = 256
     /// Seconds a claim lasts.
     public var lease: Int64
     public var instanceName: String
@@ -211,6 +215,7 @@ public struct RelayConfiguration: Sendable {
         pairingRateAddress = c[RelaySettings.pairingRateAddress]
         outpostSilence = c[RelaySettings.outpostSilence].components.seconds
         silenceAlerts = c[RelaySettings.silenceAlerts]
+        verifyTables = c[RelaySettings.verifyTables]
         if let problem = retentionProblem {
             throw ConfigurationError(key: key(RelaySettings.retention.name), reason: problem, shownValue: String(retention))
         }

@@ -45,7 +45,7 @@ extension RelayApp {
         // for envelopes not stored before: forgeries never get there, and a
         // replayed authentic envelope is answered as the duplicate it is
         // without spending the outpost's budget.
-        try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
+        try EnvelopeVerifier.verify(envelope, outpostKey: outpostKeyTables.verifier(for: try pairing.outpostPublicKey))
         let authorization = try await deliveryAuthorization(pairing, deviceID: deviceID)
         let delivery = try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat)
         try await enqueue(delivery, pairing: pairing, authorization: authorization)
@@ -60,7 +60,7 @@ extension RelayApp {
             guard let (pairing, deviceID) = try cachedActivePairing(envelope.context.pairingID),
                   let accountsAnswer = accounts.cached(outpostID: pairing.outpostID, deviceID: deviceID)
             else { return false }
-            try EnvelopeVerifier.verify(envelope, outpostKey: try pairing.outpostPublicKey)
+            try EnvelopeVerifier.verify(envelope, outpostKey: outpostKeyTables.verifier(for: try pairing.outpostPublicKey))
             let authorization = try Self.deliveryAuthorization(standing: accountsAnswer.standing, accountsAnswer.authorization)
             var unclaimed = try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat)
             unclaimed.claimedHere = handoff.reserve()
