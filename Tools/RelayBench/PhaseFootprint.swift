@@ -84,7 +84,5 @@ final class PhaseFootprint: Sendable {
         return report
     }
 
-    func relayMetrics() async throws -> PrometheusText {
-        PrometheusText(try await bench.client.execute(.init(url: bench.stack.relayAdminURL + "/metrics")).text)
-    }
+    func relayMetrics() async throws -> PrometheusText { try await bench.relayMetrics() }
 }
