@@ -1,4 +1,4 @@
-import MailwakeCrypto
+@testable import MailwakeCrypto
 import TestSupport
 import Testing
 
@@ -76,6 +76,11 @@ struct PrecomputedPublicKeyTests {
             agreed += 1
         }
         #expect(agreed == 200)
+    }
+
+    @Test func theInverseModuloTheOrderAgreesWithOpenSSLs() {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        #expect(P256.Signing.PrecomputedPublicKey.orderInverseMismatches(seed: seed, rounds: 20_000) == 0, "seed \(seed)")
     }
 
     @Test func concurrentVerifiesWithOneTableAreSafe() async throws {

@@ -46,6 +46,6 @@ extension P256.Signing {
             a.x963Representation == b.x963Representation
         }
 
-        public func hash(into hasher: inout Hasher) { hasher.combine(x963Representation) }
+        public func hash(into hasher: inout Hasher) { x963Representation.withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 }

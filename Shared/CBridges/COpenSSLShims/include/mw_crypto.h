@@ -71,6 +71,10 @@ int mw_p256_table_verify_digest(const mw_p256_table *table, const uint8_t digest
 /* Verifies a signature of SHA-256(msg). */
 int mw_p256_table_verify(const mw_p256_table *table, const uint8_t *msg, size_t len, const uint8_t *sig, size_t siglen);
 void mw_p256_table_free(mw_p256_table *table);
+/* For tests: compares the table's inverse modulo the P-256 order with
+ * BN_mod_inverse on `rounds` values (edge values, then pseudo-random from
+ * seed); the number that differ, or -1 on an internal error. */
+int mw_p256_order_inverse_check(uint64_t seed, int rounds);
 /* DER <-> raw conversion (for X.509 / JWS interop). */
 int mw_ecdsa_der_to_raw(const uint8_t *der, size_t len, uint8_t raw[64]);
 int mw_ecdsa_raw_to_der(const uint8_t raw[64], uint8_t *out, size_t cap, size_t *written);
