@@ -22,6 +22,9 @@ struct BenchOptions {
     var apnsClient = "nghttp2"
     /// The relay's `HTTP_ENGINE` for its public listener: `epoll` (its default) or `libmicrohttpd`.
     var httpEngine = "epoll"
+    /// Envelopes sent before the phases (connections, prepared statements, caches; with 256 an outpost or more, the
+    /// busy keys' verify tables too).
+    var warmUp = 500
     /// The relay's `VERIFY_TABLES`: outpost keys that may hold a precomputed verify table (0 turns them off).
     var verifyTables = 64
 
@@ -58,17 +61,26 @@ struct BenchOptions {
                     exit(2)
                 }
                 verifyTables = n
+            case "--warm-up":
+                guard let n = Int(args.popFirst() ?? ""), n >= 1 else {
+                    FileHandle.standardError.write(Data("--warm-up takes a number of envelopes (1 or more)\n".utf8))
+                    exit(2)
+                }
+                warmUp = n
             case "--help":
                 print("""
                     usage: mailwake-relay-bench [--url POSTGRES_URL] [--outposts N] [--devices M] [--rate R] [--seconds S] [--saturation \
                     N] [--concurrency C] [--no-receipts]
                                                 [--pair-concurrency C] [--footprint] [--settle S] [--apns-client nghttp2|libcurl]
                                                 [--http-engine epoll|libmicrohttpd] [--verify-tables N]
+                                                [--warm-up N]
                     --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
                     table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)
                     after the phase, when PostgreSQL's idle backends have flushed their counters.
                     --apns-client sets the relay's APNS_CLIENT (nghttp2, its default, or libcurl).
                     --http-engine sets the relay's HTTP_ENGINE (epoll, its default, or libmicrohttpd).
+                    --warm-up sends N envelopes (500) before the phases; 256 an outpost or more lets the relay build its verify
+                    tables before the fixed-rate phase, as a relay that has run a while has them.
                     --verify-tables sets the relay's VERIFY_TABLES (64, its default; 0 checks every signature with the key alone).
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.

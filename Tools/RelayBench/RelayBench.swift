@@ -34,7 +34,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
     static func prepare(_ options: BenchOptions) async throws -> RelayBench {
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
-                                               keepDeliveries: max(200_000, 2 * (500 + Int(Double(options.rate) * options.seconds)
+                                               keepDeliveries: max(200_000, 2 * (options.warmUp + Int(Double(options.rate) * options.seconds)
                                                                                       + options.saturation)),
                                                connections: options.concurrency, settings: ["APNS_CLIENT": options.apnsClient,
                                                                                               "HTTP_ENGINE": options.httpEngine,
@@ -63,8 +63,8 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         // does, by a third within minutes) weighs on both figures alike.
         let verifyBefore = Self.ecdsaVerifyRounds()
         // Warm-up: connections, prepared statements, caches.
-        _ = try await submit(makeEnvelopes(500), concurrency: 16)
-        _ = try await waitForSimulator(total: 500, timeout: 60)
+        _ = try await submit(makeEnvelopes(options.warmUp), concurrency: 16)
+        _ = try await waitForSimulator(total: options.warmUp, timeout: 60 + Double(options.warmUp) / 500)
 
         let fixedCount = Int(Double(options.rate) * options.seconds)
         let fixedEnvelopes = try makeEnvelopes(fixedCount)
@@ -73,7 +73,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let verifiesBefore = try await verifyCounts()
         var start = try await footprint?.begin()
         var sampler = VerifySampler(probe: VerifyProbe())
-        var fixed = try await fixedRatePhase(fixedEnvelopes, seen: 500)
+        var fixed = try await fixedRatePhase(fixedEnvelopes, seen: options.warmUp)
         Self.addVerifyDuringLoad(to: &fixed, rounds: sampler.finish())
         let verifyBetween = Self.ecdsaVerifyRounds()
         Self.addVerifyRatio(to: &fixed, rounds: verifyBefore + verifyBetween)
@@ -85,7 +85,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         Self.progress("saturation phase begins")
         start = try await footprint?.begin()
         sampler = VerifySampler(probe: VerifyProbe())
-        var saturation = try await saturationPhase(saturationEnvelopes, seen: 500 + fixedCount - fixedFailed)
+        var saturation = try await saturationPhase(saturationEnvelopes, seen: options.warmUp + fixedCount - fixedFailed)
         Self.addVerifyDuringLoad(to: &saturation, rounds: sampler.finish())
         let verifyAfter = Self.ecdsaVerifyRounds()
         saturation["relay_verifies"] = try await verifyCounts().since(verifiesBetween)
@@ -109,6 +109,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "apns_client": options.apnsClient,
             "http_engine": options.httpEngine,
             "verify_tables": options.verifyTables,
+            "warm_up_envelopes": options.warmUp,
             "ecdsa_p256_verify_us": round1(Self.median(verifyBefore + verifyBetween + verifyAfter)),
             "ecdsa_p256_verify_us_by_moment": ["before_load": round1(Self.median(verifyBefore)),
                                                "after_fixed_rate": round1(Self.median(verifyBetween)),
