@@ -33,12 +33,11 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     }
 
     static func prepare(_ options: BenchOptions) async throws -> RelayBench {
+        let envelopes = options.warmUp + Int(Double(options.rate) * options.seconds) + options.saturation
+        let settings = ["APNS_CLIENT": options.apnsClient, "HTTP_ENGINE": options.httpEngine, "VERIFY_TABLES": String(options.verifyTables)]
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
-                                               keepDeliveries: max(200_000, 2 * (options.warmUp + Int(Double(options.rate) * options.seconds)
-                                                                                      + options.saturation)),
-                                               connections: options.concurrency, settings: ["APNS_CLIENT": options.apnsClient,
-                                                                                              "HTTP_ENGINE": options.httpEngine,
-                                                                                              "VERIFY_TABLES": String(options.verifyTables)])
+                                               keepDeliveries: max(200_000, 2 * envelopes), connections: options.concurrency,
+                                               settings: settings)
         // Devices registered at accounts, each paired with one outpost through the relay.
         let pairings: [BenchPairing]
         let start = ContinuousClock.now
