@@ -34,7 +34,8 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
     static func prepare(_ options: BenchOptions) async throws -> RelayBench {
         let envelopes = options.warmUp + Int(Double(options.rate) * options.seconds) + options.saturation
-        let settings = ["APNS_CLIENT": options.apnsClient, "HTTP_ENGINE": options.httpEngine, "VERIFY_TABLES": String(options.verifyTables)]
+        let settings = ["APNS_CLIENT": options.apnsClient, "HTTP_ENGINE": options.httpEngine,
+                        "VERIFY_TABLES": String(options.verifyTables)]
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
                                                keepDeliveries: max(200_000, 2 * envelopes), connections: options.concurrency,
                                                settings: settings)
