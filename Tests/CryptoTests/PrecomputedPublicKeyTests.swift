@@ -64,7 +64,6 @@ struct PrecomputedPublicKeyTests {
     }
 
     @Test func itAgreesWithTheKeyAloneOnRandomAndDamagedSignatures() throws {
-        var agreed = 0
         for round in 0..<200 {
             let message = try SecureRandom.bytes(1 + round % 97)
             var sig = try key.signature(for: message).rawRepresentation
@@ -73,9 +72,7 @@ struct PrecomputedPublicKeyTests {
             let expected = key.publicKey.isValidSignature(signature, for: message)
             #expect(expected == (round % 2 == 0))
             #expect(table.isValidSignature(signature, for: message) == expected, "round \(round)")
-            agreed += 1
         }
-        #expect(agreed == 200)
     }
 
     @Test func theInverseModuloTheOrderAgreesWithOpenSSLs() {

@@ -25,20 +25,25 @@ struct OutpostKeyTablesTests {
                          clockMS: clock.closure, startBuilder: { $0() })
     }
 
-    /// Checks `signature` from `outpost` as intake does; whether it verified.
+    /// Checks `signature` from `outpost` as intake does, and stores the envelope as new when it verified; whether it did.
     @discardableResult
     func check(_ tables: OutpostKeyTables, _ outpost: Outpost, _ signature: P256.Signing.ECDSASignature) -> Bool {
-        tables.verifier(for: outpost.key.publicKey).isValidSignature(signature, for: outpost.message)
+        let valid = tables.verifier(for: outpost.key.publicKey).isValidSignature(signature, for: outpost.message)
+        if valid { tables.stored(outpost.key.publicKey) }
+        return valid
     }
 
-    @Test func aKeyEarnsItsTableWithThresholdValidSignatures() {
+    /// Whether the metrics show exactly `line`.
+    func metricsShow(_ line: String) -> Bool { registry.render().split(separator: "\n").contains(Substring(line)) }
+
+    @Test func aKeyEarnsItsTableWithThresholdNewEnvelopes() {
         let tables = tables(), outpost = Outpost()
         #expect(check(tables, outpost, outpost.good) && check(tables, outpost, outpost.good))
         #expect(!tables.hasTable(outpost.key.publicKey))
         #expect(check(tables, outpost, outpost.good))
         #expect(tables.hasTable(outpost.key.publicKey))
         #expect(tables.verifier(for: outpost.key.publicKey).table != nil)
-        #expect(registry.render().contains("mailwake_relay_verify_tables_built_total 1"))
+        #expect(metricsShow("mailwake_relay_verify_tables_built_total 1"))
     }
 
     @Test func withItsTableAKeyAcceptsAndRefusesWhatItDidBefore() {
@@ -48,14 +53,14 @@ struct OutpostKeyTablesTests {
         #expect(check(tables, outpost, outpost.good))
         #expect(!check(tables, outpost, outpost.forged))
         #expect(!check(tables, outpost, Outpost().good), "another key's signature")
-        #expect(registry.render().contains(#"mailwake_relay_envelope_verifies_total{with="table"} 3"#))
+        #expect(metricsShow(#"mailwake_relay_envelope_verifies_total{with="table"} 3"#))
     }
 
     @Test func forgedSignaturesEarnNoTable() {
         let tables = tables(), outpost = Outpost()
         for _ in 0..<10 { #expect(!check(tables, outpost, outpost.forged)) }
         #expect(!tables.hasTable(outpost.key.publicKey))
-        #expect(registry.render().contains(#"mailwake_relay_envelope_verifies_total{with="key"} 10"#))
+        #expect(metricsShow(#"mailwake_relay_envelope_verifies_total{with="key"} 10"#))
     }
 
     @Test func countsStartAgainInEachWindow() {
@@ -70,6 +75,22 @@ struct OutpostKeyTablesTests {
         #expect(tables.hasTable(outpost.key.publicKey))
     }
 
+    @Test func checksWithoutANewEnvelopeNeitherEarnNorKeepATable() {
+        let tables = tables(capacity: 1, threshold: 2), first = Outpost(), second = Outpost()
+        for _ in 0..<2 { check(tables, first, first.good) }
+        #expect(tables.hasTable(first.key.publicKey))
+        // Replays: they verify, and the durable write answers them as duplicates, so nothing is stored.
+        for _ in 0..<5 {
+            #expect(tables.verifier(for: second.key.publicKey).isValidSignature(second.good, for: second.message))
+            clock.advance(by: .seconds(20))
+            #expect(tables.verifier(for: first.key.publicKey).isValidSignature(first.good, for: first.message))
+        }
+        #expect(!tables.hasTable(second.key.publicKey), "checks alone earn nothing")
+        for _ in 0..<2 { check(tables, second, second.good) }
+        #expect(tables.hasTable(second.key.publicKey), "checks alone kept the first key's table idle, so it was given up")
+        #expect(!tables.hasTable(first.key.publicKey))
+    }
+
     @Test func aFullSetGivesUpOnlyATableUnusedForAWholeWindow() {
         let tables = tables(capacity: 1, threshold: 2), first = Outpost(), second = Outpost()
         for _ in 0..<2 { check(tables, first, first.good) }
@@ -81,17 +102,17 @@ struct OutpostKeyTablesTests {
         #expect(tables.hasTable(second.key.publicKey))
         #expect(!tables.hasTable(first.key.publicKey))
         #expect(tables.count == 1)
-        #expect(registry.render().contains("mailwake_relay_verify_tables_given_up_total 1"))
+        #expect(metricsShow("mailwake_relay_verify_tables_given_up_total 1"))
     }
 
     @Test func capacityZeroBuildsNoTable() {
         let tables = tables(capacity: 0, threshold: 1), outpost = Outpost()
         for _ in 0..<3 { #expect(check(tables, outpost, outpost.good)) }
         #expect(tables.count == 0)
-        #expect(registry.render().contains(#"mailwake_relay_envelope_verifies_total{with="key"} 3"#))
+        #expect(metricsShow(#"mailwake_relay_envelope_verifies_total{with="key"} 3"#))
     }
 
-    @Test func aTableIsBuiltOffTheCheckingThread() async throws {
+    @Test func withTheDefaultBuilderATableAppearsWithoutAnotherCheck() async throws {
         let tables = OutpostKeyTables(configuration: .init(capacity: 4, threshold: 1), metrics: RelayMetrics(registry),
                                       clockMS: clock.closure)
         let outpost = Outpost()

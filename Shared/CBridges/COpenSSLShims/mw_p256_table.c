@@ -263,20 +263,24 @@ int mw_p256_order_inverse_check(uint64_t seed, int rounds) {
     mismatches = 0;
     uint64_t x = seed | 1;
     for (int round = 0; round < rounds; round++) {
-        /* Edge values first (1, 2, n-1, n-2, small and large), then xorshift64* bytes, reduced below n. */
+        /* Edge values first: 1, 2, 3, n-1, n-2, n-0x50, then 2^64, 2^128, 2^192 and 2^255 (whole zero limbs
+         * for strip_twos to skip); then xorshift64* bytes, reduced below n. */
         for (int i = 0; i < 32; i++) {
             x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
             in[i] = (uint8_t)((x * 0x2545F4914F6CDD1DULL) >> 56);
         }
-        if (round < 6) {
-            static const uint8_t small[6] = {1, 2, 0, 0, 3, 0};
+        if (round < 3) {
             memset(in, 0, sizeof in);
-            if (round == 2 || round == 3 || round == 5) {
-                memcpy(in, nBytes, 32);
-                in[31] -= (uint8_t)(round == 2 ? 1 : round == 3 ? 2 : 0x50);
-            } else {
-                in[31] = small[round];
-            }
+            in[31] = (uint8_t)(round + 1);
+        } else if (round < 6) {
+            static const uint8_t below[3] = {1, 2, 0x50};
+            memcpy(in, nBytes, 32);
+            in[31] -= below[round - 3];
+        } else if (round < 10) {
+            static const int powers[4] = {64, 128, 192, 255};
+            int bit = powers[round - 6];
+            memset(in, 0, sizeof in);
+            in[31 - bit / 8] = (uint8_t)(1u << (bit % 8));
         }
         if (!BN_bin2bn(in, 32, s) || BN_nnmod(s, s, order, ctx) != 1) { mismatches = -1; goto done; }
         if (BN_is_zero(s)) continue;

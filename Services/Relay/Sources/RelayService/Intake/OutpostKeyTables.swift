@@ -5,32 +5,30 @@ import Synchronization
 /// Precomputed verify tables for the outpost keys that sign the most envelopes.
 ///
 /// A table halves the CPU of an envelope's signature check, but building one costs a few hundred checks' worth
-/// and it holds about 150 KB, so only a busy key earns one: one that signed `threshold` valid envelopes within a
-/// window. At most `capacity` keys hold a table; a newly busy key takes the slot of one unused for a whole window,
-/// or waits for the next window. Tables are built one at a time on a thread of their own, so no check waits for one.
-/// Only signatures that verify count, so forged envelopes never cause a build.
+/// and it holds about 150 KB, so only a busy key earns one: one under which `threshold` new envelopes were stored
+/// within a window. At most `capacity` keys hold a table; a newly busy key takes the slot of one under which nothing
+/// new was stored for a whole window, or waits for the next window. Tables are built one at a time on a thread of
+/// their own, so no check waits for one. Only envelopes the durable write stored as new count, and only they keep a
+/// table in use: forgeries never verify and replays are duplicates, so neither can earn a key a table or hold one.
 final class OutpostKeyTables: Sendable {
     /// How many tables, and what earns one.
     struct Configuration: Sendable {
         /// Keys that may hold a table at once (about 150 KB each); 0 builds none.
         var capacity = 64
-        /// Valid signatures within one window that earn a key its table.
+        /// New envelopes stored within one window that earn a key its table.
         var threshold = 256
-        /// Milliseconds over which signatures are counted; a table unused for this long may be given up.
+        /// Milliseconds over which envelopes are counted; a table with no new envelope for this long may be given up.
         var windowMS: Int64 = 600_000
     }
 
-    /// A key's verifier for one check: its table when it has one, otherwise the key, counting valid signatures.
+    /// A key's verifier for one check: its table when it has one, otherwise the key.
     struct Verifier: P256.Signing.SignatureVerifier {
         let key: P256.Signing.PublicKey
         let table: P256.Signing.PrecomputedPublicKey?
-        let tables: OutpostKeyTables
 
         func isValidSignature(_ signature: P256.Signing.ECDSASignature, for message: [UInt8]) -> Bool {
             if let table { return table.isValidSignature(signature, for: message) }
-            let valid = key.isValidSignature(signature, for: message)
-            if valid { tables.countValid(key) }
-            return valid
+            return key.isValidSignature(signature, for: message)
         }
     }
 
@@ -74,18 +72,9 @@ final class OutpostKeyTables: Sendable {
 
     /// The verifier for one signature check under `key`.
     func verifier(for key: P256.Signing.PublicKey) -> Verifier {
-        guard configuration.capacity > 0 else {
-            metrics.verifiesWithKey.increment()
-            return Verifier(key: key, table: nil, tables: self)
-        }
-        let now = clockMS()
-        let table = state.withLock { state -> P256.Signing.PrecomputedPublicKey? in
-            guard let entry = state.tables[key] else { return nil }
-            state.tables[key]?.lastUsedMS = now
-            return entry.table
-        }
+        let table = configuration.capacity > 0 ? state.withLock { $0.tables[key]?.table } : nil
         (table == nil ? metrics.verifiesWithKey : metrics.verifiesWithTable).increment()
-        return Verifier(key: key, table: table, tables: self)
+        return Verifier(key: key, table: table)
     }
 
     /// Keys holding a table now.
@@ -94,25 +83,32 @@ final class OutpostKeyTables: Sendable {
     /// Whether `key` holds a table now.
     func hasTable(_ key: P256.Signing.PublicKey) -> Bool { state.withLock { $0.tables[key] != nil } }
 
-    /// Counts a valid signature under `key`, which has no table; queues a build when the key has earned one.
-    private func countValid(_ key: P256.Signing.PublicKey) {
+    /// Counts a new envelope stored under `key` (not a duplicate): keeps its table in use, or queues a build when the
+    /// key has earned one.
+    func stored(_ key: P256.Signing.PublicKey) {
         guard configuration.capacity > 0 else { return }
         let now = clockMS()
         let startBuilding = state.withLock { state -> Bool in
+            if state.tables[key] != nil {
+                state.tables[key]?.lastUsedMS = now
+                return false
+            }
             if now - state.windowStartMS >= configuration.windowMS {
                 state.counts.removeAll(keepingCapacity: true)
                 state.windowStartMS = now
             }
-            guard state.tables[key] == nil, !state.pending.contains(key) else { return false }
+            guard !state.pending.contains(key) else { return false }
             guard let counted = state.counts[key] ?? (state.counts.count < Self.countedKeysLimit ? 0 : nil) else { return false }
             guard counted + 1 >= configuration.threshold else {
                 state.counts[key] = counted + 1
                 return false
             }
-            // Earned: build it if a slot is free or can be freed when the table is ready; otherwise count again.
+            // Earned: build it if a slot is free, or if one idle table can be given up for it (one build at a time
+            // relies on that, so no two builds count on the same idle table); otherwise count again.
             state.counts[key] = nil
             let room = state.tables.count + state.pending.count < configuration.capacity
-            guard room || Self.idlest(state, now: now, window: configuration.windowMS) != nil else { return false }
+            guard room || (state.pending.isEmpty && Self.idlest(state, now: now, window: configuration.windowMS) != nil)
+            else { return false }
             state.pending.append(key)
             guard !state.building else { return false }
             state.building = true
@@ -150,7 +146,7 @@ final class OutpostKeyTables: Sendable {
         }
     }
 
-    /// The key whose table was used longest ago, when that was a whole window ago or more.
+    /// The key whose table last had a new envelope longest ago, when that was a whole window ago or more.
     private static func idlest(_ state: State, now: Int64, window: Int64) -> P256.Signing.PublicKey? {
         guard let (key, entry) = state.tables.min(by: { $0.value.lastUsedMS < $1.value.lastUsedMS }),
               now - entry.lastUsedMS >= window

@@ -214,6 +214,7 @@ extension RelayApp {
         switch outcome {
         case .queued:
             relayMetrics.accepted.increment()
+            if let key = try? pairing.outpostPublicKey { outpostKeyTables.stored(key) }
             if delivery.claimedHere {
                 handoff.hand(ClaimedDelivery(pairingID: delivery.pairingID, eventID: delivery.eventID, deviceID: delivery.deviceID,
                                              outpostID: pairing.outpostID, outpostKey: pairing.outpostKey, kind: delivery.kind,
