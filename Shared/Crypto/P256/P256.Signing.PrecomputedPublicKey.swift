@@ -33,12 +33,6 @@ extension P256.Signing {
             return rc == 1
         }
 
-        /// How many of `rounds` values (edge values, then pseudo-random from `seed`) the table's inverse modulo the
-        /// P-256 order gets differently from OpenSSL's `BN_mod_inverse`; -1 on an internal error. For tests.
-        static func orderInverseMismatches(seed: UInt64, rounds: Int32) -> Int32 {
-            mw_p256_order_inverse_check(seed, rounds)
-        }
-
         /// Whether `signature` is valid for an already computed SHA-256 digest.
         public func isValidSignature(_ signature: ECDSASignature, forDigest digest: SHA256.Digest) -> Bool {
             let rc = digest.bytes.withUnsafeBufferPointer { d in
@@ -47,6 +41,12 @@ extension P256.Signing {
                 }
             }
             return rc == 1
+        }
+
+        /// How many of `rounds` values (edge values, then pseudo-random from `seed`) the table's inverse modulo the
+        /// P-256 order gets differently from OpenSSL's `BN_mod_inverse`; -1 on an internal error. For tests.
+        static func orderInverseMismatches(seed: UInt64, rounds: Int32) -> Int32 {
+            mw_p256_order_inverse_check(seed, rounds)
         }
     }
 }

@@ -91,9 +91,9 @@ struct RelayMetrics: Sendable {
         verifiesWithKey = registry.counter("mailwake_relay_envelope_verifies_total", help: verifiesHelp, labels: ["with": "key"])
         verifyTables = registry.gauge("mailwake_relay_verify_tables", help: "Outpost keys holding a precomputed verify table.")
         verifyTablesBuilt = registry.counter("mailwake_relay_verify_tables_built_total",
-                                             help: "Verify tables built for outpost keys that signed many envelopes.")
+                                             help: "Verify tables built for outpost keys with many new envelopes.")
         verifyTablesGivenUp = registry.counter("mailwake_relay_verify_tables_given_up_total",
-                                               help: "Verify tables given up, unused for a window, for a busier outpost key.")
+                                               help: "Verify tables given up (no new envelope for a window) for a busier outpost key.")
         diagnosticsSent = registry.counter("mailwake_relay_diagnostics_sent_total", help: "Delivery outcomes reported to accounts.")
     }
 

@@ -122,7 +122,7 @@ public struct RelayConfiguration: Sendable {
     public var silenceAlerts: Bool = true
     /// Outpost keys that may hold a precomputed verify table at once; 0: none.
     public var verifyTables: Int = 64
-    /// Valid envelopes within 10 minutes that earn an outpost key its verify table (not a setting: tests lower it).
+    /// New envelopes stored within 10 minutes that earn an outpost key its verify table (not a setting: tests lower it).
     public var verifyTableThreshold: Int = 256
     /// Seconds a claim lasts.
     public var lease: Int64

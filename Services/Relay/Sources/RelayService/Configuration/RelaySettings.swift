@@ -212,7 +212,7 @@ public enum RelaySettings {
                                                                    help: """
                                                                          Outpost keys that get a precomputed table, halving \
                                                                          the CPU of each signature check (about 150 KB each; \
-                                                                         a key qualifies after 256 valid envelopes within 10 \
+                                                                         a key qualifies after 256 new envelopes within 10 \
                                                                          minutes); 0 turns them off.
                                                                          """)
 

@@ -128,21 +128,23 @@ final class OutpostKeyTables: Sendable {
         }) {
             let table = try? P256.Signing.PrecomputedPublicKey(key)
             let now = clockMS()
-            let (added, gaveUp) = state.withLock { state -> (Bool, Bool) in
+            let (added, gaveUp, held) = state.withLock { state -> (Bool, Bool, Int) in
                 state.pending.removeFirst()
-                guard let table else { return (false, false) }
+                guard let table else { return (false, false, state.tables.count) }
                 var gaveUp = false
                 if state.tables.count >= configuration.capacity {
-                    guard let idlest = Self.idlest(state, now: now, window: configuration.windowMS) else { return (false, false) }
+                    guard let idlest = Self.idlest(state, now: now, window: configuration.windowMS) else {
+                        return (false, false, state.tables.count)
+                    }
                     state.tables[idlest] = nil
                     gaveUp = true
                 }
                 state.tables[key] = Entry(table: table, lastUsedMS: now)
-                return (true, gaveUp)
+                return (true, gaveUp, state.tables.count)
             }
             if added { metrics.verifyTablesBuilt.increment() }
             if gaveUp { metrics.verifyTablesGivenUp.increment() }
-            metrics.verifyTables.set(Double(count))
+            metrics.verifyTables.set(Double(held))
         }
     }
 
