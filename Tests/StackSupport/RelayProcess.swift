@@ -49,13 +49,16 @@ public final class RelayProcess: Sendable {
         return path
     }
 
-    /// Starts `mailwake-relay serve --config FILE` and waits for its public listener.
+    /// Starts `mailwake-relay serve --config FILE` and waits for both its listeners (the process stops when either
+    /// cannot bind).
     public static func start(configFile: String, port: UInt16, adminPort: UInt16, name: String = "relay") async throws -> RelayProcess {
         let process = try TestServerProcess(executable: executable, arguments: ["serve", "--config", configFile], logName: name)
-        let up = await Blocking.run { process.waitForListener(port: port, timeout: 30) }
+        let up = await Blocking.run {
+            process.waitForListener(port: port, timeout: 30) && process.waitForListener(port: adminPort, timeout: 30)
+        }
         guard up else {
             process.stop(keepLog: true)
-            throw TestHarnessError("mailwake-relay did not listen on \(port): \(process.logText().suffix(3000))")
+            throw TestHarnessError("mailwake-relay did not listen on \(port) and \(adminPort): \(process.logText().suffix(3000))")
         }
         let relay = RelayProcess(process: process, port: port, adminPort: adminPort, configFile: configFile)
         AwaitedCleanup.register { await relay.stop() }
