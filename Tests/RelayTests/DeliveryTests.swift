@@ -155,13 +155,24 @@ struct DeliveryTests {
 
     @Test func aDeliveryIntakeHandedOverIsSentWithoutATaskAndItsRetryOnOne() async throws {
         let p = try await Paired.start()
+        // Once one delivery is sent the provider token is in memory: just after start it may still be on its way from
+        // the shared table, and a push that must wait for it is sent on a task (CI under AddressSanitizer saw that).
+        let first = try p.outpost.envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
+        #expect(try await p.stack.submit(first).status == .accepted)
+        #expect(try await Self.finalStatus(p, first.context.eventID).status == .sent)
+        let metrics = p.stack.relay.app.metrics
+        func count(_ name: String) -> Double { metrics.sample(name) ?? 0 }
+        let callback = #"mailwake_relay_delivery_attempts_total{on="callback"}"#
+        let task = #"mailwake_relay_delivery_attempts_total{on="task"}"#
+        let sent = #"mailwake_relay_deliveries_total{status="sent"}"#
+        let before = (callback: count(callback), task: count(task), sent: count(sent))
+
         let (_, final) = try await Self.deliverOne(p, apnsAnswers: 503, "ServiceUnavailable", times: 1, timeout: 30)
         #expect(final.status == .sent)
         #expect(final.attempts == 2)
-        let metrics = p.stack.relay.app.metrics.render()
-        #expect(metrics.contains(#"mailwake_relay_delivery_attempts_total{on="callback"} 1"#), "\(metrics)")
-        #expect(metrics.contains(#"mailwake_relay_delivery_attempts_total{on="task"} 1"#), "the retry was claimed from the queue")
-        #expect(metrics.contains(#"mailwake_relay_deliveries_total{status="sent"} 1"#))
+        #expect(count(callback) - before.callback == 1, "\(metrics.render())")
+        #expect(count(task) - before.task == 1, "the retry was claimed from the queue")
+        #expect(count(sent) - before.sent == 1)
     }
 
     @Test func aRetriedDeliveryKeepsItsPayloadAndAFinishedOneDropsIt() async throws {

@@ -155,7 +155,7 @@ struct IntakeTests {
 
     /// Whether the relay's metrics show exactly `line`.
     static func metricsShow(_ line: String, in stack: RelayStack) -> Bool {
-        stack.relay.app.metrics.render().split(separator: "\n").contains(Substring(line))
+        stack.relay.app.metrics.shows(line)
     }
 
     /// Waits until the relay's metrics show `line` (a table is built on a thread of its own).

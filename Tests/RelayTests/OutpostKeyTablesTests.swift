@@ -34,7 +34,7 @@ struct OutpostKeyTablesTests {
     }
 
     /// Whether the metrics show exactly `line`.
-    func metricsShow(_ line: String) -> Bool { registry.render().split(separator: "\n").contains(Substring(line)) }
+    func metricsShow(_ line: String) -> Bool { registry.shows(line) }
 
     @Test func aKeyEarnsItsTableWithThresholdNewEnvelopes() {
         let tables = tables(), outpost = Outpost()
