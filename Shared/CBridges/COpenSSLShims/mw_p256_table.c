@@ -38,11 +38,21 @@ struct mw_p256_table {
  *
  * BN_mod_inverse spends about 12 us on a 256-bit inverse, a third of a verify
  * with the table; OpenSSL's own verify uses a fast inverse that it does not
- * export. This is the binary extended Euclidean algorithm on four 64-bit limbs
- * (variable time: s is public), for an odd n and 0 < s < n with gcd(s, n) = 1
- * (n is prime). Invariants: x1*s = u and x2*s = v (mod n), x1 and x2 in [0, n). */
+ * export. This is Bernstein and Yang's divstep algorithm ("Fast constant-time
+ * gcd computation and modular inversion", 2019) in its variable-time form (s
+ * is public), on 64-bit limbs: from (f, g) = (n, s), each batch runs 62
+ * divsteps on the low words alone (a divstep's choice depends only on g's
+ * parity and on delta, and 62 steps read only the low 62 bits), which gives a
+ * matrix M with 2^62 (f', g') = M (f, g); M is then applied to the whole f and
+ * g, and to d and e, kept with f = d s and g = e s (mod n). When g reaches 0,
+ * f is gcd(n, s) = +-1, and s^-1 is +-d. Divsteps from delta = 1 end within
+ * 741 steps for 256-bit inputs (the paper's bound), 12 batches; about 1.7 us
+ * here against 7.1 us for the binary extended Euclidean algorithm it replaced.
+ *
+ * Signed 128-bit right shifts below are arithmetic (GCC and Clang define them so). */
 
 typedef unsigned __int128 mw_u128;
+typedef __int128 mw_i128;
 
 /* The P-256 group order n (SEC 2: FFFFFFFF 00000000 FFFFFFFF FFFFFFFF BCE6FAAD A7179E84 F3B9CAC2 FC632551) as
  * four little-endian 64-bit limbs; mw_p256_order_inverse_check compares against OpenSSL's own order. */
@@ -62,8 +72,6 @@ static void limbs_to_be(uint8_t out[32], const uint64_t in[4]) {
     }
 }
 
-static int limbs_is_one(const uint64_t a[4]) { return a[0] == 1 && (a[1] | a[2] | a[3]) == 0; }
-
 static int limbs_ge(const uint64_t a[4], const uint64_t b[4]) {
     for (int i = 3; i >= 0; i--) {
         if (a[i] != b[i]) return a[i] > b[i];
@@ -71,88 +79,144 @@ static int limbs_ge(const uint64_t a[4], const uint64_t b[4]) {
     return 1;
 }
 
-/* r = a - b; the borrow out. */
-static uint64_t limbs_sub(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    uint64_t borrow = 0;
-    for (int i = 0; i < 4; i++) {
-        mw_u128 d = (mw_u128)a[i] - b[i] - borrow;
-        r[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
-    return borrow;
+/* Whether five limbs are low, rest, rest, rest, rest. */
+static int limbs5_are(const uint64_t a[5], uint64_t low, uint64_t rest) {
+    return a[0] == low && a[1] == rest && a[2] == rest && a[3] == rest && a[4] == rest;
 }
 
-/* r = a + b; the carry out. */
-static uint64_t limbs_add(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    uint64_t carry = 0;
-    for (int i = 0; i < 4; i++) {
-        mw_u128 t = (mw_u128)a[i] + b[i] + carry;
-        r[i] = (uint64_t)t;
-        carry = (uint64_t)(t >> 64);
-    }
-    return carry;
-}
+/* 2^62 (f', g') = (u f + v g, q f + r g) after 62 divsteps; |u| + |v| and |q| + |r| are at most 2^62. */
+struct divsteps {
+    int64_t u, v, q, r;
+};
 
-/* a = (a >> 1) with top as the new most significant bit. */
-static void limbs_shr1(uint64_t a[4], uint64_t top) {
-    for (int i = 0; i < 3; i++) a[i] = (a[i] >> 1) | (a[i + 1] << 63);
-    a[3] = (a[3] >> 1) | (top << 63);
-}
-
-/* a = a >> k, for 0 < k < 64. */
-static void limbs_shr(uint64_t a[4], int k) {
-    for (int i = 0; i < 3; i++) a[i] = (a[i] >> k) | (a[i + 1] << (64 - k));
-    a[3] >>= k;
-}
-
-/* x = x / 2^k (mod n), for x in [0, n): adds n when x is odd (without a
- * branch: which it is follows no pattern) and halves, k times. */
-static void halve_mod(uint64_t x[4], const uint64_t n[4], int k) {
-    for (int i = 0; i < k; i++) {
-        uint64_t mask = 0 - (x[0] & 1);
-        const uint64_t masked[4] = {n[0] & mask, n[1] & mask, n[2] & mask, n[3] & mask};
-        uint64_t carry = limbs_add(x, x, masked);
-        limbs_shr1(x, carry);
-    }
-}
-
-/* Removes the factors of two from a (not zero), dividing x by as many (mod n). */
-static void strip_twos(uint64_t a[4], uint64_t x[4], const uint64_t n[4]) {
-    while (a[0] == 0) {
-        memmove(a, a + 1, 3 * sizeof a[0]);
-        a[3] = 0;
-        halve_mod(x, n, 64);
-    }
-    int k = __builtin_ctzll(a[0]);
-    if (k > 0) {
-        limbs_shr(a, k);
-        halve_mod(x, n, k);
-    }
-}
-
-/* x = x - y (mod n), for x, y in [0, n). */
-static void sub_mod(uint64_t x[4], const uint64_t y[4], const uint64_t n[4]) {
-    if (limbs_sub(x, x, y)) limbs_add(x, x, n);
-}
-
-/* out = s^-1 mod n; 0 when s is 0 or not below n. */
-static int inverse_mod(uint64_t out[4], const uint64_t s[4], const uint64_t n[4]) {
-    if ((s[0] | s[1] | s[2] | s[3]) == 0 || limbs_ge(s, n)) return 0;
-    uint64_t u[4], v[4], x1[4] = {1, 0, 0, 0}, x2[4] = {0, 0, 0, 0};
-    memcpy(u, s, sizeof u);
-    memcpy(v, n, sizeof v);
-    while (!limbs_is_one(u) && !limbs_is_one(v)) {
-        strip_twos(u, x1, n);
-        strip_twos(v, x2, n);
-        if (limbs_ge(u, v)) {
-            limbs_sub(u, u, v);
-            sub_mod(x1, x2, n);
-        } else {
-            limbs_sub(v, v, u);
-            sub_mod(x2, x1, n);
+/* 62 divsteps on the low words of f (odd) and g, delta carried from batch to batch. */
+static struct divsteps divsteps62(int64_t *delta, uint64_t fw, uint64_t gw) {
+    int64_t u = 1, v = 0, q = 0, r = 1, d = *delta;
+    int left = 62;
+    for (;;) {
+        /* g even: g/2 as many times as it has trailing zeros, at most the steps left. */
+        int zeros = __builtin_ctzll(gw | (1ULL << left));
+        gw >>= zeros;
+        u = (int64_t)((uint64_t)u << zeros);
+        v = (int64_t)((uint64_t)v << zeros);
+        d += zeros;
+        left -= zeros;
+        if (left == 0) break;
+        if (d > 0) { /* (f, g) = (g, (g - f)/2), delta = 1 - delta */
+            uint64_t f = fw;
+            fw = gw;
+            gw = (gw - f) >> 1;
+            int64_t u0 = u, v0 = v;
+            u = 2 * q;
+            v = 2 * r;
+            q -= u0;
+            r -= v0;
+            d = 1 - d;
+        } else { /* g = (g + f)/2, delta = 1 + delta */
+            gw = (gw + fw) >> 1;
+            q += u;
+            r += v;
+            u *= 2;
+            v *= 2;
+            d += 1;
         }
+        left -= 1;
     }
-    memcpy(out, limbs_is_one(u) ? x1 : x2, sizeof x1);
+    *delta = d;
+    return (struct divsteps){u, v, q, r};
+}
+
+/* out = (a x + b y) / 2^62 for five-limb two's-complement x and y whose combination's low 62 bits are zero. */
+static void combine62(uint64_t out[5], int64_t a, const uint64_t x[5], int64_t b, const uint64_t y[5]) {
+    uint64_t t[6];
+    mw_i128 acc = 0;
+    for (int i = 0; i < 5; i++) {
+        mw_i128 xi = i == 4 ? (mw_i128)(int64_t)x[i] : (mw_i128)x[i];
+        mw_i128 yi = i == 4 ? (mw_i128)(int64_t)y[i] : (mw_i128)y[i];
+        acc += (mw_i128)a * xi + (mw_i128)b * yi;
+        t[i] = (uint64_t)acc;
+        acc >>= 64;
+    }
+    t[5] = (uint64_t)acc;
+    for (int i = 0; i < 5; i++) out[i] = (t[i] >> 62) | (t[i + 1] << 2);
+}
+
+/* out = (a x + b y) / 2^62 mod n, for x and y in [0, n) as five limbs (the top one 0); ninv = n^-1 mod 2^64. */
+static void combine62_mod(uint64_t out[5], int64_t a, const uint64_t x[5], int64_t b, const uint64_t y[5],
+                          const uint64_t n[5], uint64_t ninv) {
+    uint64_t t[6];
+    mw_i128 acc = 0;
+    for (int i = 0; i < 5; i++) {
+        acc += (mw_i128)a * (mw_i128)x[i] + (mw_i128)b * (mw_i128)y[i];
+        t[i] = (uint64_t)acc;
+        acc >>= 64;
+    }
+    t[5] = (uint64_t)acc;
+    /* Plus m n with m = -t n^-1 mod 2^62, so that the low 62 bits are zero (two's complement, six limbs). */
+    uint64_t m = (0 - t[0] * ninv) & ((1ULL << 62) - 1);
+    mw_u128 carry = 0;
+    for (int i = 0; i < 6; i++) {
+        carry += (mw_u128)t[i] + (i < 5 ? (mw_u128)m * n[i] : 0);
+        t[i] = (uint64_t)carry;
+        carry >>= 64;
+    }
+    for (int i = 0; i < 5; i++) out[i] = (t[i] >> 62) | (t[i + 1] << 2);
+    /* |a x + b y| < 2^62 n and m n < 2^62 n: out is in (-n, 2n), one correction brings it into [0, n). */
+    if ((int64_t)out[4] < 0) {
+        carry = 0;
+        for (int i = 0; i < 5; i++) {
+            carry += (mw_u128)out[i] + n[i];
+            out[i] = (uint64_t)carry;
+            carry >>= 64;
+        }
+        return;
+    }
+    uint64_t less[5];
+    mw_u128 borrow = 0;
+    for (int i = 0; i < 5; i++) {
+        mw_u128 diff = (mw_u128)out[i] - n[i] - borrow;
+        less[i] = (uint64_t)diff;
+        borrow = (diff >> 64) & 1;
+    }
+    if (!borrow) memcpy(out, less, sizeof less);
+}
+
+/* out = s^-1 mod n, for an odd n; 0 when s is 0, not below n, or shares a factor with n. */
+static int inverse_mod(uint64_t out[4], const uint64_t s[4], const uint64_t order[4]) {
+    if ((s[0] | s[1] | s[2] | s[3]) == 0 || limbs_ge(s, order)) return 0;
+    const uint64_t n[5] = {order[0], order[1], order[2], order[3], 0};
+    uint64_t f[5], g[5] = {s[0], s[1], s[2], s[3], 0}, d[5] = {0}, e[5] = {1, 0, 0, 0, 0};
+    memcpy(f, n, sizeof f);
+    /* n^-1 mod 2^64 by Newton's iteration: n is its own inverse mod 2^3, and each step doubles the bits. */
+    uint64_t ninv = n[0];
+    for (int i = 0; i < 5; i++) ninv *= 2 - n[0] * ninv;
+    int64_t delta = 1;
+    /* 16 batches: more than the bound's 12, so a bug shows as no inverse rather than a loop. */
+    for (int batch = 0; batch < 16 && !limbs5_are(g, 0, 0); batch++) {
+        struct divsteps m = divsteps62(&delta, f[0], g[0]);
+        uint64_t f2[5], g2[5], d2[5], e2[5];
+        combine62(f2, m.u, f, m.v, g);
+        combine62(g2, m.q, f, m.r, g);
+        combine62_mod(d2, m.u, d, m.v, e, n, ninv);
+        combine62_mod(e2, m.q, d, m.r, e, n, ninv);
+        memcpy(f, f2, sizeof f);
+        memcpy(g, g2, sizeof g);
+        memcpy(d, d2, sizeof d);
+        memcpy(e, e2, sizeof e);
+    }
+    if (!limbs5_are(g, 0, 0)) return 0;
+    if (limbs5_are(f, 1, 0)) {
+        memcpy(out, d, 4 * sizeof d[0]);
+        return 1;
+    }
+    if (!limbs5_are(f, UINT64_MAX, UINT64_MAX) || (d[0] | d[1] | d[2] | d[3]) == 0) return 0;
+    /* f = -1: s^-1 = -d = n - d. */
+    mw_u128 borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        mw_u128 diff = (mw_u128)n[i] - d[i] - borrow;
+        out[i] = (uint64_t)diff;
+        borrow = (diff >> 64) & 1;
+    }
     return 1;
 }
 
@@ -267,8 +331,8 @@ int mw_p256_order_inverse_check(uint64_t seed, int rounds) {
     mismatches = 0;
     uint64_t x = seed | 1;
     for (int round = 0; round < rounds; round++) {
-        /* Edge values first: 1, 2, 3, n-1, n-2, n-0x50, then 2^64, 2^128, 2^192 and 2^255 (whole zero limbs
-         * for strip_twos to skip); then xorshift64* bytes, reduced below n. */
+        /* Edge values first: 1, 2, 3, n-1, n-2, n-0x50; then 2^k and n - 2^k for every k below 256 (long runs
+         * of zeros for the divsteps to skip, and of ones); then xorshift64* bytes, reduced below n. */
         for (int i = 0; i < 32; i++) {
             x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
             in[i] = (uint8_t)((x * 0x2545F4914F6CDD1DULL) >> 56);
@@ -280,11 +344,16 @@ int mw_p256_order_inverse_check(uint64_t seed, int rounds) {
             static const uint8_t below[3] = {1, 2, 0x50};
             memcpy(in, nBytes, 32);
             in[31] -= below[round - 3];
-        } else if (round < 10) {
-            static const int powers[4] = {64, 128, 192, 255};
-            int bit = powers[round - 6];
+        } else if (round < 6 + 512) {
+            int bit = (round - 6) % 256;
             memset(in, 0, sizeof in);
             in[31 - bit / 8] = (uint8_t)(1u << (bit % 8));
+            if (round >= 6 + 256) { /* n - 2^k */
+                if (!BN_bin2bn(in, 32, s) || BN_sub(s, order, s) != 1 || BN_bn2binpad(s, in, 32) != 32) {
+                    mismatches = -1;
+                    goto done;
+                }
+            }
         }
         if (!BN_bin2bn(in, 32, s) || BN_nnmod(s, s, order, ctx) != 1) { mismatches = -1; goto done; }
         if (BN_is_zero(s)) continue;
