@@ -135,33 +135,28 @@ struct IntakeTests {
         for _ in 0..<5 { expectProblem(try await p.stack.submit(forged), .unauthorized, "bad_signature") }
         let replayed = try p.envelope()
         for _ in 0..<4 { #expect(try await p.stack.submit(replayed).status == .accepted) }
-        #expect(Self.metricsShow("mailwake_relay_verify_tables_built_total 0", in: p.stack), "forgeries and replays earn no table")
+        #expect(p.stack.relay.app.metrics.shows("mailwake_relay_verify_tables_built_total 0"), "forgeries and replays earn no table")
         for _ in 0..<2 { #expect(try await p.stack.submit(try p.envelope()).status == .accepted) }
         try await Self.waitForMetric("mailwake_relay_verify_tables 1", in: p.stack)
         #expect(try await p.stack.submit(try p.envelope()).status == .accepted)
         expectProblem(try await p.stack.submit(forged), .unauthorized, "bad_signature")
         let impostor = try SimulatedOutpost().envelope(for: p.device, pairingID: p.pairingID, content: SimulatedOutpost.sampleContent())
         expectProblem(try await p.stack.submit(impostor), .unauthorized, "bad_signature")
-        #expect(Self.metricsShow(#"mailwake_relay_envelope_verifies_total{with="table"} 3"#, in: p.stack))
-        #expect(Self.metricsShow("mailwake_relay_verify_tables_built_total 1", in: p.stack))
+        #expect(p.stack.relay.app.metrics.shows(#"mailwake_relay_envelope_verifies_total{with="table"} 3"#))
+        #expect(p.stack.relay.app.metrics.shows("mailwake_relay_verify_tables_built_total 1"))
     }
 
     @Test func withNoVerifyTablesEveryEnvelopeIsCheckedWithTheKey() async throws {
         let p = try await Paired.start { $0.verifyTables = 0; $0.verifyTableThreshold = 1 }
         for _ in 0..<3 { #expect(try await p.stack.submit(try p.envelope()).status == .accepted) }
-        #expect(Self.metricsShow(#"mailwake_relay_envelope_verifies_total{with="key"} 3"#, in: p.stack))
-        #expect(Self.metricsShow("mailwake_relay_verify_tables_built_total 0", in: p.stack))
-    }
-
-    /// Whether the relay's metrics show exactly `line`.
-    static func metricsShow(_ line: String, in stack: RelayStack) -> Bool {
-        stack.relay.app.metrics.shows(line)
+        #expect(p.stack.relay.app.metrics.shows(#"mailwake_relay_envelope_verifies_total{with="key"} 3"#))
+        #expect(p.stack.relay.app.metrics.shows("mailwake_relay_verify_tables_built_total 0"))
     }
 
     /// Waits until the relay's metrics show `line` (a table is built on a thread of its own).
     static func waitForMetric(_ line: String, in stack: RelayStack, timeout: Double = 60) async throws {
         let deadline = ContinuousClock.now + .seconds(timeout)
-        while !metricsShow(line, in: stack) {
+        while !stack.relay.app.metrics.shows(line) {
             guard ContinuousClock.now < deadline else {
                 throw TestHarnessError("the relay's metrics did not show \(line) within \(timeout) s")
             }

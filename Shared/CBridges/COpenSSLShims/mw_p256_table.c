@@ -126,9 +126,29 @@ static struct divsteps divsteps62(int64_t *delta, uint64_t fw, uint64_t gw) {
     return (struct divsteps){u, v, q, r};
 }
 
-/* out = (a x + b y) / 2^62 for five-limb two's-complement x and y whose combination's low 62 bits are zero. */
-static void combine62(uint64_t out[5], int64_t a, const uint64_t x[5], int64_t b, const uint64_t y[5]) {
-    uint64_t t[6];
+/* r = a + b on five limbs (mod 2^320). */
+static void limbs5_add(uint64_t r[5], const uint64_t a[5], const uint64_t b[5]) {
+    mw_u128 carry = 0;
+    for (int i = 0; i < 5; i++) {
+        carry += (mw_u128)a[i] + b[i];
+        r[i] = (uint64_t)carry;
+        carry >>= 64;
+    }
+}
+
+/* r = a - b on five limbs; the borrow out. */
+static uint64_t limbs5_sub(uint64_t r[5], const uint64_t a[5], const uint64_t b[5]) {
+    uint64_t borrow = 0;
+    for (int i = 0; i < 5; i++) {
+        mw_u128 diff = (mw_u128)a[i] - b[i] - borrow;
+        r[i] = (uint64_t)diff;
+        borrow = (uint64_t)(diff >> 64) & 1;
+    }
+    return borrow;
+}
+
+/* t = a x + b y, six limbs of two's complement, for five-limb two's-complement x and y; |a| + |b| <= 2^62. */
+static void combine(uint64_t t[6], int64_t a, const uint64_t x[5], int64_t b, const uint64_t y[5]) {
     mw_i128 acc = 0;
     for (int i = 0; i < 5; i++) {
         mw_i128 xi = i == 4 ? (mw_i128)(int64_t)x[i] : (mw_i128)x[i];
@@ -138,6 +158,10 @@ static void combine62(uint64_t out[5], int64_t a, const uint64_t x[5], int64_t b
         acc >>= 64;
     }
     t[5] = (uint64_t)acc;
+}
+
+/* out = t / 2^62, five limbs, for a six-limb t whose low 62 bits are zero and whose quotient fits. */
+static void shift62(uint64_t out[5], const uint64_t t[6]) {
     for (int i = 0; i < 5; i++) out[i] = (t[i] >> 62) | (t[i + 1] << 2);
 }
 
@@ -145,13 +169,7 @@ static void combine62(uint64_t out[5], int64_t a, const uint64_t x[5], int64_t b
 static void combine62_mod(uint64_t out[5], int64_t a, const uint64_t x[5], int64_t b, const uint64_t y[5],
                           const uint64_t n[5], uint64_t ninv) {
     uint64_t t[6];
-    mw_i128 acc = 0;
-    for (int i = 0; i < 5; i++) {
-        acc += (mw_i128)a * (mw_i128)x[i] + (mw_i128)b * (mw_i128)y[i];
-        t[i] = (uint64_t)acc;
-        acc >>= 64;
-    }
-    t[5] = (uint64_t)acc;
+    combine(t, a, x, b, y);
     /* Plus m n with m = -t n^-1 mod 2^62, so that the low 62 bits are zero (two's complement, six limbs). */
     uint64_t m = (0 - t[0] * ninv) & ((1ULL << 62) - 1);
     mw_u128 carry = 0;
@@ -160,25 +178,14 @@ static void combine62_mod(uint64_t out[5], int64_t a, const uint64_t x[5], int64
         t[i] = (uint64_t)carry;
         carry >>= 64;
     }
-    for (int i = 0; i < 5; i++) out[i] = (t[i] >> 62) | (t[i + 1] << 2);
+    shift62(out, t);
     /* |a x + b y| < 2^62 n and m n < 2^62 n: out is in (-n, 2n), one correction brings it into [0, n). */
     if ((int64_t)out[4] < 0) {
-        carry = 0;
-        for (int i = 0; i < 5; i++) {
-            carry += (mw_u128)out[i] + n[i];
-            out[i] = (uint64_t)carry;
-            carry >>= 64;
-        }
+        limbs5_add(out, out, n);
         return;
     }
     uint64_t less[5];
-    mw_u128 borrow = 0;
-    for (int i = 0; i < 5; i++) {
-        mw_u128 diff = (mw_u128)out[i] - n[i] - borrow;
-        less[i] = (uint64_t)diff;
-        borrow = (diff >> 64) & 1;
-    }
-    if (!borrow) memcpy(out, less, sizeof less);
+    if (!limbs5_sub(less, out, n)) memcpy(out, less, sizeof less);
 }
 
 /* out = s^-1 mod n, for an odd n; 0 when s is 0, not below n, or shares a factor with n. */
@@ -194,9 +201,11 @@ static int inverse_mod(uint64_t out[4], const uint64_t s[4], const uint64_t orde
     /* 16 batches: more than the bound's 12, so a bug shows as no inverse rather than a loop. */
     for (int batch = 0; batch < 16 && !limbs5_are(g, 0, 0); batch++) {
         struct divsteps m = divsteps62(&delta, f[0], g[0]);
-        uint64_t f2[5], g2[5], d2[5], e2[5];
-        combine62(f2, m.u, f, m.v, g);
-        combine62(g2, m.q, f, m.r, g);
+        uint64_t f2[5], g2[5], d2[5], e2[5], t[6];
+        combine(t, m.u, f, m.v, g);
+        shift62(f2, t);
+        combine(t, m.q, f, m.r, g);
+        shift62(g2, t);
         combine62_mod(d2, m.u, d, m.v, e, n, ninv);
         combine62_mod(e2, m.q, d, m.r, e, n, ninv);
         memcpy(f, f2, sizeof f);
@@ -211,12 +220,9 @@ static int inverse_mod(uint64_t out[4], const uint64_t s[4], const uint64_t orde
     }
     if (!limbs5_are(f, UINT64_MAX, UINT64_MAX) || (d[0] | d[1] | d[2] | d[3]) == 0) return 0;
     /* f = -1: s^-1 = -d = n - d. */
-    mw_u128 borrow = 0;
-    for (int i = 0; i < 4; i++) {
-        mw_u128 diff = (mw_u128)n[i] - d[i] - borrow;
-        out[i] = (uint64_t)diff;
-        borrow = (diff >> 64) & 1;
-    }
+    uint64_t negated[5];
+    limbs5_sub(negated, n, d);
+    memcpy(out, negated, 4 * sizeof negated[0]);
     return 1;
 }
 
