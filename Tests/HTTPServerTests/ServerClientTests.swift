@@ -58,4 +58,23 @@ struct ServerClientTests {
             for try await status in group { #expect(status == .ok) }
         }
     }
+
+    @Test func aKeepAliveTLSConnectionQuietPastABufferSweepIsAnsweredAgainOnIt() async throws {
+        let certs = try await TestCertificates.generate()
+        defer { certs.remove() }
+        let f = try ServerFixture.start(RoutingTests.router(), tls: certs) { $0.engine = .epoll }
+        var c = HTTPClient.Configuration()
+        c.caFile = certs.caCertificate.path
+        let client = try HTTPClient(configuration: c)
+        defer { client.shutdown() }
+        let first = try await client.execute(.init(url: "https://localhost:\(f.port)/v1/things/1"))
+        // The engine gives the TLS record buffers of a connection quiet for 250 ms back at its next sweep (every
+        // 250 ms); 800 ms is past at least two sweeps, and a longer wait on a busy machine only adds more.
+        try await Task.sleep(for: .milliseconds(800))
+        let second = try await client.execute(.init(url: "https://localhost:\(f.port)/v1/things/2"))
+        #expect(first.status == .ok && second.status == .ok)
+        #expect(second.transfer.newConnections == 0, "the second request went on the first one's connection")
+        #expect(second.transfer.localPort == first.transfer.localPort)
+        #expect(String(decoding: second.body, as: UTF8.self).hasPrefix("thing 2 "))
+    }
 }

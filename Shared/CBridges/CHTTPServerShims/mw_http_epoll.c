@@ -57,6 +57,8 @@
 /* After an answer that closes the connection, unread request bytes are read and dropped (so the
  * close does not reset the answer away) for at most this long and this much. */
 #define LINGER_MS 2000
+/* A TLS connection quiet this long gives its record buffers back at the next sweep (every 250 ms). */
+#define TLS_BUFFERS_IDLE_MS 250
 #define LINGER_BYTES(server) ((server)->max_body_bytes * 4 + 65536)
 
 enum conn_state {
@@ -1220,6 +1222,10 @@ static void sweep_idle(struct ep_thread *t, uint64_t now) {
         } else if (c->state == CONN_READING && idle_ms && c->in_len && now - c->request_started_ms >= idle_ms) {
             /* A request trickled a byte at a time keeps the idle timer fresh, not this one. */
             conn_free(c);
+        } else if (c->ssl && c->state == CONN_READING && c->in_len == 0 && now - c->last_activity_ms >= TLS_BUFFERS_IDLE_MS) {
+            /* Quiet since about the last sweep: its TLS record buffers go back (none is allocated again until the
+             * next byte arrives). SSL_free_buffers keeps a buffer that still holds data. */
+            SSL_free_buffers(c->ssl);
         }
         c = next;
     }
@@ -1262,7 +1268,9 @@ static SSL_CTX *make_tls_context(const char *certificate_pem, const char *privat
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE |
                                  SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_TICKET);
-    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+    /* No SSL_MODE_RELEASE_BUFFERS: it frees and allocates both record buffers (about 17 KiB each) around every request
+     * of a busy connection. sweep_idle gives them back once a connection has been quiet for a sweep instead. */
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     /* Whole socket reads, not a record header then its body: one recv per request; SSL_has_pending covers the rest. */
     SSL_CTX_set_read_ahead(ctx, 1);

@@ -2,6 +2,7 @@ import CCurlShims
 import Foundation
 public import MailwakeCore
 import MailwakeHTTPTypes
+import MailwakeProtocol
 
 /// An HTTP/1.1 and HTTP/2 client over libcurl's multi interface.
 ///
@@ -223,15 +224,17 @@ public final class HTTPClient: Sendable {
               request.method.rawValue.utf8.allSatisfy(isTokenByte) else { throw bad("method is not an HTTP token") }
         let url = request.url.utf8
         guard !url.isEmpty,
-              !url.contains(where: { $0 <= 0x20
-                  || $0 == 0x7F }) else { throw bad("URL is empty or contains spaces or control characters") }
+              !request.url.withContiguousUTF8({ $0.contains(where: { $0 <= 0x20 || $0 == 0x7F }) })
+        else { throw bad("URL is empty or contains spaces or control characters") }
         guard hasPrefixIgnoringASCIICase(url, "https://") || hasPrefixIgnoringASCIICase(url, "http://") else {
             throw bad("URL scheme must be https or http")
         }
         for field in request.headers {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else { throw bad("header name is not an HTTP token") }
+            guard !field.name.isEmpty, field.name.withContiguousUTF8({ $0.allSatisfy(isTokenByte) }) else {
+                throw bad("header name is not an HTTP token")
+            }
             // Name only: values may be secrets.
-            guard !field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+            guard !field.value.withContiguousUTF8({ $0.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) }) else {
                 throw bad("header \(field.name) has a control character in its value")
             }
             let name = field.name.utf8

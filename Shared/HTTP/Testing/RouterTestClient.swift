@@ -39,7 +39,7 @@ public struct RouterTestClient: Sendable {
     /// Answers `request` as the server would, with a fresh `X-Request-Id`.
     public func execute(_ request: HTTPRequest) async -> HTTPClient.Response {
         let requestID = RequestID.generate()
-        var context = RequestContext(requestID: requestID, logger: logger.with("request_id", .string(requestID)), route: "unmatched")
+        var context = RequestContext(requestID: requestID, logger: logger, route: "unmatched")
         var response: HTTPResponse
         if let answer = await Self.answerInline(request, context: context, responder: responder) {
             response = answer

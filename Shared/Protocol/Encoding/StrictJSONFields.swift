@@ -17,7 +17,7 @@ extension StrictJSON {
             guard case .object(let members) = value else {
                 throw .malformed("wrong type at \(path.isEmpty ? "the top level" : path)")
             }
-            for member in members where !allowed.contains(where: { member.key.elementsEqual($0.utf8) }) {
+            for member in members where !allowed.contains(where: { member.key.isUTF8(of: $0) }) {
                 throw .malformed("unknown field \(String(decoding: member.key, as: UTF8.self)) in \(type)")
             }
             self.members = members
@@ -28,12 +28,12 @@ extension StrictJSON {
 
         /// The value of `key`, or nil when absent or null.
         public func optional(_ key: String) -> Value? {
-            guard let member = members.first(where: { $0.key.elementsEqual(key.utf8) }), member.value != .null else { return nil }
+            guard let member = members.first(where: { $0.key.isUTF8(of: key) }), member.value != .null else { return nil }
             return member.value
         }
 
         private func required(_ key: String) throws(ProtocolError) -> Value {
-            guard let member = members.first(where: { $0.key.elementsEqual(key.utf8) }) else { throw .malformed("missing field " +
+            guard let member = members.first(where: { $0.key.isUTF8(of: key) }) else { throw .malformed("missing field " +
                 "\(name(key))") }
             guard member.value != .null else { throw .malformed("null at \(name(key))") }
             return member.value

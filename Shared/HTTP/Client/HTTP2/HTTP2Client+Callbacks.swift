@@ -67,19 +67,21 @@ extension HTTP2Client {
         static func headers(_ result: mw_h2c_result) -> HTTPHeaders {
             guard result.header_count > 0, let start = result.headers else { return HTTPHeaders() }
             let bytes = UnsafeRawBufferPointer(start: start, count: result.headers_len)
-            var fields: [(String, String)] = []
-            fields.reserveCapacity(Int(result.header_count))
-            var parts: [String] = []
+            var headers = HTTPHeaders()
+            headers.reserveCapacity(Int(result.header_count))
+            var name: String?
             var from = 0
             for i in 0..<bytes.count where bytes[i] == 0 {
-                parts.append(String(decoding: bytes[from..<i], as: UTF8.self))
+                let part = String(decoding: bytes[from..<i], as: UTF8.self)
                 from = i + 1
-                if parts.count == 2 {
-                    fields.append((parts[0], parts[1]))
-                    parts.removeAll(keepingCapacity: true)
+                if let field = name {
+                    headers.add(field, part)
+                    name = nil
+                } else {
+                    name = part
                 }
             }
-            return HTTPHeaders(fields)
+            return headers
         }
 
         static func code(_ error: Int) -> HTTPClientError.Code {

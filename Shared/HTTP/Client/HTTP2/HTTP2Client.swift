@@ -1,6 +1,7 @@
 import CH2ClientShims
 public import MailwakeCore
 import MailwakeHTTPTypes
+import MailwakeProtocol
 import Synchronization
 
 /// An HTTP/2-over-TLS client for one origin, on libnghttp2 and OpenSSL
@@ -154,9 +155,11 @@ public final class HTTP2Client: HTTPRequestExecuting {
                 var at = 0
                 func put(_ text: some StringProtocol, lowercased: Bool) -> (UnsafePointer<CChar>, Int) {
                     let start = at
-                    for b in text.utf8 {
-                        buffer[at] = lowercased && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                        at += 1
+                    text.withContiguousUTF8 { utf8 in
+                        for b in utf8 {
+                            buffer[at] = lowercased && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                            at += 1
+                        }
                     }
                     return (UnsafeRawPointer(buffer.baseAddress! + start).assumingMemoryBound(to: CChar.self), at - start)
                 }

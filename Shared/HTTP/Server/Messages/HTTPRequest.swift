@@ -7,7 +7,7 @@ public struct HTTPRequest: Sendable {
     /// signed requests sign these bytes (PROTOCOL.md §8).
     public var target: String
     /// The path part of `target`, still percent-encoded.
-    public var rawPath: Substring { target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
+    public var rawPath: Substring { target[..<(target.utf8.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex)] }
     /// The query part of `target` without `?`, still encoded (empty if none).
     public var rawQuery: Substring {
         guard let q = target.firstIndex(of: "?") else { return "" }

@@ -5,7 +5,16 @@ public struct RequestContext: Sendable {
     /// A fresh id for this request, echoed in `X-Request-Id` and in every log line.
     public var requestID: String
     /// The service logger with `request_id` set.
-    public var logger: Logger
+    ///
+    /// Made when first read: most requests log nothing, and adding the id copies the logger's metadata.
+    public var logger: Logger {
+        get { requestLogger ?? serviceLogger.with("request_id", .string(requestID)) }
+        set { requestLogger = newValue }
+    }
+    /// The level `logger` writes from, without making it.
+    public var logLevel: LogLevel { requestLogger?.level ?? serviceLogger.level }
+    private var serviceLogger: Logger
+    private var requestLogger: Logger?
     /// Path parameters of the matched route (`{id}` → `parameters["id"]`), decoded.
     public var parameters: [String: String]
     /// The matched route pattern (`/v1/pairings/{id}/consent`), for logs and metrics.
@@ -17,10 +26,14 @@ public struct RequestContext: Sendable {
     /// Who the group's authentication middleware found behind the request; nil on routes without one.
     public var principal: Principal?
 
+    /// - Parameters:
+    ///   - requestID: the request's id.
+    ///   - logger: the service logger; the context's `logger` adds `request_id` to it.
     public init(requestID: String, logger: Logger, parameters: [String: String] = [:], route: String = "", receivedAt: UInt64 = 0,
                 deadline: UInt64 = .max) {
         self.requestID = requestID
-        self.logger = logger
+        serviceLogger = logger
+        requestLogger = nil
         self.parameters = parameters
         self.route = route
         self.receivedAt = receivedAt

@@ -9,6 +9,7 @@ extension HTTPServer {
     func dispatch(_ raw: OpaquePointer) {
         let receivedAt = DispatchTime.now().uptimeNanoseconds
         var headers = HTTPHeaders()
+        headers.reserveCapacity(mw_http_request_header_count(raw))
         for i in 0..<mw_http_request_header_count(raw) {
             headers.add(String(cString: mw_http_request_header_name(raw, i)), String(cString: mw_http_request_header_value(raw, i)))
         }
@@ -23,7 +24,7 @@ extension HTTPServer {
         let deadline = receivedAt + UInt64(max(0.001, configuration.requestDeadlineSeconds) * 1e9)
         let pending = PendingRequest(raw, deadline: deadline)
         let requestID = RequestID.generate()
-        let context = RequestContext(requestID: requestID, logger: logger.with("request_id", .string(requestID)),
+        let context = RequestContext(requestID: requestID, logger: logger,
                                      route: "unmatched", receivedAt: receivedAt, deadline: deadline)
         let finalized = state.withLock { s -> Bool in
             guard !s.finalized else { return true }
@@ -96,6 +97,7 @@ extension HTTPServer {
         let (counter, histogram) = metrics.series(method: request.method.rawValue, route: route, status: response.status.code)
         counter.increment()
         histogram.observe(seconds)
+        guard context.logLevel <= .info else { return true }
         context.logger.info("request", [
             "method": .string(request.method.rawValue), "route": .string(route), "status": .int(response.status.code),
             "duration_ms": .double((seconds * 1e6).rounded() / 1e3), "bytes_in": .int(request.body.count),

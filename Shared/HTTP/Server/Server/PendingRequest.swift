@@ -1,5 +1,6 @@
 import CHTTPServerShims
 import Dispatch
+import MailwakeProtocol
 import Synchronization
 
 /// A request handed over by the C shim and not yet answered.
@@ -62,26 +63,38 @@ final class PendingRequest: Sendable {
         guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return false }
         // The deadline action captures this request: drop it to break the cycle.
         extras.withLock { $0.onDeadline = nil }
-        var names: [UnsafeMutablePointer<CChar>?] = []
-        var values: [UnsafeMutablePointer<CChar>?] = []
+        // The fields as NUL-terminated strings in one temporary buffer (on the stack unless large), names then values.
+        var count = 0
+        var bytes = 0
         for (name, value) in response.headers where Self.isSafeHeader(name, value) {
-            names.append(strdup(name))
-            values.append(strdup(value))
-        }
-        defer {
-            for p in names { free(p) }
-            for p in values { free(p) }
+            count += 1
+            bytes += name.utf8.count + value.utf8.count + 2
         }
         let raw = pointer.raw
-        _ = names.withUnsafeBufferPointer { n in
-            values.withUnsafeBufferPointer { v in
-                response.body.withUnsafeBufferPointer { body in
-                    n.withMemoryRebound(to: UnsafePointer<CChar>?.self) { n2 in
-                        v.withMemoryRebound(to: UnsafePointer<CChar>?.self) { v2 in
-                            mw_http_request_respond(raw, UInt32(response.status.code), n2.baseAddress, v2.baseAddress, n2.count,
-                                                    body.baseAddress, body.count)
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(1, bytes)) { text in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(1, 2 * count)) { fields in
+                var at = 0
+                func put(_ string: String) -> UnsafePointer<CChar> {
+                    let start = text.baseAddress! + at
+                    string.withContiguousUTF8 { utf8 in
+                        for b in utf8 {
+                            text[at] = CChar(bitPattern: b)
+                            at += 1
                         }
                     }
+                    text[at] = 0
+                    at += 1
+                    return UnsafePointer(start)
+                }
+                var i = 0
+                for (name, value) in response.headers where Self.isSafeHeader(name, value) {
+                    fields[i] = put(name)
+                    fields[count + i] = put(value)
+                    i += 1
+                }
+                response.body.withUnsafeBufferPointer { body in
+                    _ = mw_http_request_respond(raw, UInt32(response.status.code), fields.baseAddress, fields.baseAddress! + count, count,
+                                                body.baseAddress, body.count)
                 }
             }
         }
@@ -100,8 +113,10 @@ final class PendingRequest: Sendable {
 
     /// Header names are tokens; values carry no CR, LF or NUL (no response splitting).
     static func isSafeHeader(_ name: String, _ value: String) -> Bool {
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else { return false }
-        return !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        guard !name.isEmpty, name.withContiguousUTF8({ $0.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") } }) else {
+            return false
+        }
+        return !value.withContiguousUTF8 { $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
     }
 }
 
