@@ -345,6 +345,20 @@ static void conn_drop(struct ep_conn *c) {
 
 enum io_result { IO_OK = 1, IO_AGAIN = 0, IO_CLOSED = -1, IO_FAILED = -2 };
 
+/* The TLS socket BIO's callback: a receive shorter than OpenSSL asked for (it asks for all the room it has, reading
+ * ahead) drained the socket, as in conn_read's plain path, so the connection is not read again (to EAGAIN) until the
+ * next segment's edge. */
+static long note_short_read(BIO *bio, int oper, const char *argp, size_t len, int argi, long argl, int ret, size_t *processed) {
+    (void)argp;
+    (void)argi;
+    (void)argl;
+    if (oper == (BIO_CB_READ | BIO_CB_RETURN) && ret > 0 && processed && *processed < len) {
+        struct ep_conn *c = (struct ep_conn *)BIO_get_callback_arg(bio);
+        if (c && !c->peer_closed) c->readable = 0;
+    }
+    return ret;
+}
+
 /* Reads once into buf; IO_OK with *n > 0, IO_AGAIN, IO_CLOSED at EOF, IO_FAILED. */
 static enum io_result conn_read(struct ep_conn *c, uint8_t *buf, size_t len, size_t *n) {
     *n = 0;
@@ -1169,6 +1183,9 @@ static void accept_connections(struct ep_thread *t) {
                 continue;
             }
             SSL_set_accept_state(c->ssl);
+            BIO *socket_bio = SSL_get_rbio(c->ssl);
+            BIO_set_callback_ex(socket_bio, note_short_read);
+            BIO_set_callback_arg(socket_bio, (char *)c);
         }
         c->next = t->conns;
         if (t->conns) t->conns->prev = c;
@@ -1184,8 +1201,9 @@ static void accept_connections(struct ep_thread *t) {
 /* MARK: The I/O thread */
 
 static void take_answers(struct ep_thread *t) {
+    /* One read zeroes the counter; a wake written after it makes the (level-triggered) descriptor readable again. */
     uint64_t value;
-    while (read(t->wake_fd, &value, sizeof value) > 0) {
+    if (read(t->wake_fd, &value, sizeof value) < 0) { /* EAGAIN: woken for answers another wake already took */
     }
     pthread_mutex_lock(&t->lock);
     struct mw_http_request *r = t->answered_head;

@@ -2,19 +2,23 @@ import MailwakeCrypto
 import MailwakePostgres
 import MailwakeProtocol
 
-/// One row of `pairings`.
-struct PairingRecord: Sendable {
-    var pairingID: String
-    var outpostID: String
+/// One row of `pairings`, as read; never changed afterwards.
+///
+/// A class: the pairings cache hands the same record to every envelope of the pairing, on the listener's threads
+/// and PostgreSQL's, and copying a reference is one reference count where copying the fields was ten, each on memory
+/// the other threads touch too.
+final class PairingRecord: Sendable {
+    let pairingID: String
+    let outpostID: String
     /// X9.63 outpost identity key pinned at registration.
-    var outpostKey: [UInt8]
+    let outpostKey: [UInt8]
     /// `SHA-256(relay_token)` registered by the outpost (PROTOCOL.md §9).
-    var relayTokenHash: [UInt8]
-    var expiresAt: Int64
-    var state: PairingState
-    var deviceID: String?
+    let relayTokenHash: [UInt8]
+    let expiresAt: Int64
+    let state: PairingState
+    let deviceID: String?
     /// The device's consent exactly as it submitted it (JSON).
-    var consent: [UInt8]?
+    let consent: [UInt8]?
     /// `outpostKey` parsed once (intake verifies every envelope with it).
     private let parsedOutpostKey: P256.Signing.PublicKey?
 
@@ -33,13 +37,12 @@ struct PairingRecord: Sendable {
         parsedOutpostKey = try? P256.Signing.PublicKey(x963Representation: outpostKey)
     }
 
-    init(row: PostgresRow) throws {
-        let state: String
-        (pairingID, outpostID, outpostKey, relayTokenHash, expiresAt, state, deviceID, consent) =
+    convenience init(row: PostgresRow) throws {
+        let (pairingID, outpostID, outpostKey, relayTokenHash, expiresAt, state, deviceID, consent) =
             try row.decode((String, String, [UInt8], [UInt8], Int64, String, String?, [UInt8]?).self)
-        guard let s = PairingState(rawValue: state) else { throw PostgresError(.decoding, "unknown pairing state") }
-        self.state = s
-        parsedOutpostKey = try? P256.Signing.PublicKey(x963Representation: outpostKey)
+        guard let state = PairingState(rawValue: state) else { throw PostgresError(.decoding, "unknown pairing state") }
+        self.init(pairingID: pairingID, outpostID: outpostID, outpostKey: outpostKey, relayTokenHash: relayTokenHash,
+                  expiresAt: expiresAt, state: state, deviceID: deviceID, consent: consent)
     }
 
     /// The outpost's verifying key.
