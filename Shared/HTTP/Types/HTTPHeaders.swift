@@ -35,7 +35,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Replaces every field of `name` with one field.
     public mutating func replace(_ name: String, _ value: String) {
-        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        if fields.contains(where: { $0.name.caseInsensitiveEquals(name) }) {
+            fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        }
         fields.append((name: name, value: value))
     }
 

@@ -57,7 +57,7 @@ public enum Base64URL {
 
     /// Decodes a string, or returns nil when it is not canonical base64url.
     public static func decode(_ string: some StringProtocol) -> [UInt8]? {
-        Array(string.utf8).withUnsafeBufferPointer { decode($0) }
+        string.withContiguousUTF8 { decode($0) }
     }
 
     /// Decodes UTF-8 bytes, or returns nil when they are not canonical base64url.
@@ -92,29 +92,43 @@ public enum Base64URL {
 
     /// Decodes a field that must hold exactly `count` bytes.
     static func decode(_ string: String, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
-        try decode(Array(string.utf8)[...], field: field, count: count)
+        try checked(string.withContiguousUTF8 { decode($0) }, field: field, count: count)
     }
 
     /// Decodes a field (its UTF-8 bytes) that must hold exactly `count` bytes.
     static func decode(_ chars: ArraySlice<UInt8>, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
-        guard let bytes = chars.withUnsafeBufferPointer({ decode($0) }) else { throw .malformed("\(field) is not base64url without " +
-                                                                                                "padding") }
+        try checked(chars.withUnsafeBufferPointer { decode($0) }, field: field, count: count)
+    }
+
+    /// The bytes a field decoded to, or why they are refused.
+    private static func checked(_ decoded: [UInt8]?, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
+        guard let bytes = decoded else { throw .malformed("\(field) is not base64url without padding") }
         guard bytes.count == count else { throw .malformed("\(field) must be \(count) bytes, got \(bytes.count)") }
         return bytes
     }
 
     /// Decodes a field whose length must lie in `range`.
     static func decode(_ string: String, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
-        try decode(Array(string.utf8)[...], field: field, range: range)
+        try checkLength(string.utf8.count, field: field, range: range)
+        return try checked(string.withContiguousUTF8 { decode($0) }, field: field, range: range)
     }
 
     /// Decodes a field (its UTF-8 bytes) whose length must lie in `range`.
     static func decode(_ chars: ArraySlice<UInt8>, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
-        guard chars.count <= encodedLength(of: range.upperBound) else {
+        try checkLength(chars.count, field: field, range: range)
+        return try checked(chars.withUnsafeBufferPointer { decode($0) }, field: field, range: range)
+    }
+
+    /// Refuses a field too long to decode within `range` before decoding it.
+    private static func checkLength(_ characters: Int, field: String, range: ClosedRange<Int>) throws(ProtocolError) {
+        guard characters <= encodedLength(of: range.upperBound) else {
             throw ProtocolError(.tooLarge, "\(field) is longer than \(range.upperBound) bytes")
         }
-        guard let bytes = chars.withUnsafeBufferPointer({ decode($0) }) else { throw .malformed("\(field) is not base64url without " +
-                                                                                                "padding") }
+    }
+
+    /// The bytes a field decoded to when their count lies in `range`, or why they are refused.
+    private static func checked(_ decoded: [UInt8]?, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
+        guard let bytes = decoded else { throw .malformed("\(field) is not base64url without padding") }
         guard range.contains(bytes.count) else {
             throw .malformed("\(field) must be \(range.lowerBound)...\(range.upperBound) bytes, got \(bytes.count)")
         }

@@ -18,18 +18,21 @@ public enum EventID {
 
     /// Whether `id` is a lower-case UUIDv7 string (version 7, RFC 9562 variant).
     public static func isValid(_ id: String) -> Bool {
-        let u = Array(id.utf8)
-        guard u.count == 36 else { return false }
-        for (k, c) in u.enumerated() {
-            if k == 8 || k == 13 || k == 18 || k == 23 {
-                guard c == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
-                    || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f")) else { return false }
+        guard id.utf8.count == 36 else { return false }
+        return id.withContiguousUTF8 { u in
+            for (k, c) in u.enumerated() {
+                if k == 8 || k == 13 || k == 18 || k == 23 {
+                    guard c == UInt8(ascii: "-") else { return false }
+                } else {
+                    guard (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+                        || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f")) else { return false }
+                }
             }
+            guard u[14] == UInt8(ascii: "7") else { return false }
+            let variant = u[19]
+            return variant == UInt8(ascii: "8") || variant == UInt8(ascii: "9") || variant == UInt8(ascii: "a")
+                || variant == UInt8(ascii: "b")
         }
-        guard u[14] == UInt8(ascii: "7") else { return false }
-        return [UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b")].contains(u[19])
     }
 
     /// The creation time encoded in a UUIDv7, in Unix milliseconds.

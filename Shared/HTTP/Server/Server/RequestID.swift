@@ -28,9 +28,11 @@ public enum RequestID {
     }
 
     static func hex(_ n: UInt64) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: 16) { buffer in
-            for i in 0..<16 { buffer[i] = digits[Int((n >> (60 - 4 * UInt64(i))) & 0xf)] }
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            for i in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: (n >> (60 - 4 * UInt64(i))) & 0xf)
+                buffer[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            }
             return 16
         }
     }

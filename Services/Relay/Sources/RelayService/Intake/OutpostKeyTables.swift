@@ -89,8 +89,9 @@ final class OutpostKeyTables: Sendable {
         guard configuration.capacity > 0 else { return }
         let now = clockMS()
         let startBuilding = state.withLock { state -> Bool in
-            if state.tables[key] != nil {
-                state.tables[key]?.lastUsedMS = now
+            // Through the index: the optional-chained subscript's modify allocated at every envelope.
+            if let index = state.tables.index(forKey: key) {
+                state.tables.values[index].lastUsedMS = now
                 return false
             }
             if now - state.windowStartMS >= configuration.windowMS {

@@ -47,7 +47,7 @@ final class DeliveryQueue: Sendable {
     private static func insert(_ batch: IntakeBatch, database: PostgresClient, instance: String, leaseMS: Int64, keepCatchUp: Bool,
                                then done: @escaping @Sendable (Result<[EnqueueOutcome], any Error>) -> Void) {
         database.query(batch.statement(instance: instance, leaseMS: leaseMS, keepCatchUp: keepCatchUp)) { result in
-            let seen: [String: IntakeBatch.Written]
+            let seen: [IntakeBatch.EventKey: IntakeBatch.Written]
             do { seen = try batch.written(from: result.get()) } catch {
                 done(.failure(error))
                 return

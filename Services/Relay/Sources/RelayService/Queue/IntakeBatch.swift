@@ -11,14 +11,20 @@ struct IntakeBatch: Sendable {
         var limitedFor: Int?
     }
 
+    /// One event of one pairing: what the batch and the statement's rows are matched by.
+    struct EventKey: Hashable, Sendable {
+        let pairingID: String
+        let eventID: String
+    }
+
     let items: [NewDelivery]
     let limit: DeliveryQueue.EnvelopeRate
     /// The batch without a second copy of an event: the first is written, the rest are judged by it.
     private let unique: [NewDelivery]
-    private let firstIndex: [String: Int]
+    private let firstIndex: [EventKey: Int]
 
     init(_ items: [NewDelivery], limit: DeliveryQueue.EnvelopeRate) {
-        var firstIndex: [String: Int] = [:]
+        var firstIndex: [EventKey: Int] = [:]
         var unique: [NewDelivery] = []
         for item in items where firstIndex[Self.key(item)] == nil {
             firstIndex[Self.key(item)] = unique.count
@@ -30,7 +36,7 @@ struct IntakeBatch: Sendable {
         self.firstIndex = firstIndex
     }
 
-    private static func key(_ item: NewDelivery) -> String { item.pairingID + "/" + item.eventID }
+    private static func key(_ item: NewDelivery) -> EventKey { EventKey(pairingID: item.pairingID, eventID: item.eventID) }
 
     /// The statement that stores the batch, charges the outposts' buckets and writes the catch-up log.
     ///
@@ -128,11 +134,11 @@ struct IntakeBatch: Sendable {
     }
 
     /// What the statement's rows say of each envelope; those it does not say are missing.
-    func written(from rows: PostgresRows) throws -> [String: Written] {
-        var byKey: [String: Written] = [:]
+    func written(from rows: PostgresRows) throws -> [EventKey: Written] {
+        var byKey: [EventKey: Written] = [:]
         for row in rows {
             let (pairing, event, inserted, hash, limited, tokens) = try row.decode((String, String, Bool, [UInt8]?, Bool, Double?).self)
-            byKey[pairing + "/" + event] = Written(inserted: inserted, hash: hash,
+            byKey[EventKey(pairingID: pairing, eventID: event)] = Written(inserted: inserted, hash: hash,
                                                    limitedFor: limited ? RateBuckets.retryAfter(tokens: tokens ?? 0,
                                                                                                 rate: limit.rate) : nil)
         }
@@ -145,12 +151,12 @@ struct IntakeBatch: Sendable {
     /// fresh, granted envelope the insert skipped is missing. Missing, or not inserted and not seen: either a row
     /// committed by another transaction after this statement's snapshot (read it now), or the pairing is no longer
     /// active (nothing to read).
-    func unseen(_ written: [String: Written]) -> [NewDelivery] {
+    func unseen(_ written: [EventKey: Written]) -> [NewDelivery] {
         unique.filter { item in written[Self.key(item)].map { !$0.inserted && $0.hash == nil && $0.limitedFor == nil } ?? true }
     }
 
     /// Reads the stored rows of `unseen` (what `unseen(_:)` found) into `written`.
-    func read(_ unseen: [NewDelivery], into written: inout [String: Written], database: PostgresClient) async throws {
+    func read(_ unseen: [NewDelivery], into written: inout [EventKey: Written], database: PostgresClient) async throws {
         for item in unseen {
             let hash = try await database.query("""
                                                 SELECT envelope_hash FROM deliveries WHERE pairing_id = \(item.pairingID) AND event_id \
@@ -162,8 +168,8 @@ struct IntakeBatch: Sendable {
     }
 
     /// Each item's outcome, in order, once `written` says every envelope.
-    func outcomes(_ written: [String: Written]) -> [EnqueueOutcome] {
-        var writtenBy: [String: Int] = [:]
+    func outcomes(_ written: [EventKey: Written]) -> [EnqueueOutcome] {
+        var writtenBy: [EventKey: Int] = [:]
         return items.enumerated().map { index, item in
             let key = Self.key(item)
             let first = unique[firstIndex[key]!]
