@@ -50,4 +50,15 @@ struct StrictJSONTests {
         #expect(code(String(repeating: "[", count: 16) + String(repeating: "]", count: 16)) == nil)
         #expect(code("[" + String(repeating: "1,", count: 40) + "1]", limits: .init(maxBytes: 50)) == "too_large")
     }
+
+    @Test func integersAreReadAtTheirPlaceInTheDocumentUpToTheEdgesOfInt64() throws {
+        let document = #"{"min":-9223372036854775808,"max":9223372036854775807,"zero":0,"small":-12,"over":9223372036854775808}"#
+        let fields = try StrictJSON.Fields(StrictJSON.parse(Array(document.utf8)), allowed: ["min", "max", "zero", "small", "over"],
+                                           in: "test")
+        #expect(try fields.int64("min") == Int64.min)
+        #expect(try fields.int64("max") == Int64.max)
+        #expect(try fields.int64("zero") == 0)
+        #expect(try fields.int64("small") == -12)
+        #expect(throws: ProtocolError.self) { try fields.int64("over") }
+    }
 }

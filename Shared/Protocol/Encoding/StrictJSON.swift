@@ -118,6 +118,8 @@ public enum StrictJSON {
             guard depth <= limits.maxDepth else { throw fail("nesting deeper than \(limits.maxDepth)") }
             i += 1
             var members: [Member] = []
+            // Room for a protocol message's fields at once (an envelope has 13), not grown 1, 2, 4, 8, 16.
+            members.reserveCapacity(16)
             var keys: Set<ArraySlice<UInt8>>?
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return members }
@@ -296,7 +298,7 @@ public enum StrictJSON {
             }
             if fractional && !limits.allowFractions { throw fail("only integers are allowed") }
             guard i - start <= 20 else { throw fail("number too long") }
-            return .number(Array(bytes[start..<i]))
+            return .number(bytes[start..<i])
         }
 
         func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }

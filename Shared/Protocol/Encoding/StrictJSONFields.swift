@@ -85,20 +85,18 @@ extension StrictJSON {
         }
 
         /// Parses `-?[0-9]+` into an `Int64`, nil on anything else or overflow.
-        static func integer(_ text: [UInt8]) -> Int64? {
-            var i = 0
+        static func integer(_ text: ArraySlice<UInt8>) -> Int64? {
             let negative = text.first == UInt8(ascii: "-")
-            if negative { i = 1 }
-            guard i < text.count else { return nil }
+            let digits = negative ? text.dropFirst() : text
+            guard !digits.isEmpty else { return nil }
             var magnitude: UInt64 = 0
-            while i < text.count {
-                let d = text[i] &- UInt8(ascii: "0")
+            for c in digits {
+                let d = c &- UInt8(ascii: "0")
                 guard d <= 9 else { return nil }
                 let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
                 let (sum, o2) = times10.addingReportingOverflow(UInt64(d))
                 guard !o1, !o2 else { return nil }
                 magnitude = sum
-                i += 1
             }
             if negative {
                 guard magnitude <= UInt64(Int64.max) + 1 else { return nil }

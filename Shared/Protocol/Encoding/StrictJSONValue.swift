@@ -8,7 +8,7 @@ extension StrictJSON {
         case object([Member])
         case array([Value])
         case string(ArraySlice<UInt8>)
-        case number([UInt8])
+        case number(ArraySlice<UInt8>)
         case bool(Bool)
         case null
     }

@@ -182,15 +182,15 @@ final class APNsClient: Sendable {
 
     /// The HTTP/2 request for one push, authenticated with `token`.
     private func httpRequest(_ request: APNsRequest, token: APNsProviderToken.Issued) -> HTTPClient.Request {
-        let headers: HTTPHeaders = [
-            "authorization": "bearer \(token.value)",
-            "apns-push-type": request.pushType,
-            "apns-topic": request.topic,
-            "apns-id": request.eventID,
-            "apns-collapse-id": request.eventID,
-            "apns-expiration": String(request.expiration),
-            "apns-priority": String(request.priority),
-        ]
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(7)
+        headers.add("authorization", "bearer " + token.value)
+        headers.add("apns-push-type", request.pushType)
+        headers.add("apns-topic", request.topic)
+        headers.add("apns-id", request.eventID)
+        headers.add("apns-collapse-id", request.eventID)
+        headers.add("apns-expiration", String(request.expiration))
+        headers.add("apns-priority", String(request.priority))
         return .init(method: .post, url: origin(request.environment) + "/3/device/" + request.deviceToken, headers: headers,
                      body: request.payload)
     }
