@@ -345,9 +345,12 @@ static void conn_drop(struct ep_conn *c) {
 
 enum io_result { IO_OK = 1, IO_AGAIN = 0, IO_CLOSED = -1, IO_FAILED = -2 };
 
-/* The TLS socket BIO's callback: a receive shorter than OpenSSL asked for (it asks for all the room it has, reading
- * ahead) drained the socket, as in conn_read's plain path, so the connection is not read again (to EAGAIN) until the
- * next segment's edge. */
+/* The TLS socket BIO's callback: a receive shorter than OpenSSL asked for drained the socket, as in conn_read's plain
+ * path, so the connection is not read again (to EAGAIN) until the next segment's edge. Reading ahead, OpenSSL asks for
+ * all its room for a record's header, for exactly the missing bytes of a body. Bytes OpenSSL already holds are
+ * SSL_has_pending's (OpenSSL 3.0, Debian 12's; from 3.2 a key change can move leftover bytes where SSL_has_pending
+ * does not look, which only a TLS 1.2 client negotiating a small maximum fragment length and sending early data
+ * behind its Finished could arrange). */
 static long note_short_read(BIO *bio, int oper, const char *argp, size_t len, int argi, long argl, int ret, size_t *processed) {
     (void)argp;
     (void)argi;
@@ -1227,6 +1230,13 @@ static void take_answers(struct ep_thread *t) {
     }
 }
 
+/* True when neither TLS record buffer holds anything: the handshake is over, no record is buffered, and no record
+ * body is half read. SSL_free_buffers checks the first two itself, but OpenSSL releases before 3.0.14 (CVE-2024-4741)
+ * freed the buffer under a record whose header had been read and whose body had not yet come: "RB" is that state. */
+static int tls_buffers_unused(SSL *ssl) {
+    return SSL_is_init_finished(ssl) && !SSL_has_pending(ssl) && strcmp(SSL_rstate_string(ssl), "RB") != 0;
+}
+
 static void sweep_idle(struct ep_thread *t, uint64_t now) {
     mw_http_server *s = t->server;
     uint64_t idle_ms = (uint64_t)s->idle_timeout_seconds * 1000u;
@@ -1240,9 +1250,10 @@ static void sweep_idle(struct ep_thread *t, uint64_t now) {
         } else if (c->state == CONN_READING && idle_ms && c->in_len && now - c->request_started_ms >= idle_ms) {
             /* A request trickled a byte at a time keeps the idle timer fresh, not this one. */
             conn_free(c);
-        } else if (c->ssl && c->state == CONN_READING && c->in_len == 0 && now - c->last_activity_ms >= TLS_BUFFERS_IDLE_MS) {
+        } else if (c->ssl && c->state == CONN_READING && c->in_len == 0 && now - c->last_activity_ms >= TLS_BUFFERS_IDLE_MS &&
+                   tls_buffers_unused(c->ssl)) {
             /* Quiet since about the last sweep: its TLS record buffers go back (none is allocated again until the
-             * next byte arrives). SSL_free_buffers keeps a buffer that still holds data. */
+             * next byte arrives). */
             SSL_free_buffers(c->ssl);
         }
         c = next;
@@ -1290,6 +1301,8 @@ static SSL_CTX *make_tls_context(const char *certificate_pem, const char *privat
      * of a busy connection. sweep_idle gives them back once a connection has been quiet for a sweep instead. */
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    /* TLS 1.3 sends two tickets after every handshake unless told not to; with no cache they would resume nothing. */
+    SSL_CTX_set_num_tickets(ctx, 0);
     /* Whole socket reads, not a record header then its body: one recv per request; SSL_has_pending covers the rest. */
     SSL_CTX_set_read_ahead(ctx, 1);
     BIO *bio = BIO_new_mem_buf(certificate_pem, -1);
