@@ -57,9 +57,9 @@
 /* After an answer that closes the connection, unread request bytes are read and dropped (so the
  * close does not reset the answer away) for at most this long and this much. */
 #define LINGER_MS 2000
+#define LINGER_BYTES(server) ((server)->max_body_bytes * 4 + 65536)
 /* A TLS connection quiet this long gives its record buffers back at the next sweep (every 250 ms). */
 #define TLS_BUFFERS_IDLE_MS 250
-#define LINGER_BYTES(server) ((server)->max_body_bytes * 4 + 65536)
 
 enum conn_state {
     CONN_READING = 0, /* reading and parsing a request */
@@ -345,8 +345,14 @@ static void conn_drop(struct ep_conn *c) {
 
 enum io_result { IO_OK = 1, IO_AGAIN = 0, IO_CLOSED = -1, IO_FAILED = -2 };
 
-/* The TLS socket BIO's callback: a receive shorter than OpenSSL asked for drained the socket, as in conn_read's plain
- * path, so the connection is not read again (to EAGAIN) until the next segment's edge. Reading ahead, OpenSSL asks for
+/* A receive of `got` bytes where `asked` were room: short of it, the socket is drained, and the next segment brings a
+ * new edge, so the connection is not read again (to EAGAIN) until then. A FIN already seen brings none: then read on
+ * to the EOF. */
+static void note_receive(struct ep_conn *c, size_t got, size_t asked) {
+    if (got < asked && !c->peer_closed) c->readable = 0;
+}
+
+/* The TLS socket BIO's callback: note_receive for each of OpenSSL's receives. Reading ahead, OpenSSL asks for
  * all its room for a record's header, for exactly the missing bytes of a body. Bytes OpenSSL already holds are
  * SSL_has_pending's (OpenSSL 3.0, Debian 12's; from 3.2 a key change can move leftover bytes where SSL_has_pending
  * does not look, which only a TLS 1.2 client negotiating a small maximum fragment length and sending early data
@@ -355,9 +361,9 @@ static long note_short_read(BIO *bio, int oper, const char *argp, size_t len, in
     (void)argp;
     (void)argi;
     (void)argl;
-    if (oper == (BIO_CB_READ | BIO_CB_RETURN) && ret > 0 && processed && *processed < len) {
+    if (oper == (BIO_CB_READ | BIO_CB_RETURN) && ret > 0 && processed) {
         struct ep_conn *c = (struct ep_conn *)BIO_get_callback_arg(bio);
-        if (c && !c->peer_closed) c->readable = 0;
+        if (c) note_receive(c, *processed, len);
     }
     return ret;
 }
@@ -369,9 +375,7 @@ static enum io_result conn_read(struct ep_conn *c, uint8_t *buf, size_t len, siz
         ssize_t r = recv(c->fd, buf, len, 0);
         if (r > 0) {
             *n = (size_t)r;
-            /* Short of the room: the socket is drained, and the next segment brings a new edge (a FIN already
-             * seen brings none: then read on to the EOF). */
-            if (*n < len && !c->peer_closed) c->readable = 0;
+            note_receive(c, *n, len);
             return IO_OK;
         }
         if (r == 0) return IO_CLOSED;

@@ -23,12 +23,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
-    /// Appends a field (keeps existing ones of the same name).
     /// Makes room for `count` fields in all, so adding them one by one allocates once.
     public mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)
     }
 
+    /// Appends a field (keeps existing ones of the same name).
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }

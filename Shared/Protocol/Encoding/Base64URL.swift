@@ -47,7 +47,7 @@ public enum Base64URL {
                 }
             }
         }
-        if bytes.withContiguousStorageIfAvailable(write) == nil { Array(bytes).withUnsafeBufferPointer(write) }
+        bytes.withContiguousBuffer(write)
     }
 
     /// The length of the encoding of `byteCount` bytes.

@@ -6,8 +6,7 @@ extension StringProtocol {
     /// byte; the relay reads and writes a few hundred bytes of header and JSON text this way per envelope.
     @inlinable
     public func withContiguousUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
-        return try ContiguousArray(utf8).withUnsafeBufferPointer(body)
+        try utf8.withContiguousBuffer(body)
     }
 }
 

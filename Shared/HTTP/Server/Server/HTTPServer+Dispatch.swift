@@ -8,9 +8,10 @@ extension HTTPServer {
     /// into Swift values and start its handler task. Never blocks.
     func dispatch(_ raw: OpaquePointer) {
         let receivedAt = DispatchTime.now().uptimeNanoseconds
+        let headerCount = mw_http_request_header_count(raw)
         var headers = HTTPHeaders()
-        headers.reserveCapacity(mw_http_request_header_count(raw))
-        for i in 0..<mw_http_request_header_count(raw) {
+        headers.reserveCapacity(headerCount)
+        for i in 0..<headerCount {
             headers.add(String(cString: mw_http_request_header_name(raw, i)), String(cString: mw_http_request_header_value(raw, i)))
         }
         let length = mw_http_request_body_length(raw)

@@ -63,16 +63,14 @@ final class PendingRequest: Sendable {
         guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return false }
         // The deadline action captures this request: drop it to break the cycle.
         extras.withLock { $0.onDeadline = nil }
-        // The fields as NUL-terminated strings in one temporary buffer (on the stack unless large), names then values.
-        var count = 0
-        var bytes = 0
-        for (name, value) in response.headers where Self.isSafeHeader(name, value) {
-            count += 1
-            bytes += name.utf8.count + value.utf8.count + 2
-        }
+        // The safe fields as NUL-terminated strings in one temporary buffer (on the stack unless large), names then
+        // values; sized for every field, filled with those that pass.
+        var room = 0
+        for (name, value) in response.headers { room += name.utf8.count + value.utf8.count + 2 }
+        let limit = response.headers.fields.count
         let raw = pointer.raw
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(1, bytes)) { text in
-            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(1, 2 * count)) { fields in
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(1, room)) { text in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(1, 2 * limit)) { fields in
                 var at = 0
                 func put(_ string: String) -> UnsafePointer<CChar> {
                     let start = text.baseAddress! + at
@@ -86,14 +84,14 @@ final class PendingRequest: Sendable {
                     at += 1
                     return UnsafePointer(start)
                 }
-                var i = 0
+                var count = 0
                 for (name, value) in response.headers where Self.isSafeHeader(name, value) {
-                    fields[i] = put(name)
-                    fields[count + i] = put(value)
-                    i += 1
+                    fields[count] = put(name)
+                    fields[limit + count] = put(value)
+                    count += 1
                 }
                 response.body.withUnsafeBufferPointer { body in
-                    _ = mw_http_request_respond(raw, UInt32(response.status.code), fields.baseAddress, fields.baseAddress! + count, count,
+                    _ = mw_http_request_respond(raw, UInt32(response.status.code), fields.baseAddress, fields.baseAddress! + limit, count,
                                                 body.baseAddress, body.count)
                 }
             }

@@ -138,9 +138,8 @@ struct IntakeBatch: Sendable {
         var byKey: [EventKey: Written] = [:]
         for row in rows {
             let (pairing, event, inserted, hash, limited, tokens) = try row.decode((String, String, Bool, [UInt8]?, Bool, Double?).self)
-            byKey[EventKey(pairingID: pairing, eventID: event)] = Written(inserted: inserted, hash: hash,
-                                                   limitedFor: limited ? RateBuckets.retryAfter(tokens: tokens ?? 0,
-                                                                                                rate: limit.rate) : nil)
+            let limitedFor = limited ? RateBuckets.retryAfter(tokens: tokens ?? 0, rate: limit.rate) : nil
+            byKey[EventKey(pairingID: pairing, eventID: event)] = Written(inserted: inserted, hash: hash, limitedFor: limitedFor)
         }
         return byKey
     }
