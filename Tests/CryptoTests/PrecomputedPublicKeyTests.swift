@@ -80,6 +80,11 @@ struct PrecomputedPublicKeyTests {
         #expect(P256.Signing.PrecomputedPublicKey.orderInverseMismatches(seed: seed, rounds: 20_000) == 0, "seed \(seed)")
     }
 
+    @Test func theProductsModuloTheOrderAndThePrimeAgreeWithOpenSSLs() {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        #expect(P256.Signing.PrecomputedPublicKey.montgomeryMismatches(seed: seed, rounds: 20_000) == 0, "seed \(seed)")
+    }
+
     @Test func concurrentVerifiesWithOneTableAreSafe() async throws {
         let table = self.table, message = self.message
         let good = try key.signature(for: message)
@@ -94,6 +99,18 @@ struct PrecomputedPublicKeyTests {
                 }
             }
             try await group.waitForAll()
+        }
+    }
+
+    @Test func verifiesOnThreadsThatEndAgreeAndLeaveNothingBehind() async throws {
+        // Each run is a thread of its own that ends after it; the verify's per-thread scratch goes with it (the
+        // AddressSanitizer pass of scripts/test reports it as a leak otherwise).
+        let table = self.table, message = self.message
+        let good = try key.signature(for: message)
+        let bad = try P256.Signing.ECDSASignature(rawRepresentation: good.rawRepresentation.flippingBit(300))
+        for round in 0..<8 {
+            let results = await Blocking.run { [table.isValidSignature(good, for: message), table.isValidSignature(bad, for: message)] }
+            #expect(results == [true, false], "round \(round)")
         }
     }
 

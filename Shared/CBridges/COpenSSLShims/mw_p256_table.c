@@ -18,6 +18,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "mw_crypto.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,49 +266,173 @@ done:
     return table;
 }
 
+/* MARK: Montgomery multiplication modulo n and p
+ *
+ * OpenSSL's BIGNUM products reduce by division and allocate from a BN_CTX; the two products modulo n and the final
+ * comparison modulo p need four limbs each, so they are done here (CIOS, R = 2^256). */
+
+/* The P-256 field prime p (SEC 2: FFFFFFFF 00000001 00000000 00000000 00000000 FFFFFFFF FFFFFFFF FFFFFFFF), as limbs;
+ * mw_p256_montgomery_check compares it against OpenSSL's own. */
+static const uint64_t P256_PRIME[4] = {0xFFFFFFFFFFFFFFFFULL, 0x00000000FFFFFFFFULL, 0x0000000000000000ULL, 0xFFFFFFFF00000001ULL};
+static const uint64_t LIMBS_ONE[4] = {1, 0, 0, 0};
+
+/* -m^-1 mod 2^64 for an odd m, by Newton's iteration (m is its own inverse mod 2^3; each step doubles the bits). */
+static uint64_t mont_factor(const uint64_t m[4]) {
+    uint64_t inv = m[0];
+    for (int i = 0; i < 5; i++) inv *= 2 - m[0] * inv;
+    return 0 - inv;
+}
+
+/* out = a b 2^-256 mod m, in [0, m), for a < 2^256 and b < m (so a b < 2^256 m, and the sum stays below 2m). */
+static void mont_mul(uint64_t out[4], const uint64_t a[4], const uint64_t b[4], const uint64_t m[4], uint64_t factor) {
+    uint64_t t[5] = {0};
+    for (int i = 0; i < 4; i++) {
+        mw_u128 carry = 0;
+        for (int j = 0; j < 4; j++) {
+            carry += (mw_u128)a[j] * b[i] + t[j];
+            t[j] = (uint64_t)carry;
+            carry >>= 64;
+        }
+        mw_u128 top = (mw_u128)t[4] + (uint64_t)carry;
+        /* t + q m is divisible by 2^64: drop its low word. */
+        uint64_t q = t[0] * factor;
+        carry = ((mw_u128)q * m[0] + t[0]) >> 64;
+        for (int j = 1; j < 4; j++) {
+            carry += (mw_u128)q * m[j] + t[j];
+            t[j - 1] = (uint64_t)carry;
+            carry >>= 64;
+        }
+        top += (uint64_t)carry;
+        t[3] = (uint64_t)top;
+        t[4] = (uint64_t)(top >> 64);
+    }
+    uint64_t less[4], borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        mw_u128 diff = (mw_u128)t[i] - m[i] - borrow;
+        less[i] = (uint64_t)diff;
+        borrow = (uint64_t)(diff >> 64) & 1;
+    }
+    memcpy(out, (t[4] || !borrow) ? less : t, sizeof less);
+}
+
+static int limbs_equal(const uint64_t a[4], const uint64_t b[4]) {
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
+}
+
+/* A BIGNUM below 2^256 as limbs; 0 when it is larger or negative. */
+static int limbs_from_bn(uint64_t out[4], const BIGNUM *bn) {
+    uint8_t bytes[32];
+    if (BN_is_negative(bn) || BN_bn2binpad(bn, bytes, 32) != 32) return 0;
+    limbs_from_be(out, bytes);
+    return 1;
+}
+
+/* MARK: Per-thread scratch
+ *
+ * A verify's BN_CTX and points are kept per thread: a fresh BN_CTX allocates every BIGNUM it hands out, about twenty
+ * allocations a verify. A point records its method and curve, not its group, so one made with any table's P-256
+ * group serves every table; the scratch is freed when its thread ends. */
+
+struct verify_scratch {
+    BN_CTX *ctx;
+    EC_POINT *sum;
+    EC_POINT *by_key;
+};
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_key_made;
+
+static void scratch_free(void *pointer) {
+    struct verify_scratch *scratch = pointer;
+    if (!scratch) return;
+    BN_CTX_free(scratch->ctx);
+    EC_POINT_free(scratch->sum);
+    EC_POINT_free(scratch->by_key);
+    free(scratch);
+}
+
+static void scratch_make_key(void) { scratch_key_made = pthread_key_create(&scratch_key, scratch_free) == 0; }
+
+static struct verify_scratch *scratch_for(const EC_GROUP *curve) {
+    pthread_once(&scratch_once, scratch_make_key);
+    if (!scratch_key_made) return NULL;
+    struct verify_scratch *scratch = pthread_getspecific(scratch_key);
+    if (scratch) return scratch;
+    scratch = calloc(1, sizeof *scratch);
+    if (!scratch) return NULL;
+    scratch->ctx = BN_CTX_new();
+    scratch->sum = EC_POINT_new(curve);
+    scratch->by_key = EC_POINT_new(curve);
+    if (!scratch->ctx || !scratch->sum || !scratch->by_key || pthread_setspecific(scratch_key, scratch) != 0) {
+        scratch_free(scratch);
+        return NULL;
+    }
+    return scratch;
+}
+
 /* SEC 1 v2 section 4.1.4, with SHA-256 and a 256-bit order: no truncation. */
 int mw_p256_table_verify_digest(const mw_p256_table *table, const uint8_t digest[32], const uint8_t *sig, size_t siglen) {
     if (!table || !digest || !sig || siglen != 64) return 0;
-    BN_CTX *ctx = BN_CTX_new();
-    if (!ctx) return -1;
-    EC_POINT *sum = EC_POINT_new(table->curve);
-    EC_POINT *byKey = EC_POINT_new(table->keyed);
+    uint64_t r[4], s[4], e[4];
+    limbs_from_be(r, sig);
+    limbs_from_be(s, sig + 32);
+    limbs_from_be(e, digest);
+    /* r and s in [1, n-1]. */
+    if ((r[0] | r[1] | r[2] | r[3]) == 0 || (s[0] | s[1] | s[2] | s[3]) == 0 || limbs_ge(r, P256_ORDER)
+        || limbs_ge(s, P256_ORDER))
+        return 0;
+    /* w = (s R^-1)^-1 = s^-1 R, so that u1 = e w R^-1 = e s^-1 and u2 = r w R^-1 = r s^-1 (mod n); e may exceed n,
+     * mont_mul reduces. */
+    const uint64_t orderFactor = mont_factor(P256_ORDER);
+    uint64_t sOverR[4], w[4], u1[4], u2[4];
+    mont_mul(sOverR, s, LIMBS_ONE, P256_ORDER, orderFactor);
+    if (!inverse_mod(w, sOverR, P256_ORDER)) return -1;
+    mont_mul(u1, e, w, P256_ORDER, orderFactor);
+    mont_mul(u2, r, w, P256_ORDER, orderFactor);
+    uint8_t u1Bytes[32], u2Bytes[32];
+    limbs_to_be(u1Bytes, u1);
+    limbs_to_be(u2Bytes, u2);
+
+    struct verify_scratch *scratch = scratch_for(table->curve);
+    if (!scratch) return -1;
+    BN_CTX *ctx = scratch->ctx;
     int rc = -1;
     BN_CTX_start(ctx);
-    BIGNUM *r = BN_CTX_get(ctx), *s = BN_CTX_get(ctx), *e = BN_CTX_get(ctx);
-    BIGNUM *w = BN_CTX_get(ctx), *u1 = BN_CTX_get(ctx), *u2 = BN_CTX_get(ctx), *x = BN_CTX_get(ctx);
-    if (!sum || !byKey || !x) goto done;
-    if (!BN_bin2bn(sig, 32, r) || !BN_bin2bn(sig + 32, 32, s) || !BN_bin2bn(digest, 32, e)) goto done;
-    /* r and s in [1, n-1]. */
-    if (BN_is_zero(r) || BN_is_zero(s) || BN_cmp(r, table->order) >= 0 || BN_cmp(s, table->order) >= 0) {
+    BIGNUM *u1Number = BN_CTX_get(ctx), *u2Number = BN_CTX_get(ctx), *x = BN_CTX_get(ctx), *z = BN_CTX_get(ctx);
+    if (!z || !BN_bin2bn(u1Bytes, 32, u1Number) || !BN_bin2bn(u2Bytes, 32, u2Number)) goto done;
+    /* (X, Y, Z) = u1*G + u2*Q, each from its table, in Jacobian coordinates. */
+    if (EC_POINT_mul(table->curve, scratch->sum, u1Number, NULL, NULL, ctx) != 1) goto done;
+    if (EC_POINT_mul(table->keyed, scratch->by_key, u2Number, NULL, NULL, ctx) != 1) goto done;
+    if (EC_POINT_add(table->curve, scratch->sum, scratch->sum, scratch->by_key, ctx) != 1) goto done;
+    if (EC_POINT_is_at_infinity(table->curve, scratch->sum)) {
         rc = 0;
         goto done;
     }
-    /* w = s^-1, u1 = e*w, u2 = r*w (mod n); e may exceed n, BN_mod_mul reduces. */
-    uint64_t sLimbs[4], wLimbs[4];
-    uint8_t wBytes[32];
-    limbs_from_be(sLimbs, sig + 32);
-    if (!inverse_mod(wLimbs, sLimbs, P256_ORDER)) goto done;
-    limbs_to_be(wBytes, wLimbs);
-    if (!BN_bin2bn(wBytes, 32, w)) goto done;
-    if (BN_mod_mul(u1, e, w, table->order, ctx) != 1 || BN_mod_mul(u2, r, w, table->order, ctx) != 1) goto done;
-    /* (x, y) = u1*G + u2*Q, each from its table. */
-    if (EC_POINT_mul(table->curve, sum, u1, NULL, NULL, ctx) != 1) goto done;
-    if (EC_POINT_mul(table->keyed, byKey, u2, NULL, NULL, ctx) != 1) goto done;
-    if (EC_POINT_add(table->curve, sum, sum, byKey, ctx) != 1) goto done;
-    if (EC_POINT_is_at_infinity(table->curve, sum)) {
-        rc = 0;
+    if (EC_POINT_get_Jprojective_coordinates_GFp(table->curve, scratch->sum, x, NULL, z, ctx) != 1) goto done;
+    /* Valid when the affine x = X / Z^2 is r mod n, that is, since x < p < 2n, when X = r Z^2 or X = (r + n) Z^2
+     * (mod p) with r + n < p: compared without inverting Z. Both sides carry R^-2: mont(mont(Z, Z), r) against
+     * mont(mont(X, 1), 1). */
+    uint64_t xLimbs[4], zLimbs[4];
+    if (!limbs_from_bn(xLimbs, x) || !limbs_from_bn(zLimbs, z) || limbs_ge(xLimbs, P256_PRIME) || limbs_ge(zLimbs, P256_PRIME))
         goto done;
+    const uint64_t primeFactor = mont_factor(P256_PRIME);
+    uint64_t zSquared[4], target[4], candidate[4];
+    mont_mul(zSquared, zLimbs, zLimbs, P256_PRIME, primeFactor);
+    mont_mul(target, xLimbs, LIMBS_ONE, P256_PRIME, primeFactor);
+    mont_mul(target, target, LIMBS_ONE, P256_PRIME, primeFactor);
+    mont_mul(candidate, r, zSquared, P256_PRIME, primeFactor);
+    rc = limbs_equal(candidate, target);
+    if (!rc) {
+        uint64_t rPlusN[5], rWide[5] = {r[0], r[1], r[2], r[3], 0}, nWide[5] = {P256_ORDER[0], P256_ORDER[1], P256_ORDER[2], P256_ORDER[3], 0};
+        limbs5_add(rPlusN, rWide, nWide);
+        if (rPlusN[4] == 0 && !limbs_ge(rPlusN, P256_PRIME)) {
+            mont_mul(candidate, rPlusN, zSquared, P256_PRIME, primeFactor);
+            rc = limbs_equal(candidate, target);
+        }
     }
-    if (EC_POINT_get_affine_coordinates(table->curve, sum, x, NULL, ctx) != 1) goto done;
-    /* Valid when x mod n == r. */
-    if (BN_nnmod(x, x, table->order, ctx) != 1) goto done;
-    rc = BN_cmp(x, r) == 0 ? 1 : 0;
 done:
     BN_CTX_end(ctx);
-    BN_CTX_free(ctx);
-    EC_POINT_free(sum);
-    EC_POINT_free(byKey);
     ERR_clear_error();
     return rc;
 }
@@ -318,6 +443,24 @@ int mw_p256_table_verify(const mw_p256_table *table, const uint8_t *msg, size_t 
     return mw_p256_table_verify_digest(table, digest, sig, siglen);
 }
 
+/* For the checks: 1 when a constant's limbs are OpenSSL's value, 0 when they differ, -1 on an error. */
+static int constant_matches(const uint64_t limbs[4], const BIGNUM *theirs) {
+    uint8_t ours[32], expected[32];
+    limbs_to_be(ours, limbs);
+    if (BN_bn2binpad(theirs, expected, 32) != 32) return -1;
+    return memcmp(ours, expected, 32) == 0;
+}
+
+/* For the checks: the next xorshift64* value. */
+static uint64_t next_random(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
 int mw_p256_order_inverse_check(uint64_t seed, int rounds) {
     BN_CTX *ctx = BN_CTX_new();
     EC_GROUP *curve = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
@@ -325,24 +468,18 @@ int mw_p256_order_inverse_check(uint64_t seed, int rounds) {
     int mismatches = -1;
     if (!ctx || !curve || !s || !expected) goto done;
     const BIGNUM *order = EC_GROUP_get0_order(curve);
-    uint8_t nBytes[32], opensslN[32], in[32], want[32], got[32];
+    uint8_t nBytes[32], in[32], want[32], got[32];
     uint64_t sLimbs[4], w[4];
     limbs_to_be(nBytes, P256_ORDER);
-    if (BN_bn2binpad(order, opensslN, 32) != 32) goto done;
+    int matches = constant_matches(P256_ORDER, order);
     /* A wrong constant would make every inverse differ: count them all. */
-    if (memcmp(nBytes, opensslN, 32) != 0) {
-        mismatches = rounds;
-        goto done;
-    }
-    mismatches = 0;
+    mismatches = matches < 0 ? -1 : matches ? 0 : rounds;
+    if (mismatches != 0) goto done;
     uint64_t x = seed | 1;
     for (int round = 0; round < rounds; round++) {
         /* Edge values first: 1, 2, 3, n-1, n-2, n-0x50; then 2^k and n - 2^k for every k below 256 (long runs
          * of zeros for the divsteps to skip, and of ones); then xorshift64* bytes, reduced below n. */
-        for (int i = 0; i < 32; i++) {
-            x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-            in[i] = (uint8_t)((x * 0x2545F4914F6CDD1DULL) >> 56);
-        }
+        for (int i = 0; i < 32; i++) in[i] = (uint8_t)(next_random(&x) >> 56);
         if (round < 3) {
             memset(in, 0, sizeof in);
             in[31] = (uint8_t)(round + 1);
@@ -373,6 +510,71 @@ int mw_p256_order_inverse_check(uint64_t seed, int rounds) {
 done:
     BN_free(s);
     BN_free(expected);
+    EC_GROUP_free(curve);
+    BN_CTX_free(ctx);
+    ERR_clear_error();
+    return mismatches;
+}
+
+int mw_p256_montgomery_check(uint64_t seed, int rounds) {
+    BN_CTX *ctx = BN_CTX_new();
+    EC_GROUP *curve = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    BIGNUM *prime = BN_new(), *a = BN_new(), *b = BN_new(), *product = BN_new(), *rInverse = BN_new(), *r = BN_new();
+    int mismatches = -1;
+    if (!ctx || !curve || !prime || !a || !b || !product || !rInverse || !r) goto done;
+    if (EC_GROUP_get_curve(curve, prime, NULL, NULL, ctx) != 1) goto done;
+    int matches = constant_matches(P256_PRIME, prime);
+    /* A wrong constant would make every product differ: count them all. */
+    mismatches = matches < 0 ? -1 : matches ? 0 : rounds;
+    if (mismatches != 0) goto done;
+    uint64_t x = seed | 1;
+    for (int round = 0; round < rounds; round++) {
+        /* Odd rounds modulo n, even rounds modulo p. a is any 256-bit value (a digest need not be below n), b is
+         * below the modulus; the first rounds take the edges: 0, 1, m - 1 and 2^256 - 1. */
+        const uint64_t *m = round % 2 ? P256_ORDER : P256_PRIME;
+        uint64_t aLimbs[4], bLimbs[4], got[4];
+        for (int i = 0; i < 4; i++) {
+            aLimbs[i] = next_random(&x);
+            bLimbs[i] = next_random(&x);
+        }
+        int edge = round / 2;
+        if (edge < 16) {
+            static const uint64_t zero[4] = {0, 0, 0, 0}, ones[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+            uint64_t below[4];
+            memcpy(below, m, sizeof below);
+            below[0] -= 1;
+            const uint64_t *aEdges[4] = {zero, LIMBS_ONE, below, ones}, *bEdges[4] = {zero, LIMBS_ONE, below, below};
+            memcpy(aLimbs, aEdges[edge % 4], sizeof aLimbs);
+            memcpy(bLimbs, bEdges[edge / 4], sizeof bLimbs);
+        }
+        while (limbs_ge(bLimbs, m)) bLimbs[3] >>= 1;
+        mont_mul(got, aLimbs, bLimbs, m, mont_factor(m));
+        /* OpenSSL: a b R^-1 mod m. */
+        uint8_t aBytes[32], bBytes[32], mBytes[32], want[32], gotBytes[32];
+        limbs_to_be(aBytes, aLimbs);
+        limbs_to_be(bBytes, bLimbs);
+        limbs_to_be(mBytes, m);
+        BN_CTX_start(ctx);
+        BIGNUM *modulus = BN_CTX_get(ctx);
+        if (!modulus || !BN_bin2bn(mBytes, 32, modulus) || !BN_bin2bn(aBytes, 32, a) || !BN_bin2bn(bBytes, 32, b)
+            || !BN_set_word(r, 0) || !BN_set_bit(r, 256) || !BN_mod_inverse(rInverse, r, modulus, ctx)
+            || BN_mod_mul(product, a, b, modulus, ctx) != 1 || BN_mod_mul(product, product, rInverse, modulus, ctx) != 1
+            || BN_bn2binpad(product, want, 32) != 32) {
+            BN_CTX_end(ctx);
+            mismatches = -1;
+            goto done;
+        }
+        BN_CTX_end(ctx);
+        limbs_to_be(gotBytes, got);
+        if (memcmp(gotBytes, want, 32) != 0) mismatches++;
+    }
+done:
+    BN_free(prime);
+    BN_free(a);
+    BN_free(b);
+    BN_free(product);
+    BN_free(rInverse);
+    BN_free(r);
     EC_GROUP_free(curve);
     BN_CTX_free(ctx);
     ERR_clear_error();

@@ -7,8 +7,8 @@ extension P256.Signing {
     /// milliseconds of CPU (a few hundred verifies' worth) and it holds about 150 KB, so it pays only for a
     /// key that verifies many signatures. It accepts and refuses exactly what `PublicKey` does.
     public final class PrecomputedPublicKey: SignatureVerifier, @unchecked Sendable {
-        // @unchecked Sendable is safe because the table is only read after `init` (each verify uses its own
-        // BN_CTX and points), and it is freed in `deinit`, when no verify can be running.
+        // @unchecked Sendable is safe because the table is only read after `init` (a verify's BN_CTX and points
+        // belong to its thread), and it is freed in `deinit`, when no verify can be running.
         private let table: OpaquePointer
         /// The key the table was built for.
         public let publicKey: PublicKey
@@ -47,6 +47,13 @@ extension P256.Signing {
         /// P-256 order gets differently from OpenSSL's `BN_mod_inverse`; -1 on an internal error. For tests.
         static func orderInverseMismatches(seed: UInt64, rounds: Int32) -> Int32 {
             mw_p256_order_inverse_check(seed, rounds)
+        }
+
+        /// How many of `rounds` products (edge values, then pseudo-random from `seed`) the table's Montgomery
+        /// multiplication modulo the P-256 order and field prime gets differently from OpenSSL's `BN_mod_mul`; -1 on
+        /// an internal error. For tests.
+        static func montgomeryMismatches(seed: UInt64, rounds: Int32) -> Int32 {
+            mw_p256_montgomery_check(seed, rounds)
         }
     }
 }

@@ -65,7 +65,8 @@ int mw_ecdsa_verify_digest(const mw_key *key, const uint8_t digest[32], const ui
  * verifies' worth); NULL when the point is not on the curve. The gain needs
  * OpenSSL's P-256 assembly (ecp_nistz256: x86_64 and arm64 builds, Debian's
  * among them). A built table is only read, so threads may verify with one
- * concurrently; free it when none does. */
+ * concurrently; free it when none does. A thread that verifies keeps a
+ * scratch BN_CTX and two points for its next verifies, freed when it ends. */
 typedef struct mw_p256_table mw_p256_table;
 mw_p256_table *mw_p256_table_new(const uint8_t *point, size_t len);
 /* 1 valid, 0 invalid (including a malformed signature), -1 internal error. */
@@ -77,6 +78,10 @@ void mw_p256_table_free(mw_p256_table *table);
  * BN_mod_inverse on `rounds` values (edge values, then pseudo-random from
  * seed); the number that differ, or -1 on an internal error. */
 int mw_p256_order_inverse_check(uint64_t seed, int rounds);
+/* For tests: compares the table's Montgomery products modulo the P-256 order and field prime (a b 2^-256 mod m)
+ * with BN_mod_mul on `rounds` values (edge values, then pseudo-random from seed); the number that differ, or -1 on
+ * an internal error. */
+int mw_p256_montgomery_check(uint64_t seed, int rounds);
 /* DER <-> raw conversion (for X.509 / JWS interop). */
 int mw_ecdsa_der_to_raw(const uint8_t *der, size_t len, uint8_t raw[64]);
 int mw_ecdsa_raw_to_der(const uint8_t raw[64], uint8_t *out, size_t cap, size_t *written);
