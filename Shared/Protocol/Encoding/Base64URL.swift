@@ -64,30 +64,43 @@ public enum Base64URL {
     public static func decode(_ chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let n = chars.count
         if n % 4 == 1 { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(n * 3 / 4)
-        var i = 0
-        while i + 4 <= n {
-            let a = decodeTable[Int(chars[i])], b = decodeTable[Int(chars[i + 1])]
-            let c = decodeTable[Int(chars[i + 2])], d = decodeTable[Int(chars[i + 3])]
-            if (a | b | c | d) & 0xC0 != 0 { return nil }
-            out.append(a << 2 | b >> 4)
-            out.append(b << 4 | c >> 2)
-            out.append(c << 6 | d)
-            i += 4
+        var valid = true
+        // Written in place (a valid encoding fills it exactly): the relay decodes five fields an envelope, the ciphertext
+        // about 600 characters. Zero-filled rather than `unsafeUninitializedCapacity`, which looks up the array's type
+        // metadata at run time on every call.
+        var out = [UInt8](repeating: 0, count: n * 3 / 4)
+        out.withUnsafeMutableBufferPointer { o in
+            decodeTable.withUnsafeBufferPointer { t in
+                var i = 0, j = 0
+                while i + 4 <= n {
+                    let a = t[Int(chars[i])], b = t[Int(chars[i + 1])], c = t[Int(chars[i + 2])], d = t[Int(chars[i + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 {
+                        valid = false
+                        break
+                    }
+                    o[j] = a << 2 | b >> 4
+                    o[j + 1] = b << 4 | c >> 2
+                    o[j + 2] = c << 6 | d
+                    i += 4
+                    j += 3
+                }
+                if valid, n - i >= 2 {
+                    let a = t[Int(chars[i])], b = t[Int(chars[i + 1])], c = n - i == 3 ? t[Int(chars[i + 2])] : 0
+                    // Non-zero trailing bits would give a second encoding of the same bytes.
+                    if (a | b | c) & 0xC0 != 0 || (n - i == 2 ? b & 0x0F : c & 0x03) != 0 {
+                        valid = false
+                    } else {
+                        o[j] = a << 2 | b >> 4
+                        j += 1
+                        if n - i == 3 {
+                            o[j] = b << 4 | c >> 2
+                            j += 1
+                        }
+                    }
+                }
+            }
         }
-        let rest = n - i
-        if rest == 2 {
-            let a = decodeTable[Int(chars[i])], b = decodeTable[Int(chars[i + 1])]
-            if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { return nil }
-            out.append(a << 2 | b >> 4)
-        } else if rest == 3 {
-            let a = decodeTable[Int(chars[i])], b = decodeTable[Int(chars[i + 1])], c = decodeTable[Int(chars[i + 2])]
-            if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { return nil }
-            out.append(a << 2 | b >> 4)
-            out.append(b << 4 | c >> 2)
-        }
-        return out
+        return valid ? out : nil
     }
 
     /// Decodes a field that must hold exactly `count` bytes.

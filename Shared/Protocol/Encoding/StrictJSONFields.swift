@@ -85,9 +85,9 @@ extension StrictJSON {
         }
 
         /// Parses `-?[0-9]+` into an `Int64`, nil on anything else or overflow.
-        static func integer(_ text: ArraySlice<UInt8>) -> Int64? {
+        static func integer(_ text: some Collection<UInt8>) -> Int64? {
             let negative = text.first == UInt8(ascii: "-")
-            let digits = negative ? text.dropFirst() : text
+            let digits = text.dropFirst(negative ? 1 : 0)
             guard !digits.isEmpty else { return nil }
             var magnitude: UInt64 = 0
             for c in digits {

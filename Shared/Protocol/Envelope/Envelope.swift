@@ -92,9 +92,15 @@ public struct Envelope: Sendable, Hashable {
     /// duplicate keys, non-integers, wrong lengths and a `v` other than 1 are
     /// refused.
     public static func decode(_ json: [UInt8]) throws(ProtocolError) -> Envelope {
+        if let envelope = EnvelopeScanner.envelope(json) { return envelope }
+        return try decodeGenerally(json)
+    }
+
+    /// `decode` without `EnvelopeScanner`: every document through `StrictJSON`, and every refusal worded.
+    static func decodeGenerally(_ json: [UInt8]) throws(ProtocolError) -> Envelope {
         let fields = try StrictJSON.Fields(StrictJSON.parse(json, limits: .init(maxBytes: maxJSONBytes)), allowed: fieldNames,
                                            in: "envelope")
-        let envelope = try Envelope(fields: fields)
+        let envelope = try Envelope(source: fields)
         try envelope.validateShape()
         return envelope
     }
@@ -102,31 +108,30 @@ public struct Envelope: Sendable, Hashable {
     /// The keys of an envelope document.
     static let fieldNames = CodingKeys.allCases.map(\.rawValue)
 
-    /// Reads the fields of a parsed envelope document (one pass, no `Decodable`:
+    /// Reads the fields of an envelope document (one pass, no `Decodable`:
     /// this is the relay's hot path).
-    init(fields c: StrictJSON.Fields) throws(ProtocolError) {
-        guard try c.int64("v") == Self.version else { throw .malformed("unsupported envelope version") }
-        let alg = try c.string("alg", maxBytes: 64)
+    init(source c: some EnvelopeFieldSource) throws(ProtocolError) {
+        guard try c.int64(.v) == Self.version else { throw .malformed("unsupported envelope version") }
+        let alg = try c.string(.alg, maxBytes: 64)
         guard alg == EncryptionContext.algorithm else { throw .malformed("alg must be \(EncryptionContext.algorithm)") }
-        guard let kind = EnvelopeKind(rawValue: try c.string("kind", maxBytes: 32)) else {
+        guard let kind = EnvelopeKind(rawValue: try c.string(.kind, maxBytes: 32)) else {
             throw .malformed("kind must be notification or live-activity")
         }
-        let activity = try c.object("activity", allowed: ActivityInfo.fieldNames,
-                                    in: "activity").map { f throws(ProtocolError) in try ActivityInfo(fields: f) }
+        let activity = try c.activity()
         context = EncryptionContext(
-            aud: try c.string("aud", maxBytes: EncryptionContext.maxAudienceBytes),
-            pairingID: try c.string("pairing_id", maxBytes: 22),
-            eventID: try c.string("event_id", maxBytes: 36),
+            aud: try c.string(.aud, maxBytes: EncryptionContext.maxAudienceBytes),
+            pairingID: try c.string(.pairingID, maxBytes: 22),
+            eventID: try c.string(.eventID, maxBytes: 36),
             kind: kind,
-            iat: try c.unsigned("iat"),
+            iat: try c.unsigned(.iat),
             activity: activity,
             alg: alg
         )
-        ephemeralPublicKey = try c.base64URL("epk", count: 65)
-        salt = try c.base64URL("salt", count: 32)
-        nonce = try c.base64URL("nonce", count: 12)
-        ciphertext = try c.base64URL("ct", range: 16...Self.maxCiphertextBytes)
-        signature = try c.base64URL("sig", count: 64)
+        ephemeralPublicKey = try c.base64URL(.epk, count: 65)
+        salt = try c.base64URL(.salt, count: 32)
+        nonce = try c.base64URL(.nonce, count: 12)
+        ciphertext = try c.base64URL(.ct, range: 16...Self.maxCiphertextBytes)
+        signature = try c.base64URL(.sig, count: 64)
     }
 }
 

@@ -1,0 +1,94 @@
+import Foundation
+@testable import MailwakeProtocol
+import TestSupport
+import Testing
+
+/// The envelope scanner reads plain envelope documents exactly as the general decoder does, and declines the rest.
+@Suite("Envelope scanner")
+struct EnvelopeScannerTests {
+    let f: Fixtures
+    let notification: Envelope
+    init() throws {
+        f = try Fixtures()
+        notification = try f.sealer.seal(Array("a plain notification".utf8), to: f.deviceAgreement.publicKey, context: try f.context())
+    }
+
+    /// What the general decoder makes of `json`: the envelope, or its refusal's code and message.
+    func general(_ json: [UInt8]) -> Result<Envelope, ProtocolError> {
+        Result { () throws(ProtocolError) in try Envelope.decodeGenerally(json) }
+    }
+
+    @Test func anOutpostsNotificationIsReadByTheScanner() throws {
+        #expect(EnvelopeScanner.envelope(notification.jsonBytes) == notification)
+    }
+
+    @Test func whitespaceKeyOrderAndANullActivityAreReadAsTheGeneralDecoderReadsThem() throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(notification.jsonBytes)) as? [String: Any])
+        object["activity"] = NSNull()
+        let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let pretty = Array(try JSONSerialization.data(withJSONObject: object, options: options))
+        #expect(EnvelopeScanner.envelope(pretty) == notification)
+        #expect(try Envelope.decodeGenerally(pretty) == notification)
+    }
+
+    @Test func aLiveActivityIsLeftToTheGeneralDecoder() throws {
+        let live = try f.sealer.seal([4], to: f.deviceAgreement.publicKey, context: try f.context(kind: .liveActivity))
+        #expect(EnvelopeScanner.envelope(live.jsonBytes) == nil)
+        #expect(try Envelope.decode(live.jsonBytes) == live)
+    }
+
+    @Test(arguments: [
+        #"https:\/\/relay.example"#,  // an escape the general decoder reads
+        "relay.exämple",  // UTF-8 beyond ASCII
+    ])
+    func anAudienceWithAnEscapeOrNonASCIIIsLeftToTheGeneralDecoder(aud: String) throws {
+        let text = String(decoding: notification.jsonBytes, as: UTF8.self)
+            .replacingOccurrences(of: #""aud":"\#(notification.context.aud)""#, with: #""aud":"\#(aud)""#)
+        let json = Array(text.utf8)
+        #expect(EnvelopeScanner.envelope(json) == nil)
+        #expect(String(describing: Result { () throws(ProtocolError) in try Envelope.decode(json) }) ==
+            String(describing: general(json)))
+    }
+
+    @Test func everyDamagedDocumentDecodesAsTheGeneralDecoderDecodesIt() throws {
+        // Byte flips, deletions and insertions of the characters that change a JSON document's meaning, at every
+        // place of a real envelope: the scanner may decline any of them, but what it reads must be what the general
+        // decoder reads, and `decode` must answer as the general decoder does, refusal wording included.
+        let original = notification.jsonBytes
+        let inserts = Array(#" "\,:{}[]0-.eEnul"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xFF]
+        var rng = SystemRandomNumberGenerator()
+        var scanned = 0, declined = 0
+        for round in 0..<6_000 {
+            var json = original
+            let at = round < original.count ? round : Int.random(in: 0..<original.count, using: &rng)
+            switch round % 3 {
+            case 0: json[at] ^= UInt8(1) << UInt8(round / 3 % 8)
+            case 1: json.remove(at: at)
+            default: json.insert(inserts[round % inserts.count], at: at)
+            }
+            let expected = general(json)
+            if let read = EnvelopeScanner.envelope(json) {
+                scanned += 1
+                #expect(expected == .success(read), "round \(round)")
+            } else {
+                declined += 1
+            }
+            let decoded = Result { () throws(ProtocolError) in try Envelope.decode(json) }
+            #expect(String(describing: decoded) == String(describing: expected), "round \(round)")
+        }
+        // Some damage leaves a valid envelope (a space between tokens, a flipped bit in a base64url character that
+        // decodes to other bytes), most does not.
+        #expect(scanned > 0 && declined > 0)
+    }
+
+    @Test func duplicateAndUnknownKeysAreDeclined() throws {
+        let text = String(decoding: notification.jsonBytes, as: UTF8.self)
+        for edited in [text.replacingOccurrences(of: #"{"v":1,"#, with: #"{"v":1,"v":1,"#),
+                       text.replacingOccurrences(of: #"{"v":1,"#, with: #"{"v":1,"w":1,"#),
+                       text.replacingOccurrences(of: #"{"v":1,"#, with: #"{"v":1.0,"#),
+                       text.replacingOccurrences(of: #"{"v":1,"#, with: #"{"v":01,"#)] {
+            #expect(EnvelopeScanner.envelope(Array(edited.utf8)) == nil, "\(edited.prefix(24))")
+            #expect(throws: ProtocolError.self) { try Envelope.decode(Array(edited.utf8)) }
+        }
+    }
+}
