@@ -65,10 +65,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 extension String {
     /// ASCII case-insensitive equality (header names are ASCII tokens).
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in
-            x == y || (x ^ 0x20 == y && ((x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A))
+        guard utf8.count == other.utf8.count else { return false }
+        func same(_ x: UInt8, _ y: UInt8) -> Bool { x == y || (x ^ 0x20 == y && ((x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)) }
+        // On the strings' own bytes when they are contiguous (native strings and literals are): every lookup of a
+        // request's or an answer's field compares names this way.
+        let contiguous = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in a.indices.allSatisfy { same(a[$0], b[$0]) } }
         }
+        if let contiguous, let result = contiguous { return result }
+        return zip(utf8, other.utf8).allSatisfy(same)
     }
 }

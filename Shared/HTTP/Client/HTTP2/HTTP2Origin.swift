@@ -39,9 +39,12 @@ struct HTTP2Origin: Sendable, Hashable {
     /// The `:path` of `url`, which must be on this origin: what follows the
     /// origin, `/` when nothing does.
     func path(of url: String) throws -> Substring {
-        let utf8 = url.utf8
-        guard utf8.count >= prefix.utf8.count,
-              zip(utf8, prefix.utf8).allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) else {
+        let onOrigin = url.utf8.count >= prefix.utf8.count && url.withContiguousUTF8 { u in
+            prefix.withContiguousUTF8 { p in
+                p.indices.allSatisfy { i in (u[i] >= 0x41 && u[i] <= 0x5A ? u[i] | 0x20 : u[i]) == p[i] }
+            }
+        }
+        guard onOrigin else {
             throw HTTPClientError(.invalidRequest, "the URL is not on this client's origin \(prefix)")
         }
         let rest = url.utf8.dropFirst(prefix.utf8.count)

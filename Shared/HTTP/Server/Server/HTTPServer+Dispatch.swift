@@ -85,8 +85,7 @@ extension HTTPServer {
         var response = response
         response.headers.replace("X-Request-Id", context.requestID)
         for (name, value) in configuration.responseHeaders where response.headers[name] == nil { response.headers.replace(name, value) }
-        let draining = state.withLock { $0.draining }
-        if draining { response.headers.replace("Connection", "close") }
+        if isDraining.load(ordering: .acquiring) { response.headers.replace("Connection", "close") }
         guard pending.answer(response) else {
             context.logger.debug("handler finished after the request was answered", ["route": .string(context.route)])
             return false

@@ -22,6 +22,8 @@ public final class HTTPServer: Service {
     let logger: Logger
     let metrics: Metrics
     let state = Mutex<State>(State())
+    /// `state.draining`, read without the lock by every answer (which closes its connection once it is set).
+    let isDraining = Atomic<Bool>(false)
 
     /// The MHD daemon.
     // Safe to share: the pointer is only passed to MHD calls that are
@@ -180,6 +182,7 @@ public final class HTTPServer: Service {
         guard let daemon = state.withLock({ s -> Daemon? in
             guard !s.draining, let d = s.daemon else { return nil }
             s.draining = true
+            isDraining.store(true, ordering: .releasing)
             return d
         })?.raw else { return }
         logger.info("draining", ["in_flight": .int(state.withLock { $0.inFlight.count })])

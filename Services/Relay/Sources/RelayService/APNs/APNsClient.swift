@@ -184,7 +184,7 @@ final class APNsClient: Sendable {
     private func httpRequest(_ request: APNsRequest, token: APNsProviderToken.Issued) -> HTTPClient.Request {
         var headers = HTTPHeaders()
         headers.reserveCapacity(7)
-        headers.add("authorization", "bearer " + token.value)
+        headers.add("authorization", token.authorization)
         headers.add("apns-push-type", request.pushType)
         headers.add("apns-topic", request.topic)
         headers.add("apns-id", request.eventID)

@@ -10,8 +10,16 @@ import Synchronization
 final class APNsProviderToken: Sendable {
     /// One issued token.
     struct Issued: Sendable, Hashable {
-        var value: String
-        var issuedAt: Int64
+        let value: String
+        let issuedAt: Int64
+        /// The `authorization` field that sends it, made once rather than for every push.
+        let authorization: String
+
+        init(value: String, issuedAt: Int64) {
+            self.value = value
+            self.issuedAt = issuedAt
+            authorization = "bearer " + value
+        }
     }
 
     let key: P256.Signing.PrivateKey

@@ -47,7 +47,9 @@ extension RelayApp {
         // without spending the outpost's budget.
         try EnvelopeVerifier.verify(envelope, outpostKey: outpostKeyTables.verifier(for: try pairing.outpostPublicKey))
         let authorization = try await deliveryAuthorization(pairing, deviceID: deviceID)
-        let delivery = try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat)
+        let delivery = try claimed { claimedHere throws in
+            try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat, claimedHere: claimedHere)
+        }
         try await enqueue(delivery, pairing: pairing, authorization: authorization)
         return Self.queued
     }
@@ -62,9 +64,9 @@ extension RelayApp {
             else { return false }
             try EnvelopeVerifier.verify(envelope, outpostKey: outpostKeyTables.verifier(for: try pairing.outpostPublicKey))
             let authorization = try Self.deliveryAuthorization(standing: accountsAnswer.standing, accountsAnswer.authorization)
-            var unclaimed = try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat)
-            unclaimed.claimedHere = handoff.reserve()
-            let delivery = unclaimed
+            let delivery = try claimed { claimedHere throws in
+                try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat, claimedHere: claimedHere)
+            }
             queue.enqueue(delivery) { [self] result in
                 do {
                     switch result {
@@ -106,9 +108,21 @@ extension RelayApp {
         return (envelope, iat)
     }
 
+    /// The delivery `make` builds, claimed for this instance's worker when it has room (a place reserved in the
+    /// hand-off, given back when `make` throws).
+    func claimed(_ make: (_ claimedHere: Bool) throws -> NewDelivery) throws -> NewDelivery {
+        let claimedHere = handoff.reserve()
+        do {
+            return try make(claimedHere)
+        } catch {
+            if claimedHere { handoff.cancelReservation() }
+            throw error
+        }
+    }
+
     /// Check 8 (the APNs payload fits) and the delivery to store.
     func newDelivery(_ envelope: Envelope, request: HTTPRequest, pairing: PairingRecord, deviceID: String,
-                     iat: Int64) throws -> NewDelivery {
+                     iat: Int64, claimedHere: Bool) throws -> NewDelivery {
         let c = envelope.context
         let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
         guard payload.count <= APNsPayload.maxBytes else {
@@ -120,7 +134,7 @@ extension RelayApp {
             activityID: c.activity?.id, activityEvent: c.activity?.event, payload: payload,
             envelope: request.body, envelopeHash: SHA256.hash(request.body).bytes, iat: iat, deadline: iat + configuration.maxEnvelopeAge,
             acceptedMS: clockMS(),
-            claimedHere: false)
+            claimedHere: claimedHere)
     }
 
     /// What an intake error answers, on either path: refusals counted by reason, storage briefly away a 503.
@@ -192,10 +206,8 @@ extension RelayApp {
         return authorization
     }
 
-    /// Durable, then answered; claimed for this instance's worker when it has room.
-    func enqueue(_ unclaimed: NewDelivery, pairing: PairingRecord, authorization: DeviceAuthorization) async throws {
-        var delivery = unclaimed
-        delivery.claimedHere = handoff.reserve()
+    /// Durable, then answered.
+    func enqueue(_ delivery: NewDelivery, pairing: PairingRecord, authorization: DeviceAuthorization) async throws {
         let outcome: EnqueueOutcome
         do {
             outcome = try await queue.enqueue(delivery)

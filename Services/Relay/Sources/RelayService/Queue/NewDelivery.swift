@@ -1,27 +1,49 @@
 import MailwakeProtocol
 
 /// An accepted envelope, ready to be stored in the queue.
-struct NewDelivery: Sendable {
-    var pairingID: String
-    var eventID: String
-    var outpostID: String
-    var deviceID: String
-    var kind: DeliveryKind
-    var activityID: String?
-    var activityEvent: ActivityInfo.Event?
+///
+/// A class of constants: a delivery goes from the listener's thread into a batch, a closure and the hand-off to the
+/// worker, and copying a struct of eight counted fields retained and released each of them at every step.
+final class NewDelivery: Sendable {
+    let pairingID: String
+    let eventID: String
+    let outpostID: String
+    let deviceID: String
+    let kind: DeliveryKind
+    let activityID: String?
+    let activityEvent: ActivityInfo.Event?
     /// The APNs payload built from the envelope (PROTOCOL.md §11).
-    var payload: [UInt8]
+    let payload: [UInt8]
     /// The envelope exactly as submitted, for the device's catch-up log (PROTOCOL.md §12).
-    var envelope: [UInt8]
+    let envelope: [UInt8]
     /// SHA-256 of the submitted bytes: the same event again must be the same bytes.
-    var envelopeHash: [UInt8]
-    var iat: Int64
+    let envelopeHash: [UInt8]
+    let iat: Int64
     /// No delivery attempt after this (Unix seconds).
-    var deadline: Int64
-    var acceptedMS: Int64
+    let deadline: Int64
+    let acceptedMS: Int64
     /// Stored already claimed by this instance (its worker sends it at once,
     /// without a claim query); false stores it queued for any instance.
-    var claimedHere: Bool
+    let claimedHere: Bool
+
+    init(pairingID: String, eventID: String, outpostID: String, deviceID: String, kind: DeliveryKind, activityID: String?,
+         activityEvent: ActivityInfo.Event?, payload: [UInt8], envelope: [UInt8], envelopeHash: [UInt8], iat: Int64,
+         deadline: Int64, acceptedMS: Int64, claimedHere: Bool) {
+        self.pairingID = pairingID
+        self.eventID = eventID
+        self.outpostID = outpostID
+        self.deviceID = deviceID
+        self.kind = kind
+        self.activityID = activityID
+        self.activityEvent = activityEvent
+        self.payload = payload
+        self.envelope = envelope
+        self.envelopeHash = envelopeHash
+        self.iat = iat
+        self.deadline = deadline
+        self.acceptedMS = acceptedMS
+        self.claimedHere = claimedHere
+    }
 }
 
 /// What storing a `NewDelivery` came to.
