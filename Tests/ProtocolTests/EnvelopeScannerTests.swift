@@ -18,8 +18,44 @@ struct EnvelopeScannerTests {
         Result { () throws(ProtocolError) in try Envelope.decodeGenerally(json) }
     }
 
-    @Test func anOutpostsNotificationIsReadByTheScanner() throws {
-        #expect(EnvelopeScanner.envelope(notification.jsonBytes) == notification)
+    @Test func anOutpostsNotificationIsReadByTheScannerAsCanonical() throws {
+        let scanned = try #require(EnvelopeScanner.scanned(notification.jsonBytes))
+        #expect(scanned.envelope == notification)
+        #expect(scanned.canonical)
+    }
+
+    @Test func theAPNsPayloadFromACanonicalDocumentIsTheOneWrittenAgain() throws {
+        #expect(APNsPayload.build(for: notification, canonicalJSON: notification.jsonBytes) == APNsPayload.build(for: notification))
+    }
+
+    @Test(arguments: [
+        (#"{"v":1,"#, #"{ "v":1,"#),  // whitespace
+        (#"{"v":1,"#, #"{"v":1,"activity":null,"#),  // a null activity
+    ])
+    func aDocumentOtherThanTheCanonicalFormIsNotCalledCanonical(replacing: String, with: String) throws {
+        let text = String(decoding: notification.jsonBytes, as: UTF8.self).replacingOccurrences(of: replacing, with: with)
+        let json = Array(text.utf8)
+        #expect(json != notification.jsonBytes)
+        let decoded = try Envelope.decodeNotingForm(json)
+        #expect(decoded.envelope == notification)
+        #expect(!decoded.canonical)
+    }
+
+    @Test func aMinusZeroIatIsReadAsZeroButIsNotCanonical() throws {
+        let atZero = try f.sealer.seal([5], to: f.deviceAgreement.publicKey, context: try f.context(iat: 0))
+        let text = String(decoding: atZero.jsonBytes, as: UTF8.self).replacingOccurrences(of: #""iat":0,"#, with: #""iat":-0,"#)
+        let decoded = try Envelope.decodeNotingForm(Array(text.utf8))
+        #expect(decoded.envelope == atZero)
+        #expect(!decoded.canonical)
+    }
+
+    @Test func keysInAnotherOrderAreNotCanonical() throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(notification.jsonBytes)) as? [String: Any])
+        object["activity"] = nil
+        let sorted = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let scanned = try #require(EnvelopeScanner.scanned(sorted))
+        #expect(scanned.envelope == notification)
+        #expect(!scanned.canonical)
     }
 
     @Test func whitespaceKeyOrderAndANullActivityAreReadAsTheGeneralDecoderReadsThem() throws {
@@ -67,9 +103,11 @@ struct EnvelopeScannerTests {
             default: json.insert(inserts[round % inserts.count], at: at)
             }
             let expected = general(json)
-            if let read = EnvelopeScanner.envelope(json) {
+            if let read = EnvelopeScanner.scanned(json) {
                 scanned += 1
-                #expect(expected == .success(read), "round \(round)")
+                #expect(expected == .success(read.envelope), "round \(round)")
+                // Canonical means exactly the bytes the envelope writes: the relay copies them into the APNs payload.
+                #expect(read.canonical == (json == read.envelope.jsonBytes), "round \(round)")
             } else {
                 declined += 1
             }

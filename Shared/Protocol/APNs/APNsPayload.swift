@@ -28,7 +28,11 @@ public enum APNsPayload {
     }
 
     /// Builds the payload bytes for `envelope`.
-    public static func build(for envelope: Envelope, liveActivity: LiveActivitySettings = .init()) -> [UInt8] {
+    /// - Parameters:
+    ///   - canonicalJSON: `envelope.jsonBytes` when the caller has them at hand (a document `Envelope.decodeNotingForm`
+    ///     found canonical): copied instead of written again.
+    public static func build(for envelope: Envelope, liveActivity: LiveActivitySettings = .init(),
+                             canonicalJSON: [UInt8]? = nil) -> [UInt8] {
         var w = JSONWriter(capacity: 600 + envelope.ciphertext.count * 4 / 3)
         w.beginObject()
         switch envelope.context.kind {
@@ -38,7 +42,11 @@ public enum APNsPayload {
             w.int("mutable-content", 1)
             w.string("sound", "default")
             w.endObject()
-            envelope.write(to: &w, key: "mw")
+            if let canonicalJSON {
+                w.raw("mw", canonicalJSON)
+            } else {
+                envelope.write(to: &w, key: "mw")
+            }
         case .liveActivity:
             let a = envelope.context.activity ?? ActivityInfo(id: "", event: .update, timestamp: envelope.context.iat)
             w.beginObject("aps")

@@ -92,8 +92,14 @@ public struct Envelope: Sendable, Hashable {
     /// duplicate keys, non-integers, wrong lengths and a `v` other than 1 are
     /// refused.
     public static func decode(_ json: [UInt8]) throws(ProtocolError) -> Envelope {
-        if let envelope = EnvelopeScanner.envelope(json) { return envelope }
-        return try decodeGenerally(json)
+        try decodeNotingForm(json).envelope
+    }
+
+    /// `decode`, and whether `json` is the envelope's canonical form, exactly the bytes `jsonBytes` writes (the
+    /// relay then copies them into the APNs payload instead of writing them again).
+    public static func decodeNotingForm(_ json: [UInt8]) throws(ProtocolError) -> (envelope: Envelope, canonical: Bool) {
+        if let scanned = EnvelopeScanner.scanned(json) { return scanned }
+        return (try decodeGenerally(json), false)
     }
 
     /// `decode` without `EnvelopeScanner`: every document through `StrictJSON`, and every refusal worded.

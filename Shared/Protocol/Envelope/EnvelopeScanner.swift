@@ -17,15 +17,19 @@ struct EnvelopeScanner: EnvelopeFieldSource {
     }
 
     /// The envelope, when `json` is a plain envelope document that passes every check; nil otherwise.
-    static func envelope(_ json: [UInt8]) -> Envelope? {
+    static func envelope(_ json: [UInt8]) -> Envelope? { scanned(json)?.envelope }
+
+    /// The envelope of a plain envelope document, and whether the document is its canonical form: the bytes
+    /// `Envelope.jsonBytes` writes (the keys in the order of §5, no whitespace, no `activity`, no `-0`).
+    static func scanned(_ json: [UInt8]) -> (envelope: Envelope, canonical: Bool)? {
         guard json.count <= Envelope.maxJSONBytes else { return nil }
         return json.withUnsafeBufferPointer { bytes in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * Envelope.CodingKeys.allCases.count) { bounds in
                 bounds.initialize(repeating: -1)
-                guard scan(bytes, into: bounds) else { return nil }
+                guard let canonical = scan(bytes, into: bounds) else { return nil }
                 guard let envelope = try? Envelope(source: EnvelopeScanner(json: bytes, bounds: bounds)),
                       (try? envelope.validateShape()) != nil else { return nil }
-                return envelope
+                return (envelope, canonical)
             }
         }
     }
@@ -71,12 +75,20 @@ struct EnvelopeScanner: EnvelopeFieldSource {
     /// Always nil: the scan declines an `activity` that is not null.
     func activity() throws(ProtocolError) -> ActivityInfo? { nil }
 
-    /// Records where each value lies; false when the document is not a plain envelope object.
-    private static func scan(_ b: UnsafeBufferPointer<UInt8>, into bounds: UnsafeMutableBufferPointer<Int>) -> Bool {
+    /// The keys in the order `Envelope.jsonBytes` writes them (a notification's: no `activity`).
+    private static let canonicalOrder: [Envelope.CodingKeys] = [.v, .alg, .aud, .pairingID, .eventID, .kind, .iat, .epk, .salt,
+                                                                .nonce, .ct, .sig]
+
+    /// Records where each value lies, and says whether the document is in canonical form; nil when it is not a plain
+    /// envelope object.
+    private static func scan(_ b: UnsafeBufferPointer<UInt8>, into bounds: UnsafeMutableBufferPointer<Int>) -> Bool? {
         let n = b.count
         var i = 0
+        var canonical = true, keys = 0
         func skipSpace() {
+            let start = i
             while i < n, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+            if i != start { canonical = false }
         }
         /// The end of a string of printable ASCII starting at `i` (after its quote): the index of its closing quote.
         func plainStringEnd() -> Int? {
@@ -92,28 +104,33 @@ struct EnvelopeScanner: EnvelopeFieldSource {
         func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 
         skipSpace()
-        guard i < n, b[i] == UInt8(ascii: "{") else { return false }
+        guard i < n, b[i] == UInt8(ascii: "{") else { return nil }
         i += 1
         var seen = 0
         while true {
             skipSpace()
-            guard i < n, b[i] == UInt8(ascii: "\"") else { return false }
+            guard i < n, b[i] == UInt8(ascii: "\"") else { return nil }
             i += 1
             guard let keyEnd = plainStringEnd(),
-                  let key = Envelope.CodingKeys(utf8: UnsafeBufferPointer(rebasing: b[i..<keyEnd])) else { return false }
+                  let key = Envelope.CodingKeys(utf8: UnsafeBufferPointer(rebasing: b[i..<keyEnd])) else { return nil }
             i = keyEnd + 1
-            guard seen & (1 << key.slot) == 0 else { return false }
+            guard seen & (1 << key.slot) == 0 else { return nil }
             seen |= 1 << key.slot
+            if keys >= canonicalOrder.count || canonicalOrder[keys] != key { canonical = false }
+            keys += 1
             skipSpace()
-            guard i < n, b[i] == UInt8(ascii: ":") else { return false }
+            guard i < n, b[i] == UInt8(ascii: ":") else { return nil }
             i += 1
             skipSpace()
-            guard i < n else { return false }
+            guard i < n else { return nil }
             switch key {
             case .v, .iat:
                 let start = i
-                if b[i] == UInt8(ascii: "-") { i += 1 }
-                guard i < n, isDigit(b[i]) else { return false }
+                if b[i] == UInt8(ascii: "-") {
+                    canonical = false
+                    i += 1
+                }
+                guard i < n, isDigit(b[i]) else { return nil }
                 if b[i] == UInt8(ascii: "0") {
                     i += 1
                 } else {
@@ -121,33 +138,34 @@ struct EnvelopeScanner: EnvelopeFieldSource {
                 }
                 // A fraction, an exponent or a digit after a leading zero: the general path refuses them.
                 if i < n, isDigit(b[i]) || b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
-                    return false
+                    return nil
                 }
-                guard i - start <= 20 else { return false }
+                guard i - start <= 20 else { return nil }
                 bounds[2 * key.slot] = start
                 bounds[2 * key.slot + 1] = i
             case .activity:
                 guard i + 4 <= n, b[i] == UInt8(ascii: "n"), b[i + 1] == UInt8(ascii: "u"), b[i + 2] == UInt8(ascii: "l"),
-                      b[i + 3] == UInt8(ascii: "l") else { return false }
+                      b[i + 3] == UInt8(ascii: "l") else { return nil }
                 i += 4
             default:
-                guard b[i] == UInt8(ascii: "\"") else { return false }
+                guard b[i] == UInt8(ascii: "\"") else { return nil }
                 i += 1
-                guard let end = plainStringEnd() else { return false }
+                guard let end = plainStringEnd() else { return nil }
                 bounds[2 * key.slot] = i
                 bounds[2 * key.slot + 1] = end
                 i = end + 1
             }
             skipSpace()
-            guard i < n else { return false }
+            guard i < n else { return nil }
             if b[i] == UInt8(ascii: ",") {
                 i += 1
                 continue
             }
-            guard b[i] == UInt8(ascii: "}") else { return false }
+            guard b[i] == UInt8(ascii: "}") else { return nil }
             i += 1
             skipSpace()
-            return i == n
+            guard i == n else { return nil }
+            return canonical && keys == canonicalOrder.count
         }
     }
 }

@@ -38,7 +38,7 @@ extension RelayApp {
     /// The intake checks of issue/PROTOCOL §5, in order, then the durable write.
     func accept(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         relayMetrics.checkedOnTask.increment()
-        let (envelope, iat) = try checkedEnvelope(request)
+        let (envelope, iat, canonical) = try checkedEnvelope(request)
         let (pairing, deviceID) = try await activePairing(envelope.context.pairingID)
         // 6. the signature, against the outpost key pinned for the pairing.
         // The outpost's rate is taken by the durable write below, and only
@@ -48,7 +48,8 @@ extension RelayApp {
         try EnvelopeVerifier.verify(envelope, outpostKey: outpostKeyTables.verifier(for: try pairing.outpostPublicKey))
         let authorization = try await deliveryAuthorization(pairing, deviceID: deviceID)
         let delivery = try claimed { claimedHere throws in
-            try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat, claimedHere: claimedHere)
+            try newDelivery(envelope, canonical: canonical, request: request, pairing: pairing, deviceID: deviceID, iat: iat,
+                            claimedHere: claimedHere)
         }
         try await enqueue(delivery, pairing: pairing, authorization: authorization)
         return Self.queued
@@ -58,14 +59,15 @@ extension RelayApp {
     /// cached; declines (false) otherwise, before the verify, and `accept` runs on a task instead.
     func acceptInline(_ request: HTTPRequest, _ context: RequestContext, _ reply: InlineReply) -> Bool {
         do {
-            let (envelope, iat) = try checkedEnvelope(request)
+            let (envelope, iat, canonical) = try checkedEnvelope(request)
             guard let (pairing, deviceID) = try cachedActivePairing(envelope.context.pairingID),
                   let accountsAnswer = accounts.cached(outpostID: pairing.outpostID, deviceID: deviceID)
             else { return false }
             try EnvelopeVerifier.verify(envelope, outpostKey: outpostKeyTables.verifier(for: try pairing.outpostPublicKey))
             let authorization = try Self.deliveryAuthorization(standing: accountsAnswer.standing, accountsAnswer.authorization)
             let delivery = try claimed { claimedHere throws in
-                try newDelivery(envelope, request: request, pairing: pairing, deviceID: deviceID, iat: iat, claimedHere: claimedHere)
+                try newDelivery(envelope, canonical: canonical, request: request, pairing: pairing, deviceID: deviceID, iat: iat,
+                                claimedHere: claimedHere)
             }
             queue.enqueue(delivery) { [self] result in
                 do {
@@ -91,12 +93,13 @@ extension RelayApp {
     /// The answer to an envelope stored (or already stored).
     static let queued = HTTPResponse.json(bytes: Array(#"{"status":"queued"}"#.utf8), status: .accepted)
 
-    /// Checks 1–4: size, strict JSON shape, `v`/`alg` and `aud`, and the `iat` window; the envelope and its `iat`.
-    func checkedEnvelope(_ request: HTTPRequest) throws -> (Envelope, iat: Int64) {
+    /// Checks 1–4: size, strict JSON shape, `v`/`alg` and `aud`, and the `iat` window; the envelope, its `iat`, and
+    /// whether the body is the envelope's canonical form (`Envelope.decodeNotingForm`).
+    func checkedEnvelope(_ request: HTTPRequest) throws -> (Envelope, iat: Int64, canonical: Bool) {
         guard request.body.count <= Envelope.maxJSONBytes else {
             throw ProtocolError(.tooLarge, "an envelope is at most \(Envelope.maxJSONBytes) bytes")
         }
-        let envelope = try Envelope.decode(request.body)
+        let (envelope, canonical) = try Envelope.decodeNotingForm(request.body)
         let c = envelope.context
         guard c.aud == configuration.publicOrigin else { throw ProtocolError(.wrongAudience, "aud is not this relay's origin") }
         let now = clock()
@@ -105,7 +108,7 @@ extension RelayApp {
             throw HTTPError(.badRequest, code: .clockSkew, detail: "iat is more than \(Self.maxFutureSkew) seconds in the future")
         }
         guard iat >= now - configuration.maxEnvelopeAge else { throw ProtocolError(.expired, "iat is older than this relay accepts") }
-        return (envelope, iat)
+        return (envelope, iat, canonical)
     }
 
     /// The delivery `make` builds, claimed for this instance's worker when it has room (a place reserved in the
@@ -121,10 +124,11 @@ extension RelayApp {
     }
 
     /// Check 8 (the APNs payload fits) and the delivery to store.
-    func newDelivery(_ envelope: Envelope, request: HTTPRequest, pairing: PairingRecord, deviceID: String,
+    func newDelivery(_ envelope: Envelope, canonical: Bool, request: HTTPRequest, pairing: PairingRecord, deviceID: String,
                      iat: Int64, claimedHere: Bool) throws -> NewDelivery {
         let c = envelope.context
-        let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType))
+        let payload = APNsPayload.build(for: envelope, liveActivity: .init(attributesType: configuration.apns.liveActivityAttributesType),
+                                        canonicalJSON: canonical ? request.body : nil)
         guard payload.count <= APNsPayload.maxBytes else {
             throw HTTPError(.contentTooLarge, code: .payloadTooLarge,
                             detail: "the APNs payload would be \(payload.count) bytes; the limit is \(APNsPayload.maxBytes)")
