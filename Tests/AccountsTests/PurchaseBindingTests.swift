@@ -12,7 +12,6 @@ import Testing
 struct PurchaseBindingTests {
     static func store(limit: Int = 5) async throws -> (StoreKitSigner, AccountsFixture) {
         let signer = try await Blocking.run { try StoreKitSigner.make() }
-        AwaitedCleanup.register { signer.chain.remove() }
         return (signer, try await AccountsFixture.start(appStore: signer.configuration, purchaseDeviceLimit: limit))
     }
 

@@ -15,7 +15,6 @@ struct PurchaseTests {
     /// An accounts instance trusting a fresh StoreKit chain, and a registered device.
     static func storeWithDevice() async throws -> (StoreKitSigner, AccountsFixture, AccountsFixture.Device) {
         let signer = try await Blocking.run { try StoreKitSigner.make() }
-        AwaitedCleanup.register { signer.chain.remove() }
         let f = try await AccountsFixture.start(appStore: signer.configuration)
         let device = try AccountsFixture.Device.make()
         _ = try await f.register(device)
@@ -77,7 +76,6 @@ struct PurchaseTests {
     @Test func aTransactionFromAnotherChainIsRefusedWithItsProblemType() async throws {
         let (_, f, device) = try await Self.storeWithDevice()
         let stranger = try await Blocking.run { try StoreKitSigner.make() }
-        defer { stranger.chain.remove() }
         let forged = try stranger.transaction(original: "3000000003", expires: Date().addingTimeInterval(86400))
         let response = try await f.send(.post, "/v1/purchases", json: #"{"signed_transaction":"\#(forged)"}"#, signer: device.signing)
         #expect(response.status == .unprocessableContent)

@@ -61,7 +61,10 @@ public final class RelayProcess: Sendable {
             throw TestHarnessError("mailwake-relay did not listen on \(port) and \(adminPort): \(process.logText().suffix(3000))")
         }
         let relay = RelayProcess(process: process, port: port, adminPort: adminPort, configFile: configFile)
-        AwaitedCleanup.register { await relay.stop() }
+        AwaitedCleanup.register {
+            await relay.stop()
+            try? FileManager.default.removeItem(atPath: configFile)
+        }
         return relay
     }
 

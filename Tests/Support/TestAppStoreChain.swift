@@ -5,8 +5,8 @@ public import Foundation
 /// carrying Apple's WWDR marker extension 1.2.840.113635.100.6.2.1 and a
 /// P-256 leaf carrying the receipt-signing marker 1.2.840.113635.100.6.11.1,
 /// both as non-critical `ASN1:NULL` extensions, each with its own validity
-/// window. Nothing is fetched; files live in a temporary directory removed by
-/// `remove()`.
+/// window. Nothing is fetched; the files `openssl` needs live in a temporary
+/// directory removed before `make` returns (the chain is kept in memory).
 ///
 /// TestSupport does not link MailwakeCrypto, so signing is done by the
 /// caller: `TestJWS.compact(..., sign:)` takes a closure returning the raw
@@ -43,7 +43,6 @@ public struct TestAppStoreChain: Sendable {
         public init() {}
     }
 
-    public let directory: URL
     public let rootDER: [UInt8]
     public let intermediateDER: [UInt8]
     public let leafDER: [UInt8]
@@ -60,6 +59,7 @@ public struct TestAppStoreChain: Sendable {
     public static func make(_ options: Options = Options()) throws -> TestAppStoreChain {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-appstore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
         let p = { (name: String) in dir.appendingPathComponent(name).path }
         let config = """
             [ ca ]
@@ -134,12 +134,11 @@ public struct TestAppStoreChain: Sendable {
             return Array(try Data(contentsOf: URL(fileURLWithPath: p(pem + ".der"))))
         }
         return TestAppStoreChain(
-            directory: dir, rootDER: try der("root.pem"), intermediateDER: try der("intermediate.pem"), leafDER: try der("leaf.pem"),
+            rootDER: try der("root.pem"), intermediateDER: try der("intermediate.pem"), leafDER: try der("leaf.pem"),
             leafKeyPEM: try String(contentsOfFile: p("leaf.key"), encoding: .utf8))
     }
 
     /// Deletes the files.
-    public func remove() { try? FileManager.default.removeItem(at: directory) }
 
     /// `YYYYMMDDHHMMSSZ` in UTC, as `openssl ca -startdate` wants.
     static func stamp(_ date: Date) -> String {

@@ -354,17 +354,27 @@ static void scratch_free(void *pointer) {
 
 static void scratch_make_key(void) { scratch_key_made = pthread_key_create(&scratch_key, scratch_free) == 0; }
 
+static struct verify_scratch *scratch_new(const EC_GROUP *curve) {
+    struct verify_scratch *scratch = calloc(1, sizeof *scratch);
+    if (!scratch) return NULL;
+    scratch->ctx = BN_CTX_new();
+    scratch->sum = EC_POINT_new(curve);
+    scratch->by_key = EC_POINT_new(curve);
+    if (!scratch->ctx || !scratch->sum || !scratch->by_key) {
+        scratch_free(scratch);
+        return NULL;
+    }
+    return scratch;
+}
+
+/* The calling thread's scratch; NULL when it cannot be kept (the caller then uses one of its own for the call). */
 static struct verify_scratch *scratch_for(const EC_GROUP *curve) {
     pthread_once(&scratch_once, scratch_make_key);
     if (!scratch_key_made) return NULL;
     struct verify_scratch *scratch = pthread_getspecific(scratch_key);
     if (scratch) return scratch;
-    scratch = calloc(1, sizeof *scratch);
-    if (!scratch) return NULL;
-    scratch->ctx = BN_CTX_new();
-    scratch->sum = EC_POINT_new(curve);
-    scratch->by_key = EC_POINT_new(curve);
-    if (!scratch->ctx || !scratch->sum || !scratch->by_key || pthread_setspecific(scratch_key, scratch) != 0) {
+    scratch = scratch_new(curve);
+    if (scratch && pthread_setspecific(scratch_key, scratch) != 0) {
         scratch_free(scratch);
         return NULL;
     }
@@ -394,8 +404,12 @@ int mw_p256_table_verify_digest(const mw_p256_table *table, const uint8_t digest
     limbs_to_be(u1Bytes, u1);
     limbs_to_be(u2Bytes, u2);
 
-    struct verify_scratch *scratch = scratch_for(table->curve);
-    if (!scratch) return -1;
+    struct verify_scratch *scratch = scratch_for(table->curve), *own = NULL;
+    if (!scratch) {
+        /* No thread scratch (the key or an allocation failed): one for this verify alone, rather than refusing. */
+        scratch = own = scratch_new(table->curve);
+        if (!scratch) return -1;
+    }
     BN_CTX *ctx = scratch->ctx;
     int rc = -1;
     BN_CTX_start(ctx);
@@ -433,6 +447,7 @@ int mw_p256_table_verify_digest(const mw_p256_table *table, const uint8_t digest
     }
 done:
     BN_CTX_end(ctx);
+    scratch_free(own);
     ERR_clear_error();
     return rc;
 }

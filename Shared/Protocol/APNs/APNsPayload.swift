@@ -43,6 +43,7 @@ public enum APNsPayload {
             w.string("sound", "default")
             w.endObject()
             if let canonicalJSON {
+                assert(canonicalJSON == envelope.jsonBytes, "canonicalJSON is not the envelope's canonical form")
                 w.raw("mw", canonicalJSON)
             } else {
                 envelope.write(to: &w, key: "mw")
