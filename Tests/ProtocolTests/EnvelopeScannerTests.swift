@@ -63,13 +63,13 @@ struct EnvelopeScannerTests {
         object["activity"] = NSNull()
         let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let pretty = Array(try JSONSerialization.data(withJSONObject: object, options: options))
-        #expect(EnvelopeScanner.envelope(pretty) == notification)
+        #expect(EnvelopeScanner.scanned(pretty)?.envelope == notification)
         #expect(try Envelope.decodeGenerally(pretty) == notification)
     }
 
     @Test func aLiveActivityIsLeftToTheGeneralDecoder() throws {
         let live = try f.sealer.seal([4], to: f.deviceAgreement.publicKey, context: try f.context(kind: .liveActivity))
-        #expect(EnvelopeScanner.envelope(live.jsonBytes) == nil)
+        #expect(EnvelopeScanner.scanned(live.jsonBytes)?.envelope == nil)
         #expect(try Envelope.decode(live.jsonBytes) == live)
     }
 
@@ -81,7 +81,7 @@ struct EnvelopeScannerTests {
         let text = String(decoding: notification.jsonBytes, as: UTF8.self)
             .replacingOccurrences(of: #""aud":"\#(notification.context.aud)""#, with: #""aud":"\#(aud)""#)
         let json = Array(text.utf8)
-        #expect(EnvelopeScanner.envelope(json) == nil)
+        #expect(EnvelopeScanner.scanned(json)?.envelope == nil)
         #expect(String(describing: Result { () throws(ProtocolError) in try Envelope.decode(json) }) ==
             String(describing: general(json)))
     }
@@ -125,7 +125,7 @@ struct EnvelopeScannerTests {
                        text.replacingOccurrences(of: #"{"v":1,"#, with: #"{"v":1,"w":1,"#),
                        text.replacingOccurrences(of: #"{"v":1,"#, with: #"{"v":1.0,"#),
                        text.replacingOccurrences(of: #"{"v":1,"#, with: #"{"v":01,"#)] {
-            #expect(EnvelopeScanner.envelope(Array(edited.utf8)) == nil, "\(edited.prefix(24))")
+            #expect(EnvelopeScanner.scanned(Array(edited.utf8))?.envelope == nil, "\(edited.prefix(24))")
             #expect(throws: ProtocolError.self) { try Envelope.decode(Array(edited.utf8)) }
         }
     }

@@ -32,7 +32,6 @@ struct mw_p256_table {
     EC_GROUP *curve;
     /* P-256 with Q as its generator and Q's table precomputed. */
     EC_GROUP *keyed;
-    const BIGNUM *order;
 };
 
 /* MARK: s^-1 mod n
@@ -243,7 +242,6 @@ mw_p256_table *mw_p256_table_new(const uint8_t *point, size_t len) {
     if (!table || !ctx) goto done;
     table->curve = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
     if (!table->curve) goto done;
-    table->order = EC_GROUP_get0_order(table->curve);
     q = EC_POINT_new(table->curve);
     /* oct2point checks that the point is on the curve; P-256's cofactor is 1,
      * so every point on it other than infinity has order n. */
@@ -251,7 +249,7 @@ mw_p256_table *mw_p256_table_new(const uint8_t *point, size_t len) {
     if (EC_POINT_is_at_infinity(table->curve, q)) goto done;
     table->keyed = EC_GROUP_dup(table->curve);
     if (!table->keyed) goto done;
-    if (EC_GROUP_set_generator(table->keyed, q, table->order, BN_value_one()) != 1) goto done;
+    if (EC_GROUP_set_generator(table->keyed, q, EC_GROUP_get0_order(table->curve), BN_value_one()) != 1) goto done;
     if (EC_GROUP_precompute_mult(table->keyed, ctx) != 1) goto done;
     if (EC_GROUP_have_precompute_mult(table->keyed) != 1) goto done;
     ok = 1;

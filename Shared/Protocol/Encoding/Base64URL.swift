@@ -91,11 +91,7 @@ public enum Base64URL {
                         valid = false
                     } else {
                         o[j] = a << 2 | b >> 4
-                        j += 1
-                        if n - i == 3 {
-                            o[j] = b << 4 | c >> 2
-                            j += 1
-                        }
+                        if n - i == 3 { o[j + 1] = b << 4 | c >> 2 }
                     }
                 }
             }
@@ -110,7 +106,12 @@ public enum Base64URL {
 
     /// Decodes a field (its UTF-8 bytes) that must hold exactly `count` bytes.
     static func decode(_ chars: ArraySlice<UInt8>, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
-        try checked(chars.withUnsafeBufferPointer { decode($0) }, field: field, count: count)
+        try chars.withUnsafeBufferPointer { chars throws(ProtocolError) in try decode(chars, field: field, count: count) }
+    }
+
+    /// Decodes a field (its UTF-8 bytes) that must hold exactly `count` bytes.
+    static func decode(_ chars: UnsafeBufferPointer<UInt8>, field: String, count: Int) throws(ProtocolError) -> [UInt8] {
+        try checked(decode(chars), field: field, count: count)
     }
 
     /// The bytes a field decoded to, or why they are refused.
@@ -128,8 +129,13 @@ public enum Base64URL {
 
     /// Decodes a field (its UTF-8 bytes) whose length must lie in `range`.
     static func decode(_ chars: ArraySlice<UInt8>, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
+        try chars.withUnsafeBufferPointer { chars throws(ProtocolError) in try decode(chars, field: field, range: range) }
+    }
+
+    /// Decodes a field (its UTF-8 bytes) whose length must lie in `range`.
+    static func decode(_ chars: UnsafeBufferPointer<UInt8>, field: String, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
         try checkLength(chars.count, field: field, range: range)
-        return try checked(chars.withUnsafeBufferPointer { decode($0) }, field: field, range: range)
+        return try checked(decode(chars), field: field, range: range)
     }
 
     /// Refuses a field too long to decode within `range` before decoding it.

@@ -16,9 +16,6 @@ struct EnvelopeScanner: EnvelopeFieldSource {
         self.bounds = bounds
     }
 
-    /// The envelope, when `json` is a plain envelope document that passes every check; nil otherwise.
-    static func envelope(_ json: [UInt8]) -> Envelope? { scanned(json)?.envelope }
-
     /// The envelope of a plain envelope document, and whether the document is its canonical form: the bytes
     /// `Envelope.jsonBytes` writes (the keys in the order of §5, no whitespace, no `activity`, no `-0`).
     static func scanned(_ json: [UInt8]) -> (envelope: Envelope, canonical: Bool)? {
@@ -61,15 +58,11 @@ struct EnvelopeScanner: EnvelopeFieldSource {
     }
 
     func base64URL(_ key: Envelope.CodingKeys, count: Int) throws(ProtocolError) -> [UInt8] {
-        guard let bytes = Base64URL.decode(try value(key)), bytes.count == count else { throw Self.declined }
-        return bytes
+        try Base64URL.decode(try value(key), field: key.rawValue, count: count)
     }
 
     func base64URL(_ key: Envelope.CodingKeys, range: ClosedRange<Int>) throws(ProtocolError) -> [UInt8] {
-        let chars = try value(key)
-        guard chars.count <= Base64URL.encodedLength(of: range.upperBound), let bytes = Base64URL.decode(chars),
-              range.contains(bytes.count) else { throw Self.declined }
-        return bytes
+        try Base64URL.decode(try value(key), field: key.rawValue, range: range)
     }
 
     /// Always nil: the scan declines an `activity` that is not null.

@@ -22,7 +22,7 @@ public final class HTTPServer: Service {
     let logger: Logger
     let metrics: Metrics
     let state = Mutex<State>(State())
-    /// `state.draining`, read without the lock by every answer (which closes its connection once it is set).
+    /// Set once `shutdown` begins; every answer reads it (and closes its connection once it is set) without the lock.
     let isDraining = Atomic<Bool>(false)
 
     /// The MHD daemon.
@@ -33,7 +33,6 @@ public final class HTTPServer: Service {
     struct State {
         var daemon: Daemon?
         var port: UInt16 = 0
-        var draining = false
         /// Set with the last look at `inFlight`: later dispatches answer 503 themselves.
         var finalized = false
         var stopped = false
@@ -180,9 +179,7 @@ public final class HTTPServer: Service {
     /// Drains and stops (also called by `run()` on cancellation).
     public func shutdown() async {
         guard let daemon = state.withLock({ s -> Daemon? in
-            guard !s.draining, let d = s.daemon else { return nil }
-            s.draining = true
-            isDraining.store(true, ordering: .releasing)
+            guard let d = s.daemon, !isDraining.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
             return d
         })?.raw else { return }
         logger.info("draining", ["in_flight": .int(state.withLock { $0.inFlight.count })])
