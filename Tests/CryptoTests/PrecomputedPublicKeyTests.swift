@@ -85,6 +85,11 @@ struct PrecomputedPublicKeyTests {
         #expect(P256.Signing.PrecomputedPublicKey.montgomeryMismatches(seed: seed, rounds: 20_000) == 0, "seed \(seed)")
     }
 
+    @Test func sumsOfTwoMultiplesAgreeWithOpenSSLs() {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        #expect(P256.Signing.PrecomputedPublicKey.multiplicationMismatches(seed: seed, rounds: 3_000) == 0, "seed \(seed)")
+    }
+
     @Test func concurrentVerifiesWithOneTableAreSafe() async throws {
         let table = self.table, message = self.message
         let good = try key.signature(for: message)
@@ -103,8 +108,8 @@ struct PrecomputedPublicKeyTests {
     }
 
     @Test func verifiesOnThreadsThatEndAgreeAndLeaveNothingBehind() async throws {
-        // Each run is a thread of its own that ends after it; the verify's per-thread scratch goes with it (the
-        // AddressSanitizer pass of scripts/test reports it as a leak otherwise).
+        // Each run is a thread of its own that ends after it; G's table is built once for all threads, and nothing
+        // is kept per thread (the AddressSanitizer pass of scripts/test would report it as a leak).
         let table = self.table, message = self.message
         let good = try key.signature(for: message)
         let bad = try P256.Signing.ECDSASignature(rawRepresentation: good.rawRepresentation.flippingBit(300))
