@@ -494,19 +494,26 @@ static void point_add_affine(struct jacobian *p, const uint64_t x2[4], const uin
     memcpy(p->x, x3, sizeof x3);
 }
 
-/* MARK: Tables */
+/* MARK: Tables
+ *
+ * A table of width w has rows of 2^(w-1) affine points: row i holds j 2^(w i) P for j = 1..2^(w-1). A key's table
+ * has width 7 (37 rows of 64, 148 KiB), G's width 10 (26 rows of 512, 832 KiB, once per process): fewer rows, so
+ * fewer additions, for the table every verify shares. */
 
-#define TABLE_ROWS 37
-#define TABLE_COLUMNS 64
+#define KEY_WINDOW 7
+#define KEY_ROWS 37 /* 7 x 37 = 259 bits: 256 and a carry */
+#define GENERATOR_WINDOW 10
+#define GENERATOR_ROWS 26 /* 10 x 26 = 260 bits */
 
 struct mw_p256_table {
-    /* rows[i][j - 1] = j 2^(7i) P, affine, Montgomery form. */
-    struct affine rows[TABLE_ROWS][TABLE_COLUMNS];
+    /* entries[i 2^(w-1) + j - 1] = j 2^(w i) Q, affine, Montgomery form. */
+    struct affine entries[KEY_ROWS << (KEY_WINDOW - 1)];
 };
 
-/* Makes `count` points affine with one inversion (Montgomery's trick); none may be infinity. */
-static void make_affine(struct affine *out, const struct jacobian *points, int count) {
-    uint64_t products[TABLE_COLUMNS + 1][4], inverse[4];
+/* Makes `count` points affine with one inversion (Montgomery's trick); none may be infinity. `products` holds
+ * `count` field elements. */
+static void make_affine(struct affine *out, const struct jacobian *points, int count, uint64_t (*products)[4]) {
+    uint64_t inverse[4];
     memcpy(products[0], points[0].z, sizeof products[0]);
     for (int k = 1; k < count; k++) fe_mul(products[k], products[k - 1], points[k].z);
     fe_invert(inverse, products[count - 1]);
@@ -525,37 +532,42 @@ static void make_affine(struct affine *out, const struct jacobian *points, int c
     }
 }
 
-/* Fills the rows for the affine point (x, y), in Montgomery form; 0 if a multiple were infinity (it cannot be, for
- * a point of order n, as j 2^(7i) is never a multiple of the prime n). */
-static int table_fill(struct mw_p256_table *table, const uint64_t x[4], const uint64_t y[4]) {
-    struct jacobian points[TABLE_COLUMNS + 1];
-    struct affine base, ends[TABLE_COLUMNS + 1];
+/* Fills a table of width `window` and `rows` rows for the affine point (x, y), in Montgomery form; 0 if memory ran
+ * out, or if a multiple were infinity (it cannot be, for a point of order n: j 2^(w i) is never a multiple of the
+ * prime n). */
+static int table_fill(struct affine *entries, int window, int rows, const uint64_t x[4], const uint64_t y[4]) {
+    const int columns = 1 << (window - 1);
+    struct jacobian *points = malloc((size_t)(columns + 1) * sizeof *points);
+    struct affine *ends = malloc((size_t)(columns + 1) * sizeof *ends);
+    uint64_t (*products)[4] = malloc((size_t)(columns + 1) * sizeof *products);
+    struct affine base;
+    int ok = points && ends && products;
     memcpy(base.x, x, sizeof base.x);
     memcpy(base.y, y, sizeof base.y);
-    for (int i = 0; i < TABLE_ROWS; i++) {
+    for (int i = 0; ok && i < rows; i++) {
         memcpy(points[0].x, base.x, sizeof base.x);
         memcpy(points[0].y, base.y, sizeof base.y);
         memcpy(points[0].z, FIELD_ONE, sizeof points[0].z);
         points[0].infinity = 0;
-        for (int j = 1; j < TABLE_COLUMNS; j++) {
+        for (int j = 1; j < columns; j++) {
             points[j] = points[j - 1];
             point_add_affine(&points[j], base.x, base.y, 0);
         }
-        /* The next row's base, 2^7 times this one's: twice the last entry (64 of it). */
-        points[TABLE_COLUMNS] = points[TABLE_COLUMNS - 1];
-        point_double(&points[TABLE_COLUMNS]);
-        for (int j = 0; j <= TABLE_COLUMNS; j++) {
-            if (points[j].infinity) return 0;
+        /* The next row's base, 2^w times this one's: twice the last entry (2^(w-1) of it). */
+        points[columns] = points[columns - 1];
+        point_double(&points[columns]);
+        for (int j = 0; j <= columns; j++) {
+            if (points[j].infinity) ok = 0;
         }
-        make_affine(ends, points, TABLE_COLUMNS + 1);
-        memcpy(table->rows[i], ends, sizeof table->rows[i]);
-        base = ends[TABLE_COLUMNS];
+        if (!ok) break;
+        make_affine(ends, points, columns + 1, products);
+        memcpy(entries + (size_t)i * columns, ends, (size_t)columns * sizeof *ends);
+        base = ends[columns];
     }
-    return 1;
-}
-
-static struct mw_p256_table *table_alloc(void) {
-    return aligned_alloc(64, sizeof(struct mw_p256_table));
+    free(points);
+    free(ends);
+    free(products);
+    return ok;
 }
 
 /* Decodes an uncompressed point and checks that it is on P-256 and not infinity; its coordinates in Montgomery form. */
@@ -578,30 +590,31 @@ static int point_decode(uint64_t x[4], uint64_t y[4], const uint8_t *point, size
     return 1;
 }
 
-static struct mw_p256_table *generator_table;
+static struct affine *generator_entries;
 static pthread_once_t generator_once = PTHREAD_ONCE_INIT;
 
 /* G's table, built on first use; NULL if it could not be. */
 static void generator_build(void) {
     EC_GROUP *curve = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
     uint8_t encoded[65];
-    struct mw_p256_table *table = table_alloc();
+    const size_t size = (size_t)(GENERATOR_ROWS << (GENERATOR_WINDOW - 1)) * sizeof(struct affine);
+    struct affine *entries = aligned_alloc(64, size);
     uint64_t x[4], y[4];
-    if (curve && table
+    if (curve && entries
         && EC_POINT_point2oct(curve, EC_GROUP_get0_generator(curve), POINT_CONVERSION_UNCOMPRESSED, encoded,
                               sizeof encoded, NULL) == sizeof encoded
-        && point_decode(x, y, encoded, sizeof encoded) && table_fill(table, x, y)) {
-        generator_table = table;
+        && point_decode(x, y, encoded, sizeof encoded) && table_fill(entries, GENERATOR_WINDOW, GENERATOR_ROWS, x, y)) {
+        generator_entries = entries;
     } else {
-        free(table);
+        free(entries);
     }
     EC_GROUP_free(curve);
     ERR_clear_error();
 }
 
-static const struct mw_p256_table *generator(void) {
+static const struct affine *generator(void) {
     pthread_once(&generator_once, generator_build);
-    return generator_table;
+    return generator_entries;
 }
 
 void mw_p256_table_free(mw_p256_table *table) { free(table); }
@@ -609,9 +622,10 @@ void mw_p256_table_free(mw_p256_table *table) { free(table); }
 mw_p256_table *mw_p256_table_new(const uint8_t *point, size_t len) {
     uint64_t x[4], y[4];
     if (!generator() || !point_decode(x, y, point, len)) return NULL;
-    struct mw_p256_table *table = table_alloc();
+    /* 64-byte entries from a 64-byte boundary: one cache line each. */
+    struct mw_p256_table *table = aligned_alloc(64, sizeof(struct mw_p256_table));
     if (!table) return NULL;
-    if (!table_fill(table, x, y)) {
+    if (!table_fill(table->entries, KEY_WINDOW, KEY_ROWS, x, y)) {
         free(table);
         return NULL;
     }
@@ -620,48 +634,56 @@ mw_p256_table *mw_p256_table_new(const uint8_t *point, size_t len) {
 
 /* MARK: u1 G + u2 Q */
 
-/* k = sum of digits[i] 2^(7i), each digit in [-63, 64], for k < 2^256. */
-static void recode(int8_t digits[TABLE_ROWS], const uint64_t k[4]) {
+/* k = sum of digits[i] 2^(w i) over `rows` digits, each in [-2^(w-1) + 1, 2^(w-1)], for k < 2^256 (the rows cover
+ * 257 bits or more, so no carry is left). */
+static void recode(int16_t *digits, const uint64_t k[4], int window, int rows) {
+    const int half = 1 << (window - 1);
     int carry = 0;
-    for (int i = 0; i < TABLE_ROWS; i++) {
-        int bit = 7 * i, word = bit / 64, shift = bit % 64;
-        uint64_t bits = k[word] >> shift;
-        if (shift > 57 && word < 3) bits |= k[word + 1] << (64 - shift);
-        int value = (int)(bits & 0x7F) + carry;
-        carry = value > 64;
-        digits[i] = (int8_t)(carry ? value - 128 : value);
+    for (int i = 0; i < rows; i++) {
+        int bit = window * i, word = bit / 64, shift = bit % 64;
+        uint64_t bits = word < 4 ? k[word] >> shift : 0;
+        if (shift + window > 64 && word < 3) bits |= k[word + 1] << (64 - shift);
+        int value = (int)(bits & (uint64_t)(2 * half - 1)) + carry;
+        carry = value > half;
+        digits[i] = (int16_t)(carry ? value - 2 * half : value);
     }
-    /* The last row takes bits 252 to 255 and a carry: at most 16, so no carry is left. */
+}
+
+/* The entry for `digit` (not 0) in row `row` of a table of width `window`: |digit| 2^(w row) P. */
+static const struct affine *entry_for(const struct affine *entries, int window, int row, int digit) {
+    return entries + ((size_t)row << (window - 1)) + (digit < 0 ? -digit : digit) - 1;
 }
 
 /* sum = a G + b Q, for a and b below 2^256. */
-static void multiply_both(struct jacobian *sum, const struct mw_p256_table *g, const struct mw_p256_table *q,
-                          const uint64_t a[4], const uint64_t b[4]) {
-    int8_t da[TABLE_ROWS], db[TABLE_ROWS];
-    recode(da, a);
-    recode(db, b);
+static void multiply_both(struct jacobian *sum, const struct affine *g, const struct mw_p256_table *q, const uint64_t a[4],
+                          const uint64_t b[4]) {
+    int16_t da[GENERATOR_ROWS], db[KEY_ROWS];
+    recode(da, a, GENERATOR_WINDOW, GENERATOR_ROWS);
+    recode(db, b, KEY_WINDOW, KEY_ROWS);
     /* Each digit reads one line of a table: start fetching them all. */
-    for (int i = 0; i < TABLE_ROWS; i++) {
-        if (da[i]) __builtin_prefetch(&g->rows[i][(da[i] < 0 ? -da[i] : da[i]) - 1]);
-        if (db[i]) __builtin_prefetch(&q->rows[i][(db[i] < 0 ? -db[i] : db[i]) - 1]);
+    for (int i = 0; i < GENERATOR_ROWS; i++) {
+        if (da[i]) __builtin_prefetch(entry_for(g, GENERATOR_WINDOW, i, da[i]));
+    }
+    for (int i = 0; i < KEY_ROWS; i++) {
+        if (db[i]) __builtin_prefetch(entry_for(q->entries, KEY_WINDOW, i, db[i]));
     }
     sum->infinity = 1;
-    for (int i = 0; i < TABLE_ROWS; i++) {
-        if (da[i]) {
-            const struct affine *entry = &g->rows[i][(da[i] < 0 ? -da[i] : da[i]) - 1];
-            point_add_affine(sum, entry->x, entry->y, da[i] < 0);
-        }
-        if (db[i]) {
-            const struct affine *entry = &q->rows[i][(db[i] < 0 ? -db[i] : db[i]) - 1];
-            point_add_affine(sum, entry->x, entry->y, db[i] < 0);
-        }
+    for (int i = 0; i < GENERATOR_ROWS; i++) {
+        if (!da[i]) continue;
+        const struct affine *entry = entry_for(g, GENERATOR_WINDOW, i, da[i]);
+        point_add_affine(sum, entry->x, entry->y, da[i] < 0);
+    }
+    for (int i = 0; i < KEY_ROWS; i++) {
+        if (!db[i]) continue;
+        const struct affine *entry = entry_for(q->entries, KEY_WINDOW, i, db[i]);
+        point_add_affine(sum, entry->x, entry->y, db[i] < 0);
     }
 }
 
 /* SEC 1 v2 section 4.1.4, with SHA-256 and a 256-bit order: no truncation. */
 int mw_p256_table_verify_digest(const mw_p256_table *table, const uint8_t digest[32], const uint8_t *sig, size_t siglen) {
     if (!table || !digest || !sig || siglen != 64) return 0;
-    const struct mw_p256_table *g = generator();
+    const struct affine *g = generator();
     if (!g) return -1;
     uint64_t r[4], s[4], e[4];
     limbs_from_be(r, sig);
@@ -915,8 +937,9 @@ int mw_p256_multiplication_check(uint64_t seed, int rounds) {
         mont_mul(viaGeneric, fieldA, fieldB, P256_PRIME, mont_factor(P256_PRIME));
         fe_mul(viaField, fieldA, fieldB);
         if (!limbs_equal(viaGeneric, viaField)) mismatches++;
-        /* Scalars below n. The first rounds take edges, each for a and then for b: 0, 1, 64 and 65 (a digit at the
-         * end of its range, and the first with a carry), n - 1, and two patterns; then a = b. */
+        /* Scalars below n. The first rounds take edges, each for a and then for b: 0, 1, the largest digit and one
+         * more (the first value with a carry: 512 and 513 for G's table, 64 and 65 for a key's), n - 1, and two
+         * patterns; then a = b. */
         while (limbs_ge(aLimbs, P256_ORDER)) aLimbs[3] >>= 1;
         while (limbs_ge(bLimbs, P256_ORDER)) bLimbs[3] >>= 1;
         int edge = round / KEYS;
@@ -924,17 +947,20 @@ int mw_p256_multiplication_check(uint64_t seed, int rounds) {
             uint64_t value[4] = {0, 0, 0, 0};
             switch (edge % 7) {
             case 1: value[0] = 1; break;
-            case 2: value[0] = 64; break;
-            case 3: value[0] = 65; break;
+            case 2: value[0] = edge < 7 ? 512 : 64; break;
+            case 3: value[0] = edge < 7 ? 513 : 65; break;
             case 4: memcpy(value, P256_ORDER, sizeof value); value[0] -= 1; break;
-            case 5: case 6:
-                /* 0x40 in every window below bit 252 (every digit 64), or 0x41 (65: a carry through every row). */
-                for (int bit = 0; bit < 252; bit += 7) {
-                    uint64_t window = edge % 7 == 5 ? 0x40 : 0x41;
-                    value[bit / 64] |= window << (bit % 64);
-                    if (bit % 64 > 57) value[bit / 64 + 1] |= window >> (64 - bit % 64);
+            case 5: case 6: {
+                /* The largest digit in every window below bit 252, or one more (a carry through every row); a's
+                 * windows are G's, b's the key's. */
+                int window = edge < 7 ? GENERATOR_WINDOW : KEY_WINDOW;
+                uint64_t digit = ((uint64_t)1 << (window - 1)) + (edge % 7 == 6);
+                for (int bit = 0; bit + window <= 252; bit += window) {
+                    value[bit / 64] |= digit << (bit % 64);
+                    if (bit % 64 + window > 64) value[bit / 64 + 1] |= digit >> (64 - bit % 64);
                 }
                 break;
+            }
             default: break;
             }
             memcpy(edge < 7 ? aLimbs : bLimbs, value, sizeof value);
