@@ -4,13 +4,13 @@
  * A verify computes u1*G + u2*Q. OpenSSL multiplies by the generator G with a
  * static table of its multiples and by any other point Q with a window it
  * builds on every call, which is about two thirds of a verify. Here both G
- * and Q have a table of the same shape: 37 rows of 64 affine points, row i
- * holding j * 2^(7i) * P for j = 1..64. A scalar written in 37 signed 7-bit
- * digits (each in [-63, 64]) then multiplies with one table entry per digit
- * and no doubling at all: u1*G + u2*Q is at most 74 additions of an affine
- * point to a Jacobian sum.
+ * and Q have tables of multiples: rows of affine points, row i holding
+ * j * 2^(w i) * P for j = 1..2^(w-1) (w = 12 for G, 8 for a key; "Tables"
+ * below). A scalar written in signed w-bit digits then multiplies with one
+ * table entry per digit and no doubling at all: u1*G + u2*Q is at most 55
+ * additions of an affine point to a Jacobian sum.
  *
- * OpenSSL's own tables for G have this layout too, but its P-256 code reads
+ * OpenSSL's own tables for G have this layout (w = 7), but its P-256 code reads
  * every entry of a row for each digit (a constant-time gather, needed for
  * secret scalars): a whole 151 KB table per multiplication, which a busy
  * relay with tens of keys serves from memory rather than cache. A verify
@@ -496,14 +496,14 @@ static void point_add_affine(struct jacobian *p, const uint64_t x2[4], const uin
 
 /* MARK: Tables
  *
- * A table of width w has rows of 2^(w-1) affine points: row i holds j 2^(w i) P for j = 1..2^(w-1). A key's table
- * has width 7 (37 rows of 64, 148 KiB), G's width 10 (26 rows of 512, 832 KiB, once per process): fewer rows, so
- * fewer additions, for the table every verify shares. */
+ * A table of width w has rows of 2^(w-1) affine points: row i holds j 2^(w i) P for j = 1..2^(w-1), so a scalar
+ * takes one addition per row. A key's table has width 8 (33 rows of 128, 264 KiB), G's width 12 (22 rows of 2048,
+ * 2.75 MiB, once per process): wider tables mean fewer additions, at the cost of memory and building time. */
 
-#define KEY_WINDOW 7
-#define KEY_ROWS 37 /* 7 x 37 = 259 bits: 256 and a carry */
-#define GENERATOR_WINDOW 10
-#define GENERATOR_ROWS 26 /* 10 x 26 = 260 bits */
+#define KEY_WINDOW 8
+#define KEY_ROWS 33 /* 8 x 33 = 264 bits: 256 and a carry */
+#define GENERATOR_WINDOW 12
+#define GENERATOR_ROWS 22 /* 12 x 22 = 264 bits */
 
 struct mw_p256_table {
     /* entries[i 2^(w-1) + j - 1] = j 2^(w i) Q, affine, Montgomery form. */
@@ -929,16 +929,23 @@ int mw_p256_multiplication_check(uint64_t seed, int rounds) {
             aLimbs[i] = next_random(&state);
             bLimbs[i] = next_random(&state);
         }
-        /* fe_mul against mont_mul (itself checked against OpenSSL by mw_p256_montgomery_check), below p. */
+        /* fe_mul against mont_mul (itself checked against OpenSSL by mw_p256_montgomery_check), below p;
+         * the first rounds take p - 1 to p - 4 (the largest products). */
         memcpy(fieldA, aLimbs, sizeof fieldA);
         memcpy(fieldB, bLimbs, sizeof fieldB);
         while (limbs_ge(fieldA, P256_PRIME)) fieldA[3] >>= 1;
         while (limbs_ge(fieldB, P256_PRIME)) fieldB[3] >>= 1;
+        if (round < 4) {
+            memcpy(fieldA, P256_PRIME, sizeof fieldA);
+            fieldA[0] -= 1 + (uint64_t)round;
+            memcpy(fieldB, P256_PRIME, sizeof fieldB);
+            fieldB[0] -= 1;
+        }
         mont_mul(viaGeneric, fieldA, fieldB, P256_PRIME, mont_factor(P256_PRIME));
         fe_mul(viaField, fieldA, fieldB);
         if (!limbs_equal(viaGeneric, viaField)) mismatches++;
         /* Scalars below n. The first rounds take edges, each for a and then for b: 0, 1, the largest digit and one
-         * more (the first value with a carry: 512 and 513 for G's table, 64 and 65 for a key's), n - 1, and two
+         * more (the first value with a carry; a's for G's table, b's for the key's), n - 1, and two
          * patterns; then a = b. */
         while (limbs_ge(aLimbs, P256_ORDER)) aLimbs[3] >>= 1;
         while (limbs_ge(bLimbs, P256_ORDER)) bLimbs[3] >>= 1;
@@ -947,8 +954,8 @@ int mw_p256_multiplication_check(uint64_t seed, int rounds) {
             uint64_t value[4] = {0, 0, 0, 0};
             switch (edge % 7) {
             case 1: value[0] = 1; break;
-            case 2: value[0] = edge < 7 ? 512 : 64; break;
-            case 3: value[0] = edge < 7 ? 513 : 65; break;
+            case 2: value[0] = (uint64_t)1 << ((edge < 7 ? GENERATOR_WINDOW : KEY_WINDOW) - 1); break;
+            case 3: value[0] = ((uint64_t)1 << ((edge < 7 ? GENERATOR_WINDOW : KEY_WINDOW) - 1)) + 1; break;
             case 4: memcpy(value, P256_ORDER, sizeof value); value[0] -= 1; break;
             case 5: case 6: {
                 /* The largest digit in every window below bit 252, or one more (a carry through every row); a's

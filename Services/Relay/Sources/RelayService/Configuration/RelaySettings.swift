@@ -211,7 +211,7 @@ public enum RelaySettings {
     public static let verifyTables = ConfigurationSetting<Int>.int("VERIFY_TABLES", default: 64, range: 0...4096,
                                                                    help: """
                                                                          Outpost keys that get a precomputed table, cutting the \
-                                                                         CPU of each signature check to a quarter (148 KiB each; \
+                                                                         CPU of each signature check to a quarter (264 KiB each; \
                                                                          a key qualifies after 256 new envelopes within 10 \
                                                                          minutes); 0 turns them off.
                                                                          """)

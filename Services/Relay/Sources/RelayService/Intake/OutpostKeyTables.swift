@@ -4,8 +4,8 @@ import Synchronization
 
 /// Precomputed verify tables for the outpost keys that sign the most envelopes.
 ///
-/// A table cuts the CPU of an envelope's signature check to under a quarter, but building one costs a few dozen
-/// checks' worth and it holds 148 KiB, so only a busy key earns one: one under which `threshold` new envelopes were stored
+/// A table cuts the CPU of an envelope's signature check to under a quarter, but building one costs about a hundred
+/// checks' worth and it holds 264 KiB, so only a busy key earns one: one under which `threshold` new envelopes were stored
 /// within a window. At most `capacity` keys hold a table; a newly busy key takes the slot of one under which nothing
 /// new was stored for a whole window, or waits for the next window. Tables are built one at a time on a thread of
 /// their own, so no check waits for one. Only envelopes the durable write stored as new count, and only they keep a
@@ -13,7 +13,7 @@ import Synchronization
 final class OutpostKeyTables: Sendable {
     /// How many tables, and what earns one.
     struct Configuration: Sendable {
-        /// Keys that may hold a table at once (148 KiB each); 0 builds none.
+        /// Keys that may hold a table at once (264 KiB each); 0 builds none.
         var capacity = 64
         /// New envelopes stored within one window that earn a key its table.
         var threshold = 256
