@@ -22,7 +22,7 @@ struct BenchOptions {
     var apnsClient = "nghttp2"
     /// The relay's `HTTP_ENGINE` for its public listener: `epoll` (its default) or `libmicrohttpd`.
     var httpEngine = "epoll"
-    /// Envelopes sent before the phases (connections, prepared statements, caches; with 256 an outpost or more, the
+    /// Envelopes sent before the phases (connections, prepared statements, caches; with 32 an outpost or more, the
     /// busy keys' verify tables too).
     var warmUp = 500
     /// The relay's `VERIFY_TABLES`: outpost keys that may hold a precomputed verify table (0 turns them off).
@@ -79,7 +79,7 @@ struct BenchOptions {
                     after the phase, when PostgreSQL's idle backends have flushed their counters.
                     --apns-client sets the relay's APNS_CLIENT (nghttp2, its default, or libcurl).
                     --http-engine sets the relay's HTTP_ENGINE (epoll, its default, or libmicrohttpd).
-                    --warm-up sends N envelopes (500) before the phases; 256 an outpost or more lets the relay build its verify
+                    --warm-up sends N envelopes (500) before the phases; 32 an outpost or more lets the relay build its verify
                     tables before the fixed-rate phase, as a relay that has run a while has them.
                     --verify-tables sets the relay's VERIFY_TABLES (64, its default; 0 checks every signature with the key alone).
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).

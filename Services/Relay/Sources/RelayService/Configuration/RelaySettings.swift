@@ -212,7 +212,7 @@ public enum RelaySettings {
                                                                    help: """
                                                                          Outpost keys that get a precomputed table, cutting the \
                                                                          CPU of each signature check to a quarter (264 KiB each; \
-                                                                         a key qualifies after 256 new envelopes within 10 \
+                                                                         a key qualifies after 32 new envelopes within 10 \
                                                                          minutes); 0 turns them off.
                                                                          """)
 

@@ -16,7 +16,7 @@ final class OutpostKeyTables: Sendable {
         /// Keys that may hold a table at once (264 KiB each); 0 builds none.
         var capacity = 64
         /// New envelopes stored within one window that earn a key its table.
-        var threshold = 256
+        var threshold = 32
         /// Milliseconds over which envelopes are counted; a table with no new envelope for this long may be given up.
         var windowMS: Int64 = 600_000
     }
