@@ -90,6 +90,11 @@ struct PrecomputedPublicKeyTests {
         #expect(P256.Signing.PrecomputedPublicKey.multiplicationMismatches(seed: seed, rounds: 3_000) == 0, "seed \(seed)")
     }
 
+    @Test func signaturesBuiltForEveryBranchOfTheFinalCheckGetTheExpectedAnswers() {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        #expect(P256.Signing.PrecomputedPublicKey.verifyMismatches(seed: seed, rounds: 40) == 0, "seed \(seed)")
+    }
+
     @Test func concurrentVerifiesWithOneTableAreSafe() async throws {
         let table = self.table, message = self.message
         let good = try key.signature(for: message)

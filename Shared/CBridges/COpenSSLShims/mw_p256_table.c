@@ -25,6 +25,7 @@
 #include "mw_crypto.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -590,31 +591,41 @@ static int point_decode(uint64_t x[4], uint64_t y[4], const uint8_t *point, size
     return 1;
 }
 
-static struct affine *generator_entries;
-static pthread_once_t generator_once = PTHREAD_ONCE_INIT;
+/* G's table once built; a build that failed (memory) is tried again at the next use rather than never. */
+static struct affine *_Atomic generator_entries;
+static pthread_mutex_t generator_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* G's table, built on first use; NULL if it could not be. */
-static void generator_build(void) {
+/* Builds G's table; NULL if it could not be. */
+static struct affine *generator_build(void) {
     EC_GROUP *curve = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
     uint8_t encoded[65];
     const size_t size = (size_t)(GENERATOR_ROWS << (GENERATOR_WINDOW - 1)) * sizeof(struct affine);
     struct affine *entries = aligned_alloc(64, size);
     uint64_t x[4], y[4];
-    if (curve && entries
-        && EC_POINT_point2oct(curve, EC_GROUP_get0_generator(curve), POINT_CONVERSION_UNCOMPRESSED, encoded,
-                              sizeof encoded, NULL) == sizeof encoded
-        && point_decode(x, y, encoded, sizeof encoded) && table_fill(entries, GENERATOR_WINDOW, GENERATOR_ROWS, x, y)) {
-        generator_entries = entries;
-    } else {
+    if (!curve || !entries
+        || EC_POINT_point2oct(curve, EC_GROUP_get0_generator(curve), POINT_CONVERSION_UNCOMPRESSED, encoded,
+                              sizeof encoded, NULL) != sizeof encoded
+        || !point_decode(x, y, encoded, sizeof encoded) || !table_fill(entries, GENERATOR_WINDOW, GENERATOR_ROWS, x, y)) {
         free(entries);
+        entries = NULL;
     }
     EC_GROUP_free(curve);
     ERR_clear_error();
+    return entries;
 }
 
+/* G's table, built by the first use (others wait for it); NULL while it cannot be built. */
 static const struct affine *generator(void) {
-    pthread_once(&generator_once, generator_build);
-    return generator_entries;
+    struct affine *entries = atomic_load_explicit(&generator_entries, memory_order_acquire);
+    if (entries) return entries;
+    pthread_mutex_lock(&generator_lock);
+    entries = atomic_load_explicit(&generator_entries, memory_order_relaxed);
+    if (!entries) {
+        entries = generator_build();
+        if (entries) atomic_store_explicit(&generator_entries, entries, memory_order_release);
+    }
+    pthread_mutex_unlock(&generator_lock);
+    return entries;
 }
 
 void mw_p256_table_free(mw_p256_table *table) { free(table); }
@@ -1012,4 +1023,215 @@ done:
     BN_CTX_free(ctx);
     ERR_clear_error();
     return mismatches;
+}
+
+/* MARK: The verify's own checks, against the key alone
+ *
+ * Signatures are built for chosen u1 and u2 (R = u1 G + u2 Q, s = r / u2, e = u1 s), so that every branch of the
+ * range checks and of the final comparison is taken on purpose, and each answer is compared with what the check
+ * expects and with mw_ecdsa_verify_digest (OpenSSL's EVP verify with the key alone). */
+
+struct verify_check {
+    EC_GROUP *curve;
+    BN_CTX *ctx;
+    const BIGNUM *order;
+    BIGNUM *prime;
+    uint64_t state;
+    int mismatches;
+    int failed;
+    /* The last key's encoding, table and key alone, kept while the next checks use the same key. */
+    uint8_t encoded[65];
+    mw_p256_table *table;
+    mw_key *key;
+};
+
+/* A scalar in [1, n). */
+static int random_scalar(struct verify_check *c, BIGNUM *out) {
+    uint8_t bytes[32];
+    do {
+        for (int i = 0; i < 32; i++) bytes[i] = (uint8_t)(next_random(&c->state) >> 56);
+        if (!BN_bin2bn(bytes, 32, out) || BN_nnmod(out, out, c->order, c->ctx) != 1) return 0;
+    } while (BN_is_zero(out));
+    return 1;
+}
+
+/* Verifies (r, s) over digest e with Q's table and with the key alone; counts a mismatch when either answer is not
+ * `expected`. r, s and e are taken modulo 2^256 as given (they may be n or more). */
+static void expect_verify(struct verify_check *c, const EC_POINT *q, const BIGNUM *r, const BIGNUM *s, const BIGNUM *e,
+                          int expected) {
+    uint8_t encoded[65], digest[32], signature[64];
+    if (EC_POINT_point2oct(c->curve, q, POINT_CONVERSION_UNCOMPRESSED, encoded, sizeof encoded, c->ctx) != sizeof encoded
+        || BN_bn2binpad(e, digest, 32) != 32 || BN_bn2binpad(r, signature, 32) != 32
+        || BN_bn2binpad(s, signature + 32, 32) != 32) {
+        c->failed = 1;
+        return;
+    }
+    if (!c->table || memcmp(encoded, c->encoded, sizeof encoded) != 0) {
+        mw_p256_table_free(c->table);
+        mw_key_free(c->key);
+        memcpy(c->encoded, encoded, sizeof encoded);
+        c->table = mw_p256_table_new(encoded, sizeof encoded);
+        c->key = mw_p256_public_from_x963(encoded, sizeof encoded);
+    }
+    if (!c->table || !c->key) {
+        c->failed = 1;
+        return;
+    }
+    int withTable = mw_p256_table_verify_digest(c->table, digest, signature, sizeof signature);
+    int alone = mw_ecdsa_verify_digest(c->key, digest, signature, sizeof signature);
+    if (withTable != expected || alone != expected) c->mismatches++;
+}
+
+/* q = u2^-1 (R - u1 G): the key for which u1 G + u2 q is R. */
+static int key_reaching(struct verify_check *c, EC_POINT *q, const EC_POINT *point, const BIGNUM *u1, const BIGNUM *u2) {
+    EC_POINT *u1G = EC_POINT_new(c->curve);
+    BIGNUM *inverse = BN_new();
+    int ok = u1G && inverse && EC_POINT_mul(c->curve, u1G, u1, NULL, NULL, c->ctx) == 1
+        && EC_POINT_invert(c->curve, u1G, c->ctx) == 1 && EC_POINT_add(c->curve, q, point, u1G, c->ctx) == 1
+        && BN_mod_inverse(inverse, u2, c->order, c->ctx) && EC_POINT_mul(c->curve, q, NULL, q, inverse, c->ctx) == 1
+        && !EC_POINT_is_at_infinity(c->curve, q);
+    EC_POINT_free(u1G);
+    BN_free(inverse);
+    return ok;
+}
+
+/* A point whose x is `x` or, when none is, the first value above it that is (x moves there); 0 if none is found. */
+static int point_with_x_from(struct verify_check *c, EC_POINT *point, BIGNUM *x) {
+    for (int tries = 0; tries < 200; tries++) {
+        if (EC_POINT_set_compressed_coordinates(c->curve, point, x, (int)(next_random(&c->state) & 1), c->ctx) == 1) return 1;
+        ERR_clear_error();
+        if (!BN_add_word(x, 1)) return 0;
+    }
+    return 0;
+}
+
+/* Signs for `point` reached with random u1 and u2, with r given: s = r / u2 and e = u1 s; q is the key. */
+static int sign_for(struct verify_check *c, EC_POINT *q, const EC_POINT *point, const BIGNUM *r, BIGNUM *s, BIGNUM *e) {
+    BIGNUM *u1 = BN_new(), *u2 = BN_new(), *inverse = BN_new();
+    int ok = u1 && u2 && inverse && random_scalar(c, u1) && random_scalar(c, u2) && key_reaching(c, q, point, u1, u2)
+        && BN_mod_inverse(inverse, u2, c->order, c->ctx) && BN_mod_mul(s, r, inverse, c->order, c->ctx) == 1
+        && BN_mod_mul(e, u1, s, c->order, c->ctx) == 1;
+    BN_free(u1);
+    BN_free(u2);
+    BN_free(inverse);
+    return ok;
+}
+
+/* Signs for `point` with s given (small ones let s + n stay below 2^256): u2 = r / s, a random u1, e = u1 s. */
+static int sign_with_s(struct verify_check *c, EC_POINT *q, const EC_POINT *point, const BIGNUM *r, const BIGNUM *s,
+                       BIGNUM *e) {
+    BIGNUM *u1 = BN_new(), *u2 = BN_new(), *inverse = BN_new();
+    int ok = u1 && u2 && inverse && random_scalar(c, u1) && BN_mod_inverse(inverse, s, c->order, c->ctx)
+        && BN_mod_mul(u2, r, inverse, c->order, c->ctx) == 1 && !BN_is_zero(u2) && key_reaching(c, q, point, u1, u2)
+        && BN_mod_mul(e, u1, s, c->order, c->ctx) == 1;
+    BN_free(u1);
+    BN_free(u2);
+    BN_free(inverse);
+    return ok;
+}
+
+static void verify_check_round(struct verify_check *c) {
+    EC_POINT *point = EC_POINT_new(c->curve), *q = EC_POINT_new(c->curve);
+    BIGNUM *x = BN_new(), *r = BN_new(), *s = BN_new(), *e = BN_new(), *k = BN_new(), *t = BN_new(),
+           *twoTo256 = BN_new();
+    if (!point || !q || !x || !r || !s || !e || !k || !t || !twoTo256 || !BN_set_bit(twoTo256, 256)) {
+        c->failed = 1;
+        goto done;
+    }
+    /* A random R: valid as signed, with s negated (also valid), and with r + n and s + n (out of range, refused
+     * although they are the same values modulo n). */
+    if (!random_scalar(c, k) || EC_POINT_mul(c->curve, point, k, NULL, NULL, c->ctx) != 1
+        || EC_POINT_get_affine_coordinates(c->curve, point, x, NULL, c->ctx) != 1
+        || BN_nnmod(r, x, c->order, c->ctx) != 1 || BN_is_zero(r) || !sign_for(c, q, point, r, s, e)) {
+        c->failed = 1;
+        goto done;
+    }
+    expect_verify(c, q, r, s, e, 1);
+    if (BN_sub(t, c->order, s) != 1) c->failed = 1;
+    expect_verify(c, q, r, t, e, 1);
+    if (BN_add(t, r, c->order) != 1) c->failed = 1;
+    if (BN_cmp(t, twoTo256) < 0) expect_verify(c, q, t, s, e, 0);
+    if (BN_add(t, s, c->order) != 1) c->failed = 1;
+    if (BN_cmp(t, twoTo256) < 0) expect_verify(c, q, r, t, e, 0);
+    /* A small s: valid, and s + n (below 2^256) refused. */
+    if (!BN_set_word(t, 1 + next_random(&c->state) % 1000000) || !BN_lshift(s, t, (int)(next_random(&c->state) % 200))
+        || !sign_with_s(c, q, point, r, s, e) || BN_add(t, s, c->order) != 1) {
+        c->failed = 1;
+        goto done;
+    }
+    expect_verify(c, q, r, s, e, 1);
+    expect_verify(c, q, r, t, e, 0);
+    if (!sign_for(c, q, point, r, s, e)) {
+        c->failed = 1;
+        goto done;
+    }
+    /* The digest and each half of the signature, one bit flipped. */
+    int bit = (int)(next_random(&c->state) % 256);
+    if (!BN_copy(t, e) || (BN_is_bit_set(t, bit) ? !BN_clear_bit(t, bit) : !BN_set_bit(t, bit))) c->failed = 1;
+    expect_verify(c, q, r, s, t, 0);
+    if (!BN_copy(t, r) || (BN_is_bit_set(t, bit) ? !BN_clear_bit(t, bit) : !BN_set_bit(t, bit))) c->failed = 1;
+    if (!BN_is_zero(t)) expect_verify(c, q, t, s, e, 0);
+    if (!BN_copy(t, s) || (BN_is_bit_set(t, bit) ? !BN_clear_bit(t, bit) : !BN_set_bit(t, bit))) c->failed = 1;
+    if (!BN_is_zero(t)) expect_verify(c, q, r, t, e, 0);
+    /* A sum at infinity: Q = kG and e = -k r make u1 + u2 k = 0. */
+    if (EC_POINT_mul(c->curve, q, k, NULL, NULL, c->ctx) != 1 || BN_mod_mul(t, k, r, c->order, c->ctx) != 1
+        || BN_sub(e, c->order, t) != 1 || BN_nnmod(e, e, c->order, c->ctx) != 1) {
+        c->failed = 1;
+        goto done;
+    }
+    expect_verify(c, q, r, s, e, 0);
+    /* R with x in [n, p): r = x - n is valid through the r + n branch; r = x itself is out of range. */
+    if (!BN_copy(x, c->order) || !BN_add_word(x, next_random(&c->state) % 1000000)
+        || !point_with_x_from(c, point, x) || BN_cmp(x, c->prime) >= 0 || BN_sub(r, x, c->order) != 1 || BN_is_zero(r)
+        || !sign_for(c, q, point, r, s, e)) {
+        c->failed = 1;
+        goto done;
+    }
+    expect_verify(c, q, r, s, e, 1);
+    expect_verify(c, q, x, s, e, 0);
+    /* R with a small x: r = x is valid; r = x + p - n (below n, and r + n is x + p, which is x modulo p) and
+     * r = x + 2^256 - n (r + n carries out of 256 bits to x) must be refused. */
+    if (!BN_set_word(x, 1 + next_random(&c->state) % 1000) || !point_with_x_from(c, point, x) || !BN_copy(r, x)
+        || !sign_for(c, q, point, r, s, e)) {
+        c->failed = 1;
+        goto done;
+    }
+    expect_verify(c, q, r, s, e, 1);
+    const BIGNUM *aliases[2] = {c->prime, twoTo256};
+    for (int i = 0; i < 2; i++) {
+        if (BN_add(r, x, aliases[i]) != 1 || BN_sub(r, r, c->order) != 1 || !sign_for(c, q, point, r, s, e)) {
+            c->failed = 1;
+            goto done;
+        }
+        expect_verify(c, q, r, s, e, 0);
+    }
+done:
+    EC_POINT_free(point);
+    EC_POINT_free(q);
+    BN_free(x);
+    BN_free(r);
+    BN_free(s);
+    BN_free(e);
+    BN_free(k);
+    BN_free(t);
+    BN_free(twoTo256);
+}
+
+int mw_p256_verify_check(uint64_t seed, int rounds) {
+    struct verify_check c = {.curve = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1), .ctx = BN_CTX_new(),
+                             .prime = BN_new(), .state = seed | 1};
+    int result = -1;
+    if (mw_crypto_init() != 1 || !c.curve || !c.ctx || !c.prime || EC_GROUP_get_curve(c.curve, c.prime, NULL, NULL, c.ctx) != 1)
+        goto done;
+    c.order = EC_GROUP_get0_order(c.curve);
+    for (int round = 0; round < rounds && !c.failed; round++) verify_check_round(&c);
+    result = c.failed ? -1 : c.mismatches;
+done:
+    mw_p256_table_free(c.table);
+    mw_key_free(c.key);
+    BN_free(c.prime);
+    BN_CTX_free(c.ctx);
+    EC_GROUP_free(c.curve);
+    ERR_clear_error();
+    return result;
 }

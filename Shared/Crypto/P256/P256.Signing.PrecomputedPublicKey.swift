@@ -63,5 +63,13 @@ extension P256.Signing {
         static func multiplicationMismatches(seed: UInt64, rounds: Int32) -> Int32 {
             mw_p256_multiplication_check(seed, rounds)
         }
+
+        /// How many answers differ from the expected ones, for the table or for the key alone, over `rounds` rounds of
+        /// signatures built to take every range check and both branches of the final comparison (r + n and s + n,
+        /// x(R) at least n, small x(R) with r = x + p - n and x + 2^256 - n, a sum at infinity, flipped bits;
+        /// pseudo-random from `seed`); -1 on an internal error. For tests.
+        static func verifyMismatches(seed: UInt64, rounds: Int32) -> Int32 {
+            mw_p256_verify_check(seed, rounds)
+        }
     }
 }

@@ -85,6 +85,12 @@ int mw_p256_montgomery_check(uint64_t seed, int rounds);
  * `rounds` pairs (edge scalars, a = b, then pseudo-random from seed), and the field product modulo p with the
  * generic one; the number that differ, or -1 on an internal error. */
 int mw_p256_multiplication_check(uint64_t seed, int rounds);
+/* For tests: builds signatures for chosen u1 and u2 on `rounds` rounds (pseudo-random from seed) that take every
+ * range check and both branches of the final comparison (valid; negated s; r + n; a small s, and s + n; a flipped bit of the
+ * digest, r and s; a sum at infinity; R with x in [n, p), whose r = x - n is valid and r = x is not; R with a small
+ * x, whose r = x + p - n and r = x + 2^256 - n are not), and compares the table's answers and the key alone's with
+ * the expected ones; the number that differ, or -1 on an internal error. */
+int mw_p256_verify_check(uint64_t seed, int rounds);
 /* DER <-> raw conversion (for X.509 / JWS interop). */
 int mw_ecdsa_der_to_raw(const uint8_t *der, size_t len, uint8_t raw[64]);
 int mw_ecdsa_raw_to_der(const uint8_t raw[64], uint8_t *out, size_t cap, size_t *written);
