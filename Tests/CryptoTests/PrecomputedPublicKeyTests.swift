@@ -76,23 +76,26 @@ struct PrecomputedPublicKeyTests {
     }
 
     @Test func theInverseModuloTheOrderAgreesWithOpenSSLs() {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        #expect(P256.Signing.PrecomputedPublicKey.orderInverseMismatches(seed: seed, rounds: 20_000) == 0, "seed \(seed)")
+        Self.expectNoMismatches(rounds: 20_000, P256.Signing.PrecomputedPublicKey.orderInverseMismatches)
     }
 
     @Test func theProductsModuloTheOrderAndThePrimeAgreeWithOpenSSLs() {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        #expect(P256.Signing.PrecomputedPublicKey.montgomeryMismatches(seed: seed, rounds: 20_000) == 0, "seed \(seed)")
+        Self.expectNoMismatches(rounds: 20_000, P256.Signing.PrecomputedPublicKey.montgomeryMismatches)
     }
 
     @Test func sumsOfTwoMultiplesAgreeWithOpenSSLs() {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        #expect(P256.Signing.PrecomputedPublicKey.multiplicationMismatches(seed: seed, rounds: 3_000) == 0, "seed \(seed)")
+        Self.expectNoMismatches(rounds: 3_000, P256.Signing.PrecomputedPublicKey.multiplicationMismatches)
     }
 
     @Test func signaturesBuiltForEveryBranchOfTheFinalCheckGetTheExpectedAnswers() {
+        Self.expectNoMismatches(rounds: 40, P256.Signing.PrecomputedPublicKey.verifyMismatches)
+    }
+
+    /// Runs one of the C checks from a random seed (named on failure) and expects no mismatch.
+    static func expectNoMismatches(rounds: Int32, _ check: (_ seed: UInt64, _ rounds: Int32) -> Int32,
+                                   sourceLocation: SourceLocation = #_sourceLocation) {
         let seed = UInt64.random(in: 1...UInt64.max)
-        #expect(P256.Signing.PrecomputedPublicKey.verifyMismatches(seed: seed, rounds: 40) == 0, "seed \(seed)")
+        #expect(check(seed, rounds) == 0, "seed \(seed)", sourceLocation: sourceLocation)
     }
 
     @Test func concurrentVerifiesWithOneTableAreSafe() async throws {

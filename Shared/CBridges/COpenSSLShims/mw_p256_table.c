@@ -291,6 +291,17 @@ static const uint64_t FIELD_ZERO[4] = {0, 0, 0, 0};
 /* R mod p = 2^256 - p (the Montgomery form of 1), and R^2 mod p, from field_constants. */
 static uint64_t FIELD_ONE[4], FIELD_R2[4];
 
+/* out = t - p when t (with `carry`, its bit 256) is p or more, t otherwise; for t < 2p. */
+static void fe_reduce_once(uint64_t out[4], const uint64_t t[4], uint64_t carry) {
+    uint64_t less[4], borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        mw_u128 diff = (mw_u128)t[i] - P256_PRIME[i] - borrow;
+        less[i] = (uint64_t)diff;
+        borrow = (uint64_t)(diff >> 64) & 1;
+    }
+    memcpy(out, (carry || !borrow) ? less : t, sizeof less);
+}
+
 /* a b R^-1 mod p for a, b < p, word by word (CIOS) using p's shape: after adding a b_i, a step adds q p for q = the
  * lowest word t_0 (P256_PRIME_FACTOR is 1). With p = 2^256 - 2^224 + 2^192 + 2^96 - 1, t_0 + q (2^64 - 1) is q 2^64:
  * the word becomes 0 and carries q; word 1 of p, 2^32 - 1, with that carry adds q 2^32; word 2 of p is 0; word 3
@@ -310,9 +321,8 @@ static void fe_mul(uint64_t out[4], const uint64_t a[4], const uint64_t b[4]) {
         t2 = (uint64_t)acc;
         acc = (mw_u128)a3 * bi + t3 + (uint64_t)(acc >> 64);
         t3 = (uint64_t)acc;
-        acc = (mw_u128)t4 + (uint64_t)(acc >> 64);
-        t4 = (uint64_t)acc;
-        const uint64_t t5 = (uint64_t)(acc >> 64);
+        /* t + a b_i < a 2^64 + p < 2^320: five words hold it. */
+        t4 += (uint64_t)(acc >> 64);
         /* t + q p, one word down. */
         const uint64_t q = t0;
         acc = (mw_u128)t1 + (q << 32);
@@ -323,33 +333,21 @@ static void fe_mul(uint64_t out[4], const uint64_t a[4], const uint64_t b[4]) {
         t2 = (uint64_t)acc;
         acc = (acc >> 64) + t4;
         t3 = (uint64_t)acc;
-        t4 = t5 + (uint64_t)(acc >> 64);
+        t4 = (uint64_t)(acc >> 64);
     }
-    uint64_t less[4], borrow = 0;
     const uint64_t sum[4] = {t0, t1, t2, t3};
-    for (int i = 0; i < 4; i++) {
-        mw_u128 diff = (mw_u128)sum[i] - P256_PRIME[i] - borrow;
-        less[i] = (uint64_t)diff;
-        borrow = (uint64_t)(diff >> 64) & 1;
-    }
-    memcpy(out, (t4 || !borrow) ? less : sum, sizeof less);
+    fe_reduce_once(out, sum, t4);
 }
 
 static void fe_add(uint64_t out[4], const uint64_t a[4], const uint64_t b[4]) {
-    uint64_t sum[4], less[4], borrow = 0;
+    uint64_t sum[4];
     mw_u128 carry = 0;
     for (int i = 0; i < 4; i++) {
         carry += (mw_u128)a[i] + b[i];
         sum[i] = (uint64_t)carry;
         carry >>= 64;
     }
-    for (int i = 0; i < 4; i++) {
-        mw_u128 diff = (mw_u128)sum[i] - P256_PRIME[i] - borrow;
-        less[i] = (uint64_t)diff;
-        borrow = (uint64_t)(diff >> 64) & 1;
-    }
-    /* a + b < 2p: one subtraction, kept when the sum carried out of 256 bits or did not borrow. */
-    memcpy(out, (carry || !borrow) ? less : sum, sizeof sum);
+    fe_reduce_once(out, sum, (uint64_t)carry);
 }
 
 static void fe_sub(uint64_t out[4], const uint64_t a[4], const uint64_t b[4]) {
@@ -665,30 +663,33 @@ static const struct affine *entry_for(const struct affine *entries, int window, 
     return entries + ((size_t)row << (window - 1)) + (digit < 0 ? -digit : digit) - 1;
 }
 
+/* Starts fetching the entry of each nonzero digit (one cache line each). */
+static void prefetch_entries(const struct affine *entries, int window, const int16_t *digits, int rows) {
+    for (int i = 0; i < rows; i++) {
+        if (digits[i]) __builtin_prefetch(entry_for(entries, window, i, digits[i]));
+    }
+}
+
+/* sum += the scalar whose digits these are, times the table's point. */
+static void add_entries(struct jacobian *sum, const struct affine *entries, int window, const int16_t *digits, int rows) {
+    for (int i = 0; i < rows; i++) {
+        if (!digits[i]) continue;
+        const struct affine *entry = entry_for(entries, window, i, digits[i]);
+        point_add_affine(sum, entry->x, entry->y, digits[i] < 0);
+    }
+}
+
 /* sum = a G + b Q, for a and b below 2^256. */
 static void multiply_both(struct jacobian *sum, const struct affine *g, const struct mw_p256_table *q, const uint64_t a[4],
                           const uint64_t b[4]) {
     int16_t da[GENERATOR_ROWS], db[KEY_ROWS];
     recode(da, a, GENERATOR_WINDOW, GENERATOR_ROWS);
     recode(db, b, KEY_WINDOW, KEY_ROWS);
-    /* Each digit reads one line of a table: start fetching them all. */
-    for (int i = 0; i < GENERATOR_ROWS; i++) {
-        if (da[i]) __builtin_prefetch(entry_for(g, GENERATOR_WINDOW, i, da[i]));
-    }
-    for (int i = 0; i < KEY_ROWS; i++) {
-        if (db[i]) __builtin_prefetch(entry_for(q->entries, KEY_WINDOW, i, db[i]));
-    }
+    prefetch_entries(g, GENERATOR_WINDOW, da, GENERATOR_ROWS);
+    prefetch_entries(q->entries, KEY_WINDOW, db, KEY_ROWS);
     sum->infinity = 1;
-    for (int i = 0; i < GENERATOR_ROWS; i++) {
-        if (!da[i]) continue;
-        const struct affine *entry = entry_for(g, GENERATOR_WINDOW, i, da[i]);
-        point_add_affine(sum, entry->x, entry->y, da[i] < 0);
-    }
-    for (int i = 0; i < KEY_ROWS; i++) {
-        if (!db[i]) continue;
-        const struct affine *entry = entry_for(q->entries, KEY_WINDOW, i, db[i]);
-        point_add_affine(sum, entry->x, entry->y, db[i] < 0);
-    }
+    add_entries(sum, g, GENERATOR_WINDOW, da, GENERATOR_ROWS);
+    add_entries(sum, q->entries, KEY_WINDOW, db, KEY_ROWS);
 }
 
 /* SEC 1 v2 section 4.1.4, with SHA-256 and a 256-bit order: no truncation. */
@@ -877,14 +878,11 @@ done:
 
 /* For the check: the affine coordinates of a Jacobian point (Montgomery form in), as 64 big-endian bytes. */
 static void affine_bytes(uint8_t out[64], const struct jacobian *p) {
-    uint64_t zInverse[4], zz[4], x[4], y[4];
-    fe_invert(zInverse, p->z);
-    fe_mul(zz, zInverse, zInverse);
-    fe_mul(x, p->x, zz);
-    fe_mul(zz, zz, zInverse);
-    fe_mul(y, p->y, zz);
-    fe_mul(x, x, LIMBS_ONE);
-    fe_mul(y, y, LIMBS_ONE);
+    struct affine point;
+    uint64_t product[1][4], x[4], y[4];
+    make_affine(&point, p, 1, product);
+    fe_mul(x, point.x, LIMBS_ONE);
+    fe_mul(y, point.y, LIMBS_ONE);
     limbs_to_be(out, x);
     limbs_to_be(out + 32, y);
 }
@@ -1105,19 +1103,8 @@ static int point_with_x_from(struct verify_check *c, EC_POINT *point, BIGNUM *x)
     return 0;
 }
 
-/* Signs for `point` reached with random u1 and u2, with r given: s = r / u2 and e = u1 s; q is the key. */
-static int sign_for(struct verify_check *c, EC_POINT *q, const EC_POINT *point, const BIGNUM *r, BIGNUM *s, BIGNUM *e) {
-    BIGNUM *u1 = BN_new(), *u2 = BN_new(), *inverse = BN_new();
-    int ok = u1 && u2 && inverse && random_scalar(c, u1) && random_scalar(c, u2) && key_reaching(c, q, point, u1, u2)
-        && BN_mod_inverse(inverse, u2, c->order, c->ctx) && BN_mod_mul(s, r, inverse, c->order, c->ctx) == 1
-        && BN_mod_mul(e, u1, s, c->order, c->ctx) == 1;
-    BN_free(u1);
-    BN_free(u2);
-    BN_free(inverse);
-    return ok;
-}
-
-/* Signs for `point` with s given (small ones let s + n stay below 2^256): u2 = r / s, a random u1, e = u1 s. */
+/* Signs for `point` with s given (small ones let s + n stay below 2^256): u2 = r / s, a random u1, e = u1 s; q is
+ * the key. */
 static int sign_with_s(struct verify_check *c, EC_POINT *q, const EC_POINT *point, const BIGNUM *r, const BIGNUM *s,
                        BIGNUM *e) {
     BIGNUM *u1 = BN_new(), *u2 = BN_new(), *inverse = BN_new();
@@ -1128,6 +1115,16 @@ static int sign_with_s(struct verify_check *c, EC_POINT *q, const EC_POINT *poin
     BN_free(u2);
     BN_free(inverse);
     return ok;
+}
+
+/* Signs for `point` with r given and a random s. */
+static int sign_for(struct verify_check *c, EC_POINT *q, const EC_POINT *point, const BIGNUM *r, BIGNUM *s, BIGNUM *e) {
+    return random_scalar(c, s) && sign_with_s(c, q, point, r, s, e);
+}
+
+/* out = in with bit `bit` flipped. */
+static int toggled(BIGNUM *out, const BIGNUM *in, int bit) {
+    return BN_copy(out, in) && (BN_is_bit_set(out, bit) ? BN_clear_bit(out, bit) : BN_set_bit(out, bit));
 }
 
 static void verify_check_round(struct verify_check *c) {
@@ -1167,11 +1164,11 @@ static void verify_check_round(struct verify_check *c) {
     }
     /* The digest and each half of the signature, one bit flipped. */
     int bit = (int)(next_random(&c->state) % 256);
-    if (!BN_copy(t, e) || (BN_is_bit_set(t, bit) ? !BN_clear_bit(t, bit) : !BN_set_bit(t, bit))) c->failed = 1;
+    if (!toggled(t, e, bit)) c->failed = 1;
     expect_verify(c, q, r, s, t, 0);
-    if (!BN_copy(t, r) || (BN_is_bit_set(t, bit) ? !BN_clear_bit(t, bit) : !BN_set_bit(t, bit))) c->failed = 1;
+    if (!toggled(t, r, bit)) c->failed = 1;
     if (!BN_is_zero(t)) expect_verify(c, q, t, s, e, 0);
-    if (!BN_copy(t, s) || (BN_is_bit_set(t, bit) ? !BN_clear_bit(t, bit) : !BN_set_bit(t, bit))) c->failed = 1;
+    if (!toggled(t, s, bit)) c->failed = 1;
     if (!BN_is_zero(t)) expect_verify(c, q, r, t, e, 0);
     /* A sum at infinity: Q = kG and e = -k r make u1 + u2 k = 0. */
     if (EC_POINT_mul(c->curve, q, k, NULL, NULL, c->ctx) != 1 || BN_mod_mul(t, k, r, c->order, c->ctx) != 1

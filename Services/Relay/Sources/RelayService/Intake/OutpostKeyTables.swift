@@ -11,12 +11,13 @@ import Synchronization
 /// their own, so no check waits for one. Only envelopes the durable write stored as new count, and only they keep a
 /// table in use: forgeries never verify and replays are duplicates, so neither can earn a key a table or hold one.
 final class OutpostKeyTables: Sendable {
-    /// How many tables, and what earns one.
+    /// How many tables, and what earns one (the relay's defaults: `RelayConfiguration.verifyTables` and
+    /// `verifyTableThreshold`).
     struct Configuration: Sendable {
         /// Keys that may hold a table at once (264 KiB each); 0 builds none.
-        var capacity = 64
+        var capacity: Int
         /// New envelopes stored within one window that earn a key its table.
-        var threshold = 32
+        var threshold: Int
         /// Milliseconds over which envelopes are counted; a table with no new envelope for this long may be given up.
         var windowMS: Int64 = 600_000
     }
