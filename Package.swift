@@ -157,7 +157,7 @@ let package = Package(
         tests("IMAPTests", ["MailwakeIMAP", "TestSupport"]),
         tests("QRCodeTests", ["MailwakeQRCode"]),
         tests("SQLiteTests", ["MailwakeSQLite", "MailwakeCore", "TestSupport"]),
-        tests("CryptoTests", ["MailwakeCrypto", "TestSupport"], exclude: ["Fixtures"]),
+        tests("CryptoTests", ["MailwakeCrypto", "COpenSSLShims", "TestSupport"], exclude: ["Fixtures"]),
         tests("APNsSimulatorTests", ["APNsSimulatorCore", "MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeProtocol", "MailwakeCrypto",
             "MailwakeCore", "TestSupport"]),
         tests("ProtocolTests", ["MailwakeProtocol", "MailwakeErrors", "MailwakeCrypto", "MailwakeCore", "TestSupport"]),

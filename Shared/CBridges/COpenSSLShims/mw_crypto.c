@@ -41,6 +41,8 @@ static BIGNUM *g_order = NULL;
 /* A non-NULL pointer for zero-length inputs (OpenSSL treats NULL specially). */
 static const uint8_t g_empty[1] = {0};
 #define NONNULL(p) ((p) != NULL ? (const void *)(p) : (const void *)g_empty)
+/* Whether (p, len) names readable bytes: NULL only with a length of 0. */
+#define BUFFER_OK(p, len) ((p) != NULL || (len) == 0)
 
 /* OpenSSL frees its global state in an atexit handler. Swift programs exit
  * while other threads may still release keys or contexts (a task's last
@@ -407,6 +409,7 @@ done:
 
 int mw_sha256(const uint8_t *data, size_t len, uint8_t out[32]) {
     REQUIRE_INIT();
+    if (!out || !BUFFER_OK(data, len)) return -1;
     unsigned int outlen = 0;
     if (EVP_Digest(NONNULL(data), len, out, &outlen, g_sha256, NULL) != 1 || outlen != 32) {
         ERR_clear_error();
@@ -432,6 +435,7 @@ mw_sha256_ctx *mw_sha256_new(void) {
 }
 
 int mw_sha256_update(mw_sha256_ctx *ctx, const uint8_t *data, size_t len) {
+    if (!ctx || !BUFFER_OK(data, len)) return -1;
     return EVP_DigestUpdate(ctx->md, NONNULL(data), len) == 1 ? 1 : -1;
 }
 
@@ -448,6 +452,7 @@ void mw_sha256_free(mw_sha256_ctx *ctx) {
 
 int mw_hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *data, size_t len, uint8_t out[32]) {
     REQUIRE_INIT();
+    if (!out || !BUFFER_OK(key, keylen) || !BUFFER_OK(data, len)) return -1;
     int rc = -1;
     size_t outlen = 0;
     EVP_MAC_CTX *ctx = EVP_MAC_CTX_dup(g_hmac_template);
@@ -466,6 +471,7 @@ int mw_hkdf_sha256(const uint8_t *ikm, size_t ikmlen, const uint8_t *salt, size_
                    const uint8_t *info, size_t infolen, uint8_t *out, size_t outlen) {
     REQUIRE_INIT();
     if (!out || outlen == 0 || outlen > 255 * 32 || ikmlen == 0) return -1;
+    if (!BUFFER_OK(ikm, ikmlen) || !BUFFER_OK(salt, saltlen) || !BUFFER_OK(info, infolen)) return -1;
     int rc = -1;
     OSSL_PARAM params[4];
     int n = 0;
@@ -491,6 +497,7 @@ int mw_scrypt(const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t s
               unsigned log2_n, uint32_t r, uint32_t p, uint8_t *out, size_t outlen) {
     REQUIRE_INIT();
     if (!out || outlen == 0 || log2_n == 0 || log2_n > 30 || r == 0 || p == 0) return -1;
+    if (!BUFFER_OK(pass, passlen) || !BUFFER_OK(salt, saltlen)) return -1;
     uint64_t n = (uint64_t)1 << log2_n;
     /* OpenSSL refuses more than maxmem; allow what these parameters need and a margin. */
     uint64_t maxmem = 128 * (uint64_t)r * (n + (uint64_t)p + 2) + (1u << 20);
@@ -505,6 +512,7 @@ int mw_aes256gcm_seal(const uint8_t key[32], const uint8_t nonce[12],
                       const uint8_t *aad, size_t aadlen,
                       const uint8_t *pt, size_t ptlen, uint8_t *out) {
     REQUIRE_INIT();
+    if (!key || !nonce || !out || !BUFFER_OK(aad, aadlen) || !BUFFER_OK(pt, ptlen)) return -1;
     if (ptlen > INT_MAX / 2 || aadlen > INT_MAX / 2) return -1;
     int rc = -1, len = 0, fin = 0, aadout = 0; /* the AAD update reports its own length */
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -526,6 +534,7 @@ int mw_aes256gcm_open(const uint8_t key[32], const uint8_t nonce[12],
                       const uint8_t *aad, size_t aadlen,
                       const uint8_t *ct, size_t ctlen, uint8_t *out) {
     REQUIRE_INIT();
+    if (!key || !nonce || !BUFFER_OK(aad, aadlen) || !BUFFER_OK(ct, ctlen) || (!out && ctlen > 16)) return -1;
     if (ctlen < 16) return 0;
     if (ctlen > INT_MAX / 2 || aadlen > INT_MAX / 2) return -1;
     size_t ptlen = ctlen - 16;
@@ -564,6 +573,7 @@ int mw_random_bytes(uint8_t *out, size_t len) {
 
 int mw_ct_equal(const uint8_t *a, const uint8_t *b, size_t len) {
     if (len == 0) return 1;
+    if (!a || !b) return 0;
     return CRYPTO_memcmp(a, b, len) == 0 ? 1 : 0;
 }
 
@@ -576,7 +586,7 @@ const char *mw_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION); 
 /* AES-256-CBC with PKCS#7 padding; encrypt: out holds len + 16; returns bytes written or -1. */
 long mw_aes256cbc(int encrypt, const uint8_t key[32], const uint8_t iv[16], const uint8_t *in, size_t len, uint8_t *out) {
     REQUIRE_INIT();
-    if (len > INT_MAX / 2) return -1;
+    if (!key || !iv || !out || !BUFFER_OK(in, len) || len > INT_MAX / 2) return -1;
     long rc = -1;
     int n = 0, fin = 0;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
