@@ -20,31 +20,31 @@ struct WatchCoverageUnitTests {
     }
 
     @Test func aFolderKeepsItsNewestGapsAndOneOpenGapAtATime() async throws {
-        let (store, _) = try await OutpostStore.initialize(StoreTests.scratch())
-        let mailbox = try await store.addMailbox(MailboxRecord(label: "m", endpoint: IMAPEndpoint(host: "localhost"), username: "u",
-                                                               authentication: .password, folders: ["INBOX"]), secret: "pw")
-        try await store.confirmWatched(mailboxID: mailbox.id, folder: "INBOX", at: 1000)
-        try await store.confirmWatched(mailboxID: mailbox.id, folder: "INBOX", at: 900)
-        #expect(try await store.folderState(mailboxID: mailbox.id, folder: "INBOX")?.lastConfirmedAt == 1000)
-        try await store.openWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: 1000, reason: "timed-out")
-        try await store.openWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: 1005, reason: "connect")
-        #expect(try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX") ==
-                [FolderWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: 1000, endedAt: nil, reason: "timed-out")])
-        let closed = try await store.closeWatchGap(mailboxID: mailbox.id, folder: "INBOX", endedAt: 1030)
-        #expect(closed?.seconds(now: 0) == 30)
-        #expect(try await store.closeWatchGap(mailboxID: mailbox.id, folder: "INBOX", endedAt: 1040) == nil)
-        for i in 0..<30 {
-            let start = Int64(2000 + i * 100)
-            try await store.openWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: start, reason: "closed")
-            _ = try await store.closeWatchGap(mailboxID: mailbox.id, folder: "INBOX", endedAt: start + 10)
+        try await MailboxIdentityTests.withStore { store in
+            let mailbox = try await store.addMailbox(MailboxRecord(label: "m", endpoint: IMAPEndpoint(host: "localhost"), username: "u",
+                                                                   authentication: .password, folders: ["INBOX"]), secret: "pw")
+            try await store.confirmWatched(mailboxID: mailbox.id, folder: "INBOX", at: 1000)
+            try await store.confirmWatched(mailboxID: mailbox.id, folder: "INBOX", at: 900)
+            #expect(try await store.folderState(mailboxID: mailbox.id, folder: "INBOX")?.lastConfirmedAt == 1000)
+            try await store.openWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: 1000, reason: "timed-out")
+            try await store.openWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: 1005, reason: "connect")
+            #expect(try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX") ==
+                    [FolderWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: 1000, endedAt: nil, reason: "timed-out")])
+            let closed = try await store.closeWatchGap(mailboxID: mailbox.id, folder: "INBOX", endedAt: 1030)
+            #expect(closed?.seconds(now: 0) == 30)
+            #expect(try await store.closeWatchGap(mailboxID: mailbox.id, folder: "INBOX", endedAt: 1040) == nil)
+            for i in 0..<30 {
+                let start = Int64(2000 + i * 100)
+                try await store.openWatchGap(mailboxID: mailbox.id, folder: "INBOX", startedAt: start, reason: "closed")
+                _ = try await store.closeWatchGap(mailboxID: mailbox.id, folder: "INBOX", endedAt: start + 10)
+            }
+            let kept = try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX")
+            #expect(kept.count == OutpostStore.keptWatchGaps)
+            let newest: Int64 = 2000 + 29 * 100
+            #expect(kept.first?.startedAt == newest)
+            #expect(try await store.removeMailbox(label: "m"))
+            #expect(try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX").isEmpty)
         }
-        let kept = try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX")
-        #expect(kept.count == OutpostStore.keptWatchGaps)
-        let newest: Int64 = 2000 + 29 * 100
-        #expect(kept.first?.startedAt == newest)
-        #expect(try await store.removeMailbox(label: "m"))
-        #expect(try await store.watchGaps(mailboxID: mailbox.id, folder: "INBOX").isEmpty)
-        await store.close()
     }
 
     @Test func statusShowsTheLastConfirmationAnOpenGapAndRecentGaps() {
