@@ -23,3 +23,14 @@ extension BenchRun {
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 }
+
+/// Prepares and reports a bench; a failure in either is printed on one line to stderr (prefixed with `tool`) and
+/// exits with status 1, instead of Swift's fatal "error raised at top level" and a crash report.
+public func runBench<Bench: BenchRun>(_ tool: String, _ prepare: () async throws -> Bench) async {
+    do {
+        try await prepare().report()
+    } catch {
+        FileHandle.standardError.write(Data("\(tool): error: \(error)\n".utf8))
+        exit(1)
+    }
+}

@@ -97,6 +97,8 @@ public final class BenchStack: @unchecked Sendable {
             "APNS_KEY_FILE": path("AuthKey.p8"), "APNS_KEY_ID": "BENCHKEY01", "APNS_TEAM_ID": "BENCHTEAM1", "APNS_BUNDLE_ID": bundleID,
             "APNS_PRODUCTION_URL": simulatorURL, "APNS_SANDBOX_URL": simulatorURL, "APNS_CA_FILE": path("tls.pem"),
             "RATE_LIMIT": "1000000", "RATE_BURST": "1000000", "PAIRING_RATE_OUTPOST": "0", "PAIRING_RATE_ADDRESS": "0",
+            // Every simulated outpost connects from 127.0.0.1: the per-address limit would refuse them past 128.
+            "PER_IP_CONNECTION_LIMIT": "0",
             "LOG_LEVEL": "warning",
         ]
         settings.merge(extra) { _, new in new }

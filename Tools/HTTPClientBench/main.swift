@@ -11,4 +11,4 @@ import MailwakeBenchKit
 //                                   [--connections 8] [--h1-connections 64]
 
 let options = ClientBenchOptions(CommandLine.arguments.dropFirst())
-try await BacklogBench.prepare(options).report()
+await runBench("mailwake-http-client-bench") { try await BacklogBench.prepare(options) }

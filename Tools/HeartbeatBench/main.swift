@@ -7,4 +7,4 @@ import MailwakeBenchKit
 // relay's CPU, PostgreSQL's writes (commits, tuples, WAL bytes), request
 // latency and the silence watch's pass over the full table. Prints JSON.
 
-try await HeartbeatBench.prepare(HeartbeatBenchOptions(CommandLine.arguments.dropFirst())).report()
+await runBench("mailwake-heartbeat-bench") { try await HeartbeatBench.prepare(HeartbeatBenchOptions(CommandLine.arguments.dropFirst())) }

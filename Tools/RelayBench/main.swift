@@ -12,4 +12,4 @@ import MailwakeBenchKit
 
 var options = BenchOptions()
 options.parse(Array(CommandLine.arguments.dropFirst()))
-try await RelayBench.prepare(options).report()
+await runBench("mailwake-relay-bench") { try await RelayBench.prepare(options) }

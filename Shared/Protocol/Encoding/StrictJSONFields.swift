@@ -53,6 +53,18 @@ extension StrictJSON {
             return String(decoding: bytes, as: UTF8.self)
         }
 
+        /// A string of at most `maxBytes` UTF-8 bytes, or nil when absent or null.
+        public func optionalString(_ key: String, maxBytes: Int, allowEmpty: Bool = false) throws(ProtocolError) -> String? {
+            guard optional(key) != nil else { return nil }
+            return try string(key, maxBytes: maxBytes, allowEmpty: allowEmpty)
+        }
+
+        /// The elements of an array field.
+        public func array(_ key: String) throws(ProtocolError) -> [Value] {
+            guard case .array(let elements) = try required(key) else { throw .malformed("wrong type at \(name(key))") }
+            return elements
+        }
+
         /// An integer that fits `Int64` (no fraction or exponent).
         public func int64(_ key: String) throws(ProtocolError) -> Int64 {
             guard case .number(let text) = try required(key) else { throw .malformed("wrong type at \(name(key))") }

@@ -75,7 +75,7 @@ struct Entitlement: Encodable, Sendable {
     }
 }
 
-struct DiagnosticRecord: Codable, Sendable {
+struct DiagnosticRecord: Encodable, Sendable {
     var deviceID: String
     var pairingID: String
     var eventID: String
@@ -100,16 +100,15 @@ struct DiagnosticRecord: Codable, Sendable {
         self.occurredAt = occurredAt
     }
 
-    /// Strict: a record with any other field (a payload, say) is refused.
-    init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)), in: "diagnostics record")
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        deviceID = try c.decode(String.self, forKey: .deviceID)
-        pairingID = try c.decode(String.self, forKey: .pairingID)
-        eventID = try c.decode(String.self, forKey: .eventID)
-        status = try c.decode(String.self, forKey: .status)
-        apnsReason = try c.decodeIfPresent(String.self, forKey: .apnsReason)
-        occurredAt = try c.decode(Int64.self, forKey: .occurredAt)
+    /// Reads a record's fields (`DiagnosticBatch` has refused any other field: a payload, say). Lengths and formats
+    /// are the batch's to check.
+    init(_ c: StrictJSON.Fields) throws(ProtocolError) {
+        deviceID = try c.string(CodingKeys.deviceID.rawValue, maxBytes: .max, allowEmpty: true)
+        pairingID = try c.string(CodingKeys.pairingID.rawValue, maxBytes: .max, allowEmpty: true)
+        eventID = try c.string(CodingKeys.eventID.rawValue, maxBytes: .max, allowEmpty: true)
+        status = try c.string(CodingKeys.status.rawValue, maxBytes: .max, allowEmpty: true)
+        apnsReason = try c.optionalString(CodingKeys.apnsReason.rawValue, maxBytes: .max, allowEmpty: true)
+        occurredAt = try c.int64(CodingKeys.occurredAt.rawValue)
     }
 }
 
