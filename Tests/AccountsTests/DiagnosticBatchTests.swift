@@ -69,7 +69,8 @@ struct DiagnosticBatchTests {
         let malformed = "a diagnostics record has a malformed field"
         for replacement in [["device_id": "\"short\""], ["pairing_id": "\"p\""], ["event_id": "\"\""], ["status": "\"\""],
                             ["status": "\"" + String(repeating: "s", count: 33) + "\""],
-                            ["apns_reason": "\"" + String(repeating: "r", count: 65) + "\""]] {
+                            ["apns_reason": "\"" + String(repeating: "r", count: 65) + "\""],
+                            ["status": #""fail\u0000ed""#], ["apns_reason": #""Bad\u0000Token""#]] {
             #expect(Self.refusal(#"{"records":["# + Self.record(replacing: replacement) + "]}") == malformed)
         }
         #expect(Self.refusal(#"{"records":["# + Self.record(replacing: ["status": "\"" + String(repeating: "s", count: 32) + "\""]) + "]}")

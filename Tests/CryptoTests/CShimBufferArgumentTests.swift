@@ -49,6 +49,11 @@ struct CShimBufferArgumentTests {
         #expect(mw_aes256gcm_seal(Self.key, nonce, nil, 0, nil, 0, &out) == 1)
         #expect(mw_aes256gcm_open(Self.key, nonce, nil, 0, nil, 32, &out) == -1)
         #expect(mw_aes256gcm_open(Self.key, nonce, nil, 4, out, 16, &out) == -1)
+        var tag = [UInt8](repeating: 0, count: 16)
+        #expect(mw_aes256gcm_seal(Self.key, nonce, nil, 0, nil, 0, &tag) == 1)
+        #expect(mw_aes256gcm_open(Self.key, nonce, nil, 0, tag, 16, nil) == 1)  // an empty plaintext needs no output buffer
+        tag[0] ^= 1
+        #expect(mw_aes256gcm_open(Self.key, nonce, nil, 0, tag, 16, nil) == 0)
         #expect(mw_aes256cbc(1, Self.key, Self.nonce, nil, 16, &out) == -1)
         #expect(mw_aes256cbc(1, Self.key, Self.nonce, nil, 0, &out) == 16)
     }

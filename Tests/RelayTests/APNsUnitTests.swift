@@ -40,6 +40,17 @@ struct APNsUnitTests {
         #expect(APNsClient.parseError(Array(#"{"reason":"<script>"}"#.utf8)).0 == "Unknown")
     }
 
+    @Test func aReasonIsAnASCIIWordThatFitsAccountsDiagnostics() {
+        let umlauts = String(repeating: "Ü", count: 64)  // letters, 128 bytes
+        #expect(APNsClient.parseError(Array("{\"reason\":\"\(umlauts)\"}".utf8)).0 == "Unknown")
+        #expect(APNsClient.parseError(Array(#"{"reason":""}"#.utf8)).0 == "Unknown")
+        #expect(APNsClient.parseError(Array(#"{"reason":"Bad Token"}"#.utf8)).0 == "Unknown")
+        #expect(APNsClient.parseError(Array(#"{"reason":"TooManyProviderTokenUpdates"}"#.utf8)).0 == "TooManyProviderTokenUpdates")
+        #expect(DiagnosticsReporter.reportedReason("BadDeviceToken") == "BadDeviceToken")
+        #expect(DiagnosticsReporter.reportedReason(umlauts) == "Unknown")
+        #expect(DiagnosticsReporter.reportedReason(String(repeating: "A", count: 65)) == "Unknown")
+    }
+
     @Test func theProviderTokenIsAnES256JWTThatVerifiesUnderTheKey() throws {
         let key = try P256.Signing.PrivateKey()
         let token = try APNsProviderToken(keyPEM: key.pemRepresentation, keyID: "ABCDE12345", teamID: "TEAM123456", refreshAfter: 2400,

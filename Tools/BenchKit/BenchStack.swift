@@ -69,6 +69,9 @@ public final class BenchStack: @unchecked Sendable {
         let line = await OwnThread.run { simulator.firstLine() }
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let simPort = object["port"] as? Int else {
+            await OwnThread.run { simulator.stop() }
+            for db in [accountsDB, relayDB] { _ = try? await admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(db)")) }
+            await admin.close()
             throw BenchError("the simulator did not start: \(line)")
         }
         let simulatorURL = "https://127.0.0.1:\(simPort)"
@@ -123,15 +126,21 @@ public final class BenchStack: @unchecked Sendable {
             up = (try? await client.execute(.init(url: relayAdminURL + "/healthz")))?.status == .ok
             if !up { try await Task.sleep(for: .milliseconds(100)) }
         }
-        guard up else { throw BenchError("the relay did not start: see \(path("relay.log"))") }
-        return BenchStack(work: work, admin: admin, databases: [accountsDB, relayDB], relayDatabaseURL: url(relayDB), simulator: simulator,
-                          simulatorURL: simulatorURL, accounts: accounts, accountsPool: accountsPool, accountsServer: accountsServer,
-                          relay: relay,
-                          relayURL: relayURL, relayAdminURL: relayAdminURL, client: client, simulatorClient: simulatorClient)
+        let stack = BenchStack(work: work, admin: admin, databases: [accountsDB, relayDB], relayDatabaseURL: url(relayDB),
+                               simulator: simulator, simulatorURL: simulatorURL, accounts: accounts, accountsPool: accountsPool,
+                               accountsServer: accountsServer, relay: relay, relayURL: relayURL, relayAdminURL: relayAdminURL,
+                               client: client, simulatorClient: simulatorClient)
+        guard up else {
+            // Everything stops; the scratch directory stays for the relay's log.
+            await stack.tearDown(keepingScratch: true)
+            throw BenchError("the relay did not start: see \(path("relay.log"))")
+        }
+        return stack
     }
 
-    /// Stops the processes and servers and drops the scratch databases.
-    public func tearDown() async {
+    /// Stops the processes and servers and drops the scratch databases; removes the scratch directory unless
+    /// `keepingScratch` (its logs say why a start failed).
+    public func tearDown(keepingScratch: Bool = false) async {
         let relay = self.relay, simulator = self.simulator
         await OwnThread.run {
             relay.stop()
@@ -143,6 +152,6 @@ public final class BenchStack: @unchecked Sendable {
         await accounts.database.close()
         for db in databases { _ = try? await admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(db) WITH (FORCE)")) }
         await admin.close()
-        try? FileManager.default.removeItem(at: work)
+        if !keepingScratch { try? FileManager.default.removeItem(at: work) }
     }
 }

@@ -100,6 +100,9 @@ struct DiagnosticRecord: Encodable, Sendable {
         self.occurredAt = occurredAt
     }
 
+    /// The keys of a record document.
+    static let fieldNames = CodingKeys.allCases.map(\.rawValue)
+
     /// Reads a record's fields (`DiagnosticBatch` has refused any other field: a payload, say). Lengths and formats
     /// are the batch's to check.
     init(_ c: StrictJSON.Fields) throws(ProtocolError) {

@@ -35,10 +35,12 @@ struct DiagnosticBatch: Sendable {
         records = []
         records.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            let r = try DiagnosticRecord(StrictJSON.Fields(item, allowed: DiagnosticRecord.CodingKeys.allCases.map(\.rawValue),
-                                                           in: "diagnostics record", path: "records[\(index)]"))
+            let r = try DiagnosticRecord(StrictJSON.Fields(item, allowed: DiagnosticRecord.fieldNames, in: "diagnostics record",
+                                                           path: "records[\(index)]"))
+            // PostgreSQL's text refuses NUL: refused here, as a 400, not at the insert as a 500.
             guard KeyIdentity.isWellFormedID(r.deviceID), PairingID.isValid(r.pairingID), EventID.isValid(r.eventID),
-                  (1...32).contains(r.status.utf8.count), (r.apnsReason?.utf8.count ?? 0) <= 64
+                  (1...32).contains(r.status.utf8.count), (r.apnsReason?.utf8.count ?? 0) <= 64,
+                  !r.status.utf8.contains(0), r.apnsReason?.utf8.contains(0) != true
             else { throw ProtocolError(.malformed, "a diagnostics record has a malformed field") }
             records.append(r)
         }

@@ -260,7 +260,15 @@ final class APNsClient: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return ("Unknown", nil) }
         let reason = (object["reason"] as? String).map { String($0.prefix(64)) } ?? "Unknown"
         let timestamp = (object["timestamp"] as? NSNumber)?.int64Value
-        return (DeliveryReason(rawValue: reason.allSatisfy { $0.isLetter || $0.isNumber } ? reason : "Unknown"), timestamp)
+        return (DeliveryReason(rawValue: isReasonWord(reason) ? reason : "Unknown"), timestamp)
+    }
+
+    /// Whether `reason` reads as one of APNs' reasons: 1 to 64 ASCII letters and digits (Unicode letters would make
+    /// a 64-character reason up to 256 bytes, over what accounts' diagnostics take).
+    static func isReasonWord(_ reason: String) -> Bool {
+        (1...64).contains(reason.utf8.count) && reason.utf8.allSatisfy { c in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c)
+        }
     }
 
     static func statusLabel(_ result: APNsResult) -> String {

@@ -47,7 +47,7 @@ struct DiagnosticsReporter: Service {
                 w.string("pairing_id", pairing)
                 w.string("event_id", event)
                 w.string("status", status)
-                if let reason { w.string("apns_reason", String(reason.prefix(64))) }
+                if let reason { w.string("apns_reason", Self.reportedReason(reason)) }
                 w.int("occurred_at", at)
                 w.endObject()
             }
@@ -58,5 +58,11 @@ struct DiagnosticsReporter: Service {
             metrics.diagnosticsSent.increment(by: Int64(ids.count))
             return ids.count
         }
+    }
+
+    /// `reason` as accounts takes it (at most 64 bytes): an APNs reason is an ASCII word; anything else (a row written
+    /// before the relay kept to that) is sent as "Unknown", so one row cannot have accounts refuse every batch.
+    static func reportedReason(_ reason: String) -> String {
+        APNsClient.isReasonWord(reason) ? reason : "Unknown"
     }
 }
