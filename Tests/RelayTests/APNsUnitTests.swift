@@ -47,6 +47,9 @@ struct APNsUnitTests {
         #expect(APNsClient.parseError(Array(#"{"reason":"Bad Token"}"#.utf8)).0 == "Unknown")
         #expect(APNsClient.parseError(Array(#"{"reason":"TooManyProviderTokenUpdates"}"#.utf8)).0 == "TooManyProviderTokenUpdates")
         #expect(DiagnosticsReporter.reportedReason("BadDeviceToken") == "BadDeviceToken")
+        #expect(DiagnosticsReporter.reportedReason(DeliveryReason.noDeviceToken.rawValue) == "no_device_token")
+        #expect(DiagnosticsReporter.reportedReason(DeliveryReason.transport("28").rawValue) == "transport_28")
+        #expect(DiagnosticsReporter.reportedReason(String(repeating: "Ü", count: 32)) == String(repeating: "Ü", count: 32))  // 64 bytes
         #expect(DiagnosticsReporter.reportedReason(umlauts) == "Unknown")
         #expect(DiagnosticsReporter.reportedReason(String(repeating: "A", count: 65)) == "Unknown")
     }

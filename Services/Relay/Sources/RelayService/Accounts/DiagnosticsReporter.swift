@@ -60,9 +60,10 @@ struct DiagnosticsReporter: Service {
         }
     }
 
-    /// `reason` as accounts takes it (at most 64 bytes): an APNs reason is an ASCII word; anything else (a row written
-    /// before the relay kept to that) is sent as "Unknown", so one row cannot have accounts refuse every batch.
+    /// `reason` as accounts takes it: at most 64 UTF-8 bytes and no NUL (the relay's own reasons, such as
+    /// `no_device_token`, and APNs' words pass unchanged). Anything else, a row written before the relay kept APNs'
+    /// reasons to ASCII words, is sent as "Unknown", so that one row cannot have accounts refuse every batch.
     static func reportedReason(_ reason: String) -> String {
-        APNsClient.isReasonWord(reason) ? reason : "Unknown"
+        reason.utf8.count <= 64 && !reason.utf8.contains(0) ? reason : "Unknown"
     }
 }
