@@ -101,6 +101,9 @@ struct InternalAPITests {
         let bad = #"{"records":[{"device_id":"\#(device.id)","pairing_id":"\#(pairing)","event_id":"\#(event)","status":"delivered","# +
                   #""occurred_at":1,"payload":"x"}]}"#
         #expect(try await f.send(.post, "/internal/v1/diagnostics", json: bad, bearer: AccountsFixture.serviceToken).status == .badRequest)
+        let oversize = #"{"records":[],"pad":""# + String(repeating: "x", count: 256 * 1024) + #""}"#
+        #expect(try await f.send(.post, "/internal/v1/diagnostics", json: oversize, bearer: AccountsFixture.serviceToken).status
+                == .contentTooLarge)
         let mine = try await f.send(.get, "/v1/devices/\(device.id)/diagnostics", signer: device.signing)
             .decode(AccountsResponses.Diagnostics.self)
         #expect(mine.records.map(\.eventID) == [event])
