@@ -27,6 +27,9 @@ struct BenchOptions {
     var warmUp = 500
     /// The relay's `VERIFY_TABLES`: outpost keys that may hold a precomputed verify table (0 turns them off).
     var verifyTables = 64
+    /// The saturation phase's load client: `lean` (`LeanLoad`, one epoll thread) or `libcurl` (the HTTP client, as the
+    /// fixed-rate phase uses); the lean one leaves more of the shared machine to the relay and PostgreSQL.
+    var loadClient = "lean"
 
     mutating func parse(_ arguments: [String]) {
         var args = arguments[...]
@@ -61,6 +64,12 @@ struct BenchOptions {
                     exit(2)
                 }
                 verifyTables = n
+            case "--load-client":
+                loadClient = args.popFirst() ?? ""
+                guard loadClient == "lean" || loadClient == "libcurl" else {
+                    FileHandle.standardError.write(Data("--load-client takes lean or libcurl\n".utf8))
+                    exit(2)
+                }
             case "--warm-up":
                 guard let n = Int(args.popFirst() ?? ""), n >= 1 else {
                     FileHandle.standardError.write(Data("--warm-up takes a number of envelopes (1 or more)\n".utf8))
@@ -73,7 +82,7 @@ struct BenchOptions {
                     N] [--concurrency C] [--no-receipts]
                                                 [--pair-concurrency C] [--footprint] [--settle S] [--apns-client nghttp2|libcurl]
                                                 [--http-engine epoll|libmicrohttpd] [--verify-tables N]
-                                                [--warm-up N]
+                                                [--warm-up N] [--load-client lean|libcurl]
                     --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
                     table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)
                     after the phase, when PostgreSQL's idle backends have flushed their counters.
@@ -82,6 +91,8 @@ struct BenchOptions {
                     --warm-up sends N envelopes (500) before the phases; 32 an outpost or more lets the relay build its verify
                     tables before the fixed-rate phase, as a relay that has run a while has them.
                     --verify-tables sets the relay's VERIFY_TABLES (64, its default; 0 checks every signature with the key alone).
+                    --load-client picks the saturation phase's client: lean (the default: HTTP/1.1 keep-alive over TLS on one
+                    epoll thread, a few µs a request) or libcurl (the HTTP client the fixed-rate phase uses, about 40 µs a request).
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
                     """)

@@ -166,6 +166,25 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         return times.withLock { $0 }
     }
 
+    /// `submit` through `LeanLoad` on a thread of its own: the same closed loop, every answer a 202.
+    func submitLean(_ envelopes: [Envelope], bodies: [[UInt8]], concurrency: Int) async throws -> [String: Double] {
+        guard let url = URLComponents(string: relayURL), let host = url.host, let port = url.port else {
+            throw BenchError("unreadable relay URL \(relayURL)")
+        }
+        let caFile = stack.work.appendingPathComponent("tls.pem").path
+        let answers = try await OwnThread.run {
+            try LeanLoad.closedLoop(ip: host, port: port, hostHeader: "\(host):\(port)", path: "/v1/envelopes", caFile: caFile,
+                                    connections: concurrency, bodies: bodies)
+        }
+        if let refused = answers.first(where: { $0.status != 202 }) {
+            throw BenchError("an envelope was answered \(refused.status == 0 ? "with a failed connection" : String(refused.status))")
+        }
+        var times: [String: Double] = [:]
+        times.reserveCapacity(envelopes.count)
+        for (envelope, answer) in zip(envelopes, answers) { times[envelope.context.eventID] = answer.sentMS }
+        return times
+    }
+
     func post(_ envelope: Envelope) async throws {
         let r = try await client.execute(.init(method: .post, url: relayURL + "/v1/envelopes",
                                                headers: ["Content-Type": "application/json"],
@@ -293,9 +312,13 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let cpuBefore = relay.cpuSeconds
         let threadsBefore = relay.threadCPUSeconds(groupedBy: Self.threadGroup)
         let switchesBefore = relay.contextSwitches
+        // The lean client posts bodies written before the phase; libcurl's path writes each as it posts it.
+        let bodies = options.loadClient == "lean" ? envelopes.map(\.jsonBytes) : []
         let start = ContinuousClock.now
         let startMS = BenchSystem.nowMS()
-        let times = try await submit(envelopes, concurrency: options.concurrency)
+        let times = options.loadClient == "lean"
+            ? try await submitLean(envelopes, bodies: bodies, concurrency: options.concurrency)
+            : try await submit(envelopes, concurrency: options.concurrency)
         let acceptSeconds = (ContinuousClock.now - start).seconds
         let deliveries = try await waitForSimulator(total: seen + envelopes.count, timeout: 300)
         let cpu = relay.cpuSeconds - cpuBefore
@@ -315,7 +338,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             byThread[group] = round1((seconds - (threadsBefore[group] ?? 0)) * 1e6 / Double(envelopes.count))
         }
         return [
-            "envelopes": envelopes.count, "concurrency": options.concurrency,
+            "envelopes": envelopes.count, "concurrency": options.concurrency, "load_client": options.loadClient,
             "accepted_per_second": (Double(envelopes.count) / acceptSeconds).rounded(),
             "sent_per_second": (Double(latencies.count) / ((last - startMS) / 1000)).rounded(),
             "submit_to_apns_ms": Percentiles(latencies).summary,

@@ -1,0 +1,35 @@
+#ifndef MAILWAKE_MW_H1_LOAD_H
+#define MAILWAKE_MW_H1_LOAD_H
+/*
+ * A lean HTTP/1.1 load client for the benches: keep-alive TLS connections,
+ * one request in flight on each, driven by one thread with epoll. It exists
+ * so that the load a bench offers costs the shared machine little (libcurl
+ * spends about 40 µs of CPU a request here, most of what a bench's client
+ * costs); the services are measured with their own clients.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One closed-loop run: `connections` connections to `ip`:`port` (an IPv4 or
+ * IPv6 literal; the server's certificate must name that address and chain to
+ * `ca_file`) post the bodies in order, `POST path HTTP/1.1` with Host:
+ * `host_header`, Content-Type: application/json and Content-Length, each
+ * connection sending its next request when the last one is answered, until
+ * every body has an answer. For each body i: sent_ms[i], the wall-clock time
+ * (CLOCK_REALTIME, ms) its request was written, and status[i], the answer's
+ * HTTP status or 0 when its connection failed first (the other connections
+ * carry on; a body not sent because every connection failed also gets 0).
+ * Answers must carry Content-Length (no chunked bodies) and at most 64 KiB.
+ * Returns 0; -1 when no connection could be set up, with why in `error`. */
+int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, const char *path, const char *ca_file,
+                           int connections, const uint8_t *const *bodies, const size_t *lengths, size_t count,
+                           double *sent_ms, int *status, char *error, size_t error_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+import Foundation
+import MailwakeBenchKit
+import MailwakeCore
+import MailwakeHTTPServer
+import MailwakeHTTPTypes
+import TestSupport
+import Testing
+
+/// The benches' lean load client against our server over real TLS: every body posted once, every answer's status kept.
+@Suite("Lean load client over TLS", .awaitedCleanup)
+struct LeanLoadTests {
+    /// A server on `certs` that answers 202 to each body (500 to one holding "fail"), recording the bodies it received.
+    static func server(_ certs: TestCertificates, received: Locked<[String]>) throws -> ServerFixture {
+        var router = Router()
+        router.post("/v1/envelopes") { request, _ in
+            let body = String(decoding: request.body, as: UTF8.self)
+            received.withLock { $0.append(body) }
+            guard request.headers["Content-Type"] == "application/json" else { return HTTPResponse(status: .unsupportedMediaType) }
+            return body.contains("fail") ? HTTPResponse(status: .internalServerError) : try .json(["accepted": true], status: .accepted)
+        }
+        return try ServerFixture.start(router, tls: certs)
+    }
+
+    static func bodies(_ count: Int) -> [[UInt8]] { (0..<count).map { Array(#"{"i":\#($0)}"#.utf8) } }
+
+    @Test func everyBodyIsPostedOnceAndEachAnswerIsKeptAtItsIndex() async throws {
+        let certs = try await TestCertificates.generate()
+        defer { certs.remove() }
+        let received = Locked<[String]>([])
+        let f = try Self.server(certs, received: received)
+        let bodies = Self.bodies(2_000)
+        let before = BenchSystem.nowMS()
+        let answers = try await OwnThread.run {
+            try LeanLoad.closedLoop(ip: "127.0.0.1", port: Int(f.port), hostHeader: "127.0.0.1:\(f.port)", path: "/v1/envelopes",
+                                    caFile: certs.caCertificate.path, connections: 8, bodies: bodies)
+        }
+        #expect(answers.count == bodies.count)
+        #expect(answers.allSatisfy { $0.status == 202 })
+        #expect(received.withLock { $0.sorted() } == bodies.map { String(decoding: $0, as: UTF8.self) }.sorted())
+        // Bodies go out in order, each when a connection is free.
+        #expect(answers.first!.sentMS >= before && zip(answers, answers.dropFirst()).allSatisfy { $0.sentMS <= $1.sentMS })
+    }
+
+    @Test func anAnswerOtherThan202KeepsItsStatusAndTheRunGoesOn() async throws {
+        let certs = try await TestCertificates.generate()
+        defer { certs.remove() }
+        let received = Locked<[String]>([])
+        let f = try Self.server(certs, received: received)
+        var mixed = Self.bodies(50)
+        mixed[7] = Array(#"{"fail":7}"#.utf8)
+        let bodies = mixed
+        let answers = try await OwnThread.run {
+            try LeanLoad.closedLoop(ip: "127.0.0.1", port: Int(f.port), hostHeader: "localhost", path: "/v1/envelopes",
+                                    caFile: certs.caCertificate.path, connections: 3, bodies: bodies)
+        }
+        #expect(answers[7].status == 500)
+        #expect(answers.enumerated().allSatisfy { $0.offset == 7 || $0.element.status == 202 })
+        #expect(received.withLock { $0.count } == 50)
+    }
+
+    @Test func aServerWhoseCertificateDoesNotChainToTheCAIsRefusedBeforeAnyBodyIsSent() async throws {
+        let certs = try await TestCertificates.generate()
+        let other = try await TestCertificates.generate()
+        defer { certs.remove(); other.remove() }
+        let received = Locked<[String]>([])
+        let f = try Self.server(certs, received: received)
+        let refusal = await OwnThread.run { () -> String? in
+            do {
+                _ = try LeanLoad.closedLoop(ip: "127.0.0.1", port: Int(f.port), hostHeader: "localhost", path: "/v1/envelopes",
+                                            caFile: other.caCertificate.path, connections: 2, bodies: Self.bodies(5))
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal?.contains("TLS handshake") == true)
+        #expect(received.withLock { $0.isEmpty })
+    }
+
+    @Test func aClosedPortIsReportedAsAFailedConnection() async throws {
+        let certs = try await TestCertificates.generate()
+        defer { certs.remove() }
+        let port = try PortAllocator.freePort()
+        let refusal = await OwnThread.run { () -> String? in
+            do {
+                _ = try LeanLoad.closedLoop(ip: "127.0.0.1", port: Int(port), hostHeader: "localhost", path: "/",
+                                            caFile: certs.caCertificate.path, connections: 1, bodies: Self.bodies(1))
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal?.contains("connect") == true)
+    }
+}
