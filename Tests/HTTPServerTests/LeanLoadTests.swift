@@ -23,39 +23,37 @@ struct LeanLoadTests {
 
     static func bodies(_ count: Int) -> [[UInt8]] { (0..<count).map { Array(#"{"i":\#($0)}"#.utf8) } }
 
-    @Test func everyBodyIsPostedOnceAndEachAnswerIsKeptAtItsIndex() async throws {
+    /// Posts `bodies` to a fresh server from `connections` connections; the answers and the bodies the server received.
+    static func post(_ bodies: [[UInt8]], connections: Int) async throws -> (answers: [LeanLoad.Answer], received: [String]) {
         let certs = try await TestCertificates.generate()
         defer { certs.remove() }
         let received = Locked<[String]>([])
-        let f = try Self.server(certs, received: received)
-        let bodies = Self.bodies(2_000)
-        let before = BenchSystem.nowMS()
+        let f = try server(certs, received: received)
         let answers = try await OwnThread.run {
             try LeanLoad.closedLoop(ip: "127.0.0.1", port: Int(f.port), hostHeader: "127.0.0.1:\(f.port)", path: "/v1/envelopes",
-                                    caFile: certs.caCertificate.path, connections: 8, bodies: bodies)
+                                    caFile: certs.caCertificate.path, connections: connections, bodies: bodies)
         }
+        return (answers, received.withLock { $0 })
+    }
+
+    @Test func everyBodyIsPostedOnceAndEachAnswerIsKeptAtItsIndex() async throws {
+        let bodies = Self.bodies(2_000)
+        let before = BenchSystem.nowMS()
+        let (answers, received) = try await Self.post(bodies, connections: 8)
         #expect(answers.count == bodies.count)
         #expect(answers.allSatisfy { $0.status == 202 })
-        #expect(received.withLock { $0.sorted() } == bodies.map { String(decoding: $0, as: UTF8.self) }.sorted())
+        #expect(received.sorted() == bodies.map { String(decoding: $0, as: UTF8.self) }.sorted())
         // Bodies go out in order, each when a connection is free.
         #expect(answers.first!.sentMS >= before && zip(answers, answers.dropFirst()).allSatisfy { $0.sentMS <= $1.sentMS })
     }
 
     @Test func anAnswerOtherThan202KeepsItsStatusAndTheRunGoesOn() async throws {
-        let certs = try await TestCertificates.generate()
-        defer { certs.remove() }
-        let received = Locked<[String]>([])
-        let f = try Self.server(certs, received: received)
-        var mixed = Self.bodies(50)
-        mixed[7] = Array(#"{"fail":7}"#.utf8)
-        let bodies = mixed
-        let answers = try await OwnThread.run {
-            try LeanLoad.closedLoop(ip: "127.0.0.1", port: Int(f.port), hostHeader: "localhost", path: "/v1/envelopes",
-                                    caFile: certs.caCertificate.path, connections: 3, bodies: bodies)
-        }
+        var bodies = Self.bodies(50)
+        bodies[7] = Array(#"{"fail":7}"#.utf8)
+        let (answers, received) = try await Self.post(bodies, connections: 3)
         #expect(answers[7].status == 500)
         #expect(answers.enumerated().allSatisfy { $0.offset == 7 || $0.element.status == 202 })
-        #expect(received.withLock { $0.count } == 50)
+        #expect(received.count == 50)
     }
 
     @Test func aServerWhoseCertificateDoesNotChainToTheCAIsRefusedBeforeAnyBodyIsSent() async throws {
