@@ -9,6 +9,8 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_HEAD = 8 * 1024, MAX_ANSWER = 64 * 1024, IDLE_TIMEOUT_MS = 30 * 1000 };
+enum { MAX_HEAD = 8 * 1024, MAX_ANSWER = 64 * 1024, IDLE_TIMEOUT_MS = 30 * 1000, SETUP_TIMEOUT_S = 10 };
 
 typedef struct {
     int fd;
@@ -61,13 +63,18 @@ static int open_conn(conn *c, SSL_CTX *ctx, const struct sockaddr *addr, socklen
     if (c->fd < 0) { set_error(error, error_len, "socket"); return -1; }
     int one = 1;
     (void)setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* The connect and the handshake block, for SETUP_TIMEOUT_S at most. */
+    struct timeval limit = { .tv_sec = SETUP_TIMEOUT_S, .tv_usec = 0 };
+    (void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    (void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
     if (connect(c->fd, addr, addr_len) != 0) { set_error(error, error_len, "connect"); return -1; }
     c->ssl = SSL_new(ctx);
     if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1) { set_error(error, error_len, "TLS set-up"); return -1; }
     if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl), ip) != 1) { set_error(error, error_len, "TLS peer address"); return -1; }
     /* The handshake blocks (the socket is still blocking); the run does not. */
     if (SSL_connect(c->ssl) != 1) { set_error(error, error_len, "TLS handshake"); return -1; }
-    if (fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK) != 0) { set_error(error, error_len, "fcntl"); return -1; }
+    int flags = fcntl(c->fd, F_GETFL);
+    if (flags < 0 || fcntl(c->fd, F_SETFL, flags | O_NONBLOCK) != 0) { set_error(error, error_len, "fcntl"); return -1; }
     c->in = malloc(MAX_ANSWER);
     if (!c->in) { snprintf(error, error_len, "out of memory"); return -1; }
     c->alive = 1;
@@ -113,7 +120,7 @@ static int progress_write(conn *c) {
 /* Sends the next body on `c`, if any is left; -1 when the connection failed. */
 static int start_next(conn *c, run *r) {
     if (r->next >= r->count) return 0;
-    long i = (long)r->next++;
+    long i = (long)r->next;
     size_t body = r->lengths[i];
     char head[MAX_HEAD];
     int head_len = snprintf(head, sizeof head,
@@ -127,6 +134,7 @@ static int start_next(conn *c, run *r) {
         c->out = grown;
         c->out_cap = need;
     }
+    r->next++;
     memcpy(c->out, head, (size_t)head_len);
     if (body) memcpy(c->out + head_len, r->bodies[i], body);
     c->out_len = need;
@@ -152,12 +160,13 @@ static int parse_answer(const conn *c, int *status, int *closes) {
     const char *text = (const char *)c->in;
     const char *end = memmem(text, c->in_len, "\r\n\r\n", 4);
     if (!end) return c->in_len >= MAX_HEAD ? -1 : 0;
-    if (end - text < 12 || memcmp(text, "HTTP/1.1 ", 9) != 0) return -1;
+    if (end - text < 13 || memcmp(text, "HTTP/1.1 ", 9) != 0 || (text[12] != ' ' && text[12] != '\r')) return -1;
     int code = 0;
     for (int k = 9; k < 12; k++) {
         if (text[k] < '0' || text[k] > '9') return -1;
         code = code * 10 + (text[k] - '0');
     }
+    if (code < 200) return -1; /* interim answers are not expected */
     long length = -1;
     *closes = 0;
     /* The status line ends at the first \n: at end + 1 at the latest. */
@@ -178,7 +187,7 @@ static int parse_answer(const conn *c, int *status, int *closes) {
         line = eol + 2;
     }
     if (length < 0) {
-        if (code != 204 && code != 304 && code >= 200) return -1;
+        if (code != 204 && code != 304) return -1;
         length = 0;
     }
     size_t total = (size_t)(end + 4 - text) + (size_t)length;
@@ -206,6 +215,8 @@ static int progress_read(conn *c, run *r) {
             if (c->in_len == MAX_ANSWER) return -1;
             continue;
         }
+        /* An answer before the whole request was written would leave the rest of it on the connection. */
+        if (c->out_off < c->out_len) return -1;
         r->status[c->current] = code;
         r->answered++;
         c->current = -1;
@@ -244,6 +255,11 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
         status[i] = 0;
     }
 
+    /* A write to a connection the server reset must fail, not raise SIGPIPE. */
+    sigset_t pipe_only, previous;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
     int rc = -1, ep = -1;
     conn *conns = NULL;
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
@@ -253,9 +269,9 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1) { set_error(error, error_len, "CA file"); goto done; }
     conns = calloc((size_t)connections, sizeof *conns);
+    if (conns) for (int k = 0; k < connections; k++) conns[k].fd = -1;
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (!conns || ep < 0) { set_error(error, error_len, "set-up"); goto done; }
-    for (int k = 0; k < connections; k++) conns[k].fd = -1;
     for (int k = 0; k < connections; k++) {
         if (open_conn(&conns[k], ctx, (struct sockaddr *)&addr, addr_len, ip, error, error_len) != 0) goto done;
         struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET, .data.ptr = &conns[k] };
@@ -304,5 +320,9 @@ done:
     }
     if (ep >= 0) close(ep);
     SSL_CTX_free(ctx);
+    /* A SIGPIPE raised meanwhile is pending: take it before unblocking. */
+    struct timespec none = { 0, 0 };
+    while (sigtimedwait(&pipe_only, NULL, &none) == SIGPIPE) {}
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     return rc;
 }

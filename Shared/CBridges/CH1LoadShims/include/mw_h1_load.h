@@ -24,7 +24,8 @@ extern "C" {
  * HTTP status or 0 when its connection failed first (the other connections
  * carry on; a body not sent because every connection failed also gets 0).
  * Answers must carry Content-Length (no chunked bodies) and at most 64 KiB.
- * Returns 0; -1 when no connection could be set up, with why in `error`. */
+ * Each connection is set up (connect and handshake) within 10 s. Returns 0;
+ * -1 when a connection could not be set up, with why in `error`. */
 int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, const char *path, const char *ca_file,
                            int connections, const uint8_t *const *bodies, const size_t *lengths, size_t count,
                            double *sent_ms, int *status, char *error, size_t error_len);
