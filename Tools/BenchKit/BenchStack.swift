@@ -70,8 +70,7 @@ public final class BenchStack: @unchecked Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let simPort = object["port"] as? Int else {
             await OwnThread.run { simulator.stop() }
-            for db in [accountsDB, relayDB] { _ = try? await admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(db)")) }
-            await admin.close()
+            await dropDatabases([accountsDB, relayDB], admin: admin)
             throw BenchError("the simulator did not start: \(line)")
         }
         let simulatorURL = "https://127.0.0.1:\(simPort)"
@@ -150,8 +149,16 @@ public final class BenchStack: @unchecked Sendable {
         simulatorClient.shutdown()
         await accountsServer.shutdown()
         await accounts.database.close()
-        for db in databases { _ = try? await admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(db) WITH (FORCE)")) }
-        await admin.close()
+        await Self.dropDatabases(databases, admin: admin)
         if !keepingScratch { try? FileManager.default.removeItem(at: work) }
     }
+
+    /// Drops the scratch databases `names` and closes `admin`.
+    private static func dropDatabases(_ names: [String], admin: PostgresClient) async {
+        for db in names { _ = try? await admin.execute(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(db) WITH (FORCE)")) }
+        await admin.close()
+    }
+
+    /// The PEM file the relay's and the simulator's certificates chain to (they share one).
+    public var caFile: String { work.appendingPathComponent("tls.pem").path }
 }

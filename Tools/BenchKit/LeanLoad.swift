@@ -26,25 +26,13 @@ public enum LeanLoad {
     /// - Throws: `BenchError` when no connection could be set up (connect, TLS, certificate).
     public static func closedLoop(ip: String, port: Int, hostHeader: String, path: String, caFile: String, connections: Int,
                                   bodies: [[UInt8]]) throws -> [Answer] {
-        var offsets: [Int] = []
-        offsets.reserveCapacity(bodies.count)
-        var joined: [UInt8] = []
-        joined.reserveCapacity(bodies.reduce(0) { $0 + $1.count })
-        for body in bodies {
-            offsets.append(joined.count)
-            joined.append(contentsOf: body)
-        }
+        let joined = Array(bodies.joined())
         let lengths = bodies.map(\.count)
         var sent = [Double](repeating: 0, count: bodies.count)
         var status = [Int32](repeating: 0, count: bodies.count)
         var error = [CChar](repeating: 0, count: 512)
-        let rc = joined.withUnsafeBufferPointer { all -> Int32 in
-            let pointers: [UnsafePointer<UInt8>?] = offsets.map { offset in all.baseAddress.map { $0 + offset } }
-            return pointers.withUnsafeBufferPointer { bodyPointers in
-                mw_h1_load_closed_loop(ip, Int32(port), hostHeader, path, caFile, Int32(connections), bodyPointers.baseAddress,
-                                       lengths, bodies.count, &sent, &status, &error, error.count)
-            }
-        }
+        let rc = mw_h1_load_closed_loop(ip, Int32(port), hostHeader, path, caFile, Int32(connections), joined, lengths,
+                                        bodies.count, &sent, &status, &error, error.count)
         guard rc == 0 else {
             let why = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw BenchError("the load client could not connect: \(why)")

@@ -171,7 +171,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         guard let url = URLComponents(string: relayURL), let host = url.host, let port = url.port else {
             throw BenchError("unreadable relay URL \(relayURL)")
         }
-        let caFile = stack.work.appendingPathComponent("tls.pem").path
+        let caFile = stack.caFile
         let answers = try await OwnThread.run {
             try LeanLoad.closedLoop(ip: host, port: port, hostHeader: "\(host):\(port)", path: "/v1/envelopes", caFile: caFile,
                                     connections: concurrency, bodies: bodies)
@@ -313,12 +313,14 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let threadsBefore = relay.threadCPUSeconds(groupedBy: Self.threadGroup)
         let switchesBefore = relay.contextSwitches
         // The lean client posts bodies written before the phase; libcurl's path writes each as it posts it.
-        let bodies = options.loadClient == "lean" ? envelopes.map(\.jsonBytes) : []
+        let bodies = options.loadClient == "lean" ? envelopes.map(\.jsonBytes) : nil
         let start = ContinuousClock.now
         let startMS = BenchSystem.nowMS()
-        let times = options.loadClient == "lean"
-            ? try await submitLean(envelopes, bodies: bodies, concurrency: options.concurrency)
-            : try await submit(envelopes, concurrency: options.concurrency)
+        let times = if let bodies {
+            try await submitLean(envelopes, bodies: bodies, concurrency: options.concurrency)
+        } else {
+            try await submit(envelopes, concurrency: options.concurrency)
+        }
         let acceptSeconds = (ContinuousClock.now - start).seconds
         let deliveries = try await waitForSimulator(total: seen + envelopes.count, timeout: 300)
         let cpu = relay.cpuSeconds - cpuBefore

@@ -1,9 +1,9 @@
 #define _GNU_SOURCE
 #include "mw_h1_load.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
@@ -35,9 +35,9 @@ typedef struct {
 
 typedef struct {
     const char *host_header, *path;
-    const uint8_t *const *bodies;
+    const uint8_t *bodies;        /* every body, one after the other */
     const size_t *lengths;
-    size_t count, next, answered;
+    size_t count, next, next_offset, answered;
     double *sent_ms;
     int *status;
 } run;
@@ -57,9 +57,8 @@ static void set_error(char *error, size_t len, const char *what) {
     ERR_clear_error();
 }
 
-static int open_conn(conn *c, SSL_CTX *ctx, const struct sockaddr *addr, socklen_t addr_len, const char *ip,
-                     char *error, size_t error_len) {
-    c->fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+static int open_conn(conn *c, SSL_CTX *ctx, const struct addrinfo *address, const char *ip, char *error, size_t error_len) {
+    c->fd = socket(address->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (c->fd < 0) { set_error(error, error_len, "socket"); return -1; }
     int one = 1;
     (void)setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -67,7 +66,7 @@ static int open_conn(conn *c, SSL_CTX *ctx, const struct sockaddr *addr, socklen
     struct timeval limit = { .tv_sec = SETUP_TIMEOUT_S, .tv_usec = 0 };
     (void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
     (void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-    if (connect(c->fd, addr, addr_len) != 0) { set_error(error, error_len, "connect"); return -1; }
+    if (connect(c->fd, address->ai_addr, address->ai_addrlen) != 0) { set_error(error, error_len, "connect"); return -1; }
     c->ssl = SSL_new(ctx);
     if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1) { set_error(error, error_len, "TLS set-up"); return -1; }
     if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl), ip) != 1) { set_error(error, error_len, "TLS peer address"); return -1; }
@@ -136,7 +135,8 @@ static int start_next(conn *c, run *r) {
     }
     r->next++;
     memcpy(c->out, head, (size_t)head_len);
-    if (body) memcpy(c->out + head_len, r->bodies[i], body);
+    if (body) memcpy(c->out + head_len, r->bodies + r->next_offset, body);
+    r->next_offset += body;
     c->out_len = need;
     c->out_off = 0;
     c->in_len = 0;
@@ -226,28 +226,19 @@ static int progress_read(conn *c, run *r) {
 }
 
 int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, const char *path, const char *ca_file,
-                           int connections, const uint8_t *const *bodies, const size_t *lengths, size_t count,
+                           int connections, const uint8_t *bodies, const size_t *lengths, size_t count,
                            double *sent_ms, int *status, char *error, size_t error_len) {
     if (!ip || !host_header || !path || !ca_file || connections < 1 || connections > 4096 || (count && (!bodies || !lengths))
         || !sent_ms || !status || !error || error_len == 0) {
         if (error && error_len) snprintf(error, error_len, "invalid arguments");
         return -1;
     }
-    struct sockaddr_storage addr;
-    memset(&addr, 0, sizeof addr);
-    socklen_t addr_len;
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&addr;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&addr;
-    if (inet_pton(AF_INET, ip, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        addr_len = sizeof *v4;
-    } else if (inet_pton(AF_INET6, ip, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        addr_len = sizeof *v6;
-    } else {
-        snprintf(error, error_len, "not an IP address: %s", ip);
+    /* An address literal only: no name lookup. */
+    char service[8];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV, .ai_socktype = SOCK_STREAM }, *address = NULL;
+    if (port < 1 || port > 65535 || getaddrinfo(ip, service, &hints, &address) != 0) {
+        snprintf(error, error_len, "not an IP address and port: %s %d", ip, port);
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
@@ -273,7 +264,7 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (!conns || ep < 0) { set_error(error, error_len, "set-up"); goto done; }
     for (int k = 0; k < connections; k++) {
-        if (open_conn(&conns[k], ctx, (struct sockaddr *)&addr, addr_len, ip, error, error_len) != 0) goto done;
+        if (open_conn(&conns[k], ctx, address, ip, error, error_len) != 0) goto done;
         struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET, .data.ptr = &conns[k] };
         if (epoll_ctl(ep, EPOLL_CTL_ADD, conns[k].fd, &ev) != 0) { set_error(error, error_len, "epoll_ctl"); goto done; }
     }
@@ -320,6 +311,7 @@ done:
     }
     if (ep >= 0) close(ep);
     SSL_CTX_free(ctx);
+    freeaddrinfo(address);
     /* A SIGPIPE raised meanwhile is pending: take it before unblocking. */
     struct timespec none = { 0, 0 };
     while (sigtimedwait(&pipe_only, NULL, &none) == SIGPIPE) {}

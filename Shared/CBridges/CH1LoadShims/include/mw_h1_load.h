@@ -16,7 +16,8 @@ extern "C" {
 
 /* One closed-loop run: `connections` connections to `ip`:`port` (an IPv4 or
  * IPv6 literal; the server's certificate must name that address and chain to
- * `ca_file`) post the bodies in order, `POST path HTTP/1.1` with Host:
+ * `ca_file`) post the `count` bodies in order (`bodies` holds them one after
+ * the other, body i `lengths[i]` bytes long), `POST path HTTP/1.1` with Host:
  * `host_header`, Content-Type: application/json and Content-Length, each
  * connection sending its next request when the last one is answered, until
  * every body has an answer. For each body i: sent_ms[i], the wall-clock time
@@ -27,7 +28,7 @@ extern "C" {
  * Each connection is set up (connect and handshake) within 10 s. Returns 0;
  * -1 when a connection could not be set up, with why in `error`. */
 int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, const char *path, const char *ca_file,
-                           int connections, const uint8_t *const *bodies, const size_t *lengths, size_t count,
+                           int connections, const uint8_t *bodies, const size_t *lengths, size_t count,
                            double *sent_ms, int *status, char *error, size_t error_len);
 
 #ifdef __cplusplus
