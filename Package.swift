@@ -141,6 +141,7 @@ let package = Package(
         tests("CoreTests", ["MailwakeCore", "TestSupport"]),
         tests("HTTPServerTests", ["CHTTPServerShims", "MailwakeBenchKit", "MailwakeHTTPServer", "MailwakeHTTPTesting", "MailwakeHTTPClient",
             "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
+        tests("BenchKitTests", ["MailwakeBenchKit"]),
         tests("HTTPClientTests", ["MailwakeHTTPClient", "MailwakeHTTPTypes", "MailwakeCore", "TestSupport"]),
         tests("PostgresTests", ["MailwakePostgres", "MailwakeCore", "TestSupport"]),
         tests("AppStoreTests", ["MailwakeAppStore", "MailwakeCrypto", "MailwakeProtocol", "TestSupport"]),

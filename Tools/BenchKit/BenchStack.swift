@@ -32,10 +32,16 @@ public final class BenchStack: @unchecked Sendable {
     }
 
     /// Starts everything; `name` prefixes the scratch databases and directory,
-    /// `settings` are added to (or replace) the relay's `MAILWAKE_RELAY_*` settings.
+    /// `settings` are added to (or replace) the relay's `MAILWAKE_RELAY_*` settings,
+    /// `placement` (when given) starts the relay on its CPUs.
     public static func start(postgresURL: String, name: String, keepDeliveries: Int, connections: Int,
-                             settings extra: [String: String] = [:]) async throws -> BenchStack {
+                             settings extra: [String: String] = [:], placement: CPUPlacement? = nil) async throws -> BenchStack {
         let bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        // Checked before anything starts: BenchProcess would find it missing only after the simulator and accounts run.
+        let relayPath = bin.appendingPathComponent("mailwake-relay").path
+        guard FileManager.default.isExecutableFile(atPath: relayPath) else {
+            throw BenchError("\(relayPath) is missing: build it with `swift build -c release`")
+        }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-\(name)-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let path = { (name: String) in work.appendingPathComponent(name).path }
@@ -106,9 +112,9 @@ public final class BenchStack: @unchecked Sendable {
         settings.merge(extra) { _, new in new }
         let config = settings.keys.sorted().map { "MAILWAKE_RELAY_\($0)=\(settings[$0]!)" }.joined(separator: "\n") + "\n"
         _ = FileManager.default.createFile(atPath: path("relay.env"), contents: Data(config.utf8), attributes: [.posixPermissions: 0o600])
-        let relay = try BenchProcess(executable: bin.appendingPathComponent("mailwake-relay").path,
-                                     arguments: ["serve", "--config", path("relay.env")],
-                                     logPath: path("relay.log"))
+        let relayArguments = ["serve", "--config", path("relay.env")]
+        let launch = placement?.relayLaunch(relayPath, relayArguments) ?? (executable: relayPath, arguments: relayArguments)
+        let relay = try BenchProcess(executable: launch.executable, arguments: launch.arguments, logPath: path("relay.log"))
         var c = HTTPClient.Configuration()
         c.caFile = path("tls.pem")
         c.httpVersion = .http1_1

@@ -25,6 +25,21 @@ public enum BenchSystem {
         guard p.terminationStatus == 0 else { throw BenchError("openssl \(arguments.first ?? "") failed") }
     }
 
+    /// Runs `path` with `arguments` and waits for it (blocking: call it from a thread of its own); returns its exit
+    /// status and what it wrote to stdout and stderr.
+    public static func output(of path: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// User plus system CPU seconds of process `pid` so far (from /proc; 0 when it is gone),
     /// with `reapedChildren` also those of its children that ended and were waited for.
     public static func cpuSeconds(pid: Int32, reapedChildren: Bool = false) -> Double {

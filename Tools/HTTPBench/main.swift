@@ -40,25 +40,12 @@ let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwa
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: work) }
 
-func run(_ path: String, _ arguments: [String]) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = arguments
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
-
 /// Runs wrk and returns requests/s and latency percentiles (ms).
 func wrk(url: String, script: String?, options: Options) throws -> [String: Any] {
     var arguments = ["-t", String(options.wrkThreads), "-c", String(options.connections), "-d", "\(options.seconds)s", "--latency"]
     if let script { arguments += ["-s", script] }
     arguments.append(url)
-    let output = try run("/usr/bin/wrk", arguments)
+    let output = try BenchSystem.output(of: "/usr/bin/wrk", arguments).text
     func number(after label: String) -> Double? {
         guard let line = output.split(separator: "\n")
             .first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }) else { return nil }

@@ -30,6 +30,9 @@ struct BenchOptions {
     /// The saturation phase's load client: `lean` (`LeanLoad`, one epoll thread) or `libcurl` (the HTTP client, as the
     /// fixed-rate phase uses); the lean one leaves more of the shared machine to the relay and PostgreSQL.
     var loadClient = "lean"
+    /// `--relay-cpus`: the relay alone on these CPUs, everything else (this process, the simulator, a local PostgreSQL
+    /// server) on the rest, as when the relay has a machine of its own; nil shares every CPU among all of them.
+    var relayCPUs: String?
 
     mutating func parse(_ arguments: [String]) {
         var args = arguments[...]
@@ -70,6 +73,7 @@ struct BenchOptions {
                     FileHandle.standardError.write(Data("--load-client takes lean or libcurl\n".utf8))
                     exit(2)
                 }
+            case "--relay-cpus": relayCPUs = args.popFirst() ?? ""
             case "--warm-up":
                 guard let n = Int(args.popFirst() ?? ""), n >= 1 else {
                     FileHandle.standardError.write(Data("--warm-up takes a number of envelopes (1 or more)\n".utf8))
@@ -82,7 +86,7 @@ struct BenchOptions {
                     N] [--concurrency C] [--no-receipts]
                                                 [--pair-concurrency C] [--footprint] [--settle S] [--apns-client nghttp2|libcurl]
                                                 [--http-engine epoll|libmicrohttpd] [--verify-tables N]
-                                                [--warm-up N] [--load-client lean|libcurl]
+                                                [--warm-up N] [--load-client lean|libcurl] [--relay-cpus LIST]
                     --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
                     table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)
                     after the phase, when PostgreSQL's idle backends have flushed their counters.
@@ -93,6 +97,9 @@ struct BenchOptions {
                     --verify-tables sets the relay's VERIFY_TABLES (64, its default; 0 checks every signature with the key alone).
                     --load-client picks the saturation phase's client: lean (the default: HTTP/1.1 keep-alive over TLS on one
                     epoll thread, a few µs a request) or libcurl (the HTTP client the fixed-rate phase uses, about 40 µs a request).
+                    --relay-cpus runs the relay alone on LIST (taskset's list: 0, 0-1, 0,2) and everything else on the other
+                    CPUs: this process (load clients, accounts), the simulator and, when it runs on this machine and may be moved,
+                    PostgreSQL (put back afterwards), as when the relay has a machine of its own. Without it all share every CPU.
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
                     """)
