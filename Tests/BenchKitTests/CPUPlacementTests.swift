@@ -49,8 +49,10 @@ struct CPUPlacementTests {
         #expect(text.split(separator: "\t").last?.trimmingCharacters(in: .whitespacesAndNewlines) == placement.relayList)
     }
 
-    @Test func aBackendWhoseParentIsNotPostgresIsNotMoved() throws {
+    @Test func aProcessThatIsNotTheConnectionsBackendIsNotMoved() throws {
         let placement = try CPUPlacement(relayList: "0", online: [0, 1])
-        #expect(throws: BenchError.self) { try placement.placePostgres(backendPID: getpid()) }
+        #expect(throws: BenchError.self) { try placement.placePostgres(backendPID: getpid(), clientPort: 5432) }
+        #expect(throws: BenchError.self) { try placement.placePostgres(backendPID: getpid(), clientPort: nil) }
+        #expect(throws: BenchError.self) { try placement.placePostgres(backendPID: Int32.max, clientPort: 5432) }
     }
 }

@@ -49,9 +49,16 @@ public struct CPUPlacement: Sendable {
     /// Moves a local PostgreSQL server (the postmaster of backend `backendPID`, and every process it has started) to the
     /// other CPUs; backends it starts afterwards inherit them. Returns what `restore` needs to put them back.
     ///
-    /// - Throws: when the backend is not a process of this machine (a remote server, another PID namespace) or may not be moved.
-    public func placePostgres(backendPID: Int32) throws -> PostgresPlacement {
-        guard let postmaster = BenchSystem.parent(of: backendPID),
+    /// - Parameters:
+    ///   - backendPID: `pg_backend_pid()` of a connection of this process.
+    ///   - clientPort: that connection's `inet_client_port()` (nil over a Unix socket). The backend's process title
+    ///     names it, which tells the server's process from one that has the same number in another PID namespace.
+    /// - Throws: when the backend is not a process of this machine (a remote server, a container) or may not be moved.
+    public func placePostgres(backendPID: Int32, clientPort: Int32?) throws -> PostgresPlacement {
+        let title = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(backendPID)/cmdline")))
+            .map { String(decoding: $0, as: UTF8.self) } ?? ""
+        guard title.contains(clientPort.map { "(\($0))" } ?? "[local]"),
+              let postmaster = BenchSystem.parent(of: backendPID),
               let name = try? String(contentsOfFile: "/proc/\(postmaster)/comm", encoding: .utf8),
               name.hasPrefix("postgres") else {
             throw BenchError("PostgreSQL's backend \(backendPID) is not a process of this machine")

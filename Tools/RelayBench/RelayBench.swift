@@ -78,8 +78,9 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         async -> (CPUPlacement.PostgresPlacement?, [String: Any]) {
         var report: [String: Any] = ["relay": placement.relayList, "this_process_and_simulator": placement.othersList]
         do {
-            let pid = try await stack.admin.query("SELECT pg_backend_pid()").single().decode(Int32.self, at: 0)
-            let placed = try await OwnThread.run { try placement.placePostgres(backendPID: pid) }
+            let (pid, port) = try await stack.admin.query("SELECT pg_backend_pid(), inet_client_port()").single()
+                .decode((Int32, Int32?).self)
+            let placed = try await OwnThread.run { try placement.placePostgres(backendPID: pid, clientPort: port) }
             report["postgres"] = placement.othersList
             return (placed, report)
         } catch {
