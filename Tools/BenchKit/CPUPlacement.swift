@@ -66,10 +66,16 @@ public struct CPUPlacement: Sendable {
         let before = try Self.run(["-c", "-p", String(postmaster)])
         guard let colon = before.lastIndex(of: ":") else { throw BenchError("taskset printed \"\(before)\"") }
         let saved = before[before.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        for pid in [postmaster] + Self.children(of: postmaster) {
-            try Self.run(["-a", "-p", "-c", othersList, String(pid)])
+        let placed = PostgresPlacement(postmaster: postmaster, saved: saved)
+        do {
+            // The postmaster first: what it starts while its children are moved inherits its CPUs.
+            try Self.run(["-a", "-p", "-c", othersList, String(postmaster)])
+            for pid in Self.children(of: postmaster) { try Self.run(["-a", "-p", "-c", othersList, String(pid)]) }
+        } catch {
+            placed.restore()
+            throw error
         }
-        return PostgresPlacement(postmaster: postmaster, saved: saved)
+        return placed
     }
 
     /// What `placePostgres` changed.
@@ -80,9 +86,8 @@ public struct CPUPlacement: Sendable {
 
         /// Puts the postmaster and the processes it runs now back on their CPUs (best effort).
         public func restore() {
-            for pid in [postmaster] + CPUPlacement.children(of: postmaster) {
-                _ = try? CPUPlacement.run(["-a", "-p", "-c", saved, String(pid)])
-            }
+            _ = try? CPUPlacement.run(["-a", "-p", "-c", saved, String(postmaster)])
+            for pid in CPUPlacement.children(of: postmaster) { _ = try? CPUPlacement.run(["-a", "-p", "-c", saved, String(pid)]) }
         }
     }
 

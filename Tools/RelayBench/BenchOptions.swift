@@ -99,7 +99,8 @@ struct BenchOptions {
                     epoll thread, a few µs a request) or libcurl (the HTTP client the fixed-rate phase uses, about 40 µs a request).
                     --relay-cpus runs the relay alone on LIST (taskset's list: 0, 0-1, 0,2) and everything else on the other
                     CPUs: this process (load clients, accounts), the simulator and, when it runs on this machine and may be moved,
-                    PostgreSQL (put back afterwards), as when the relay has a machine of its own. Without it all share every CPU.
+                    PostgreSQL (put back at the end, unless the bench is killed), as when the relay has a machine of its own.
+                    Without it all share every CPU.
                     URL defaults to $MAILWAKE_TEST_POSTGRES_URL (a superuser: the tool creates scratch databases).
                     mailwake-relay and mailwake-apns-simulator are taken from the directory of this binary.
                     """)

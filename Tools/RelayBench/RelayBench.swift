@@ -17,8 +17,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     let pairingSeconds: Double
     /// Envelopes sealed so far: where the round robin over the pairings goes on.
     let sealed = Locked(0)
-    /// Where the processes run, with `--relay-cpus`; and PostgreSQL's placement, put back at the end.
-    let placement: CPUPlacement?
+    /// PostgreSQL's placement with `--relay-cpus`, put back at the end.
     let postgresPlacement: CPUPlacement.PostgresPlacement?
     /// What the report says of the placement.
     let placementReport: [String: Any]
@@ -31,14 +30,13 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     var relayDatabaseURL: String { stack.relayDatabaseURL }
 
     private init(options: BenchOptions, stack: BenchStack, pairings: [BenchPairing], pairingSeconds: Double,
-                 placement: (CPUPlacement, CPUPlacement.PostgresPlacement?, [String: Any])?) {
+                 placement: (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any])?) {
         self.options = options
         self.stack = stack
         self.pairings = pairings
         self.pairingSeconds = pairingSeconds
-        self.placement = placement?.0
-        postgresPlacement = placement?.1
-        placementReport = placement?.2 ?? ["relay": "shares every CPU with the rest"]
+        postgresPlacement = placement?.postgres
+        placementReport = placement?.report ?? ["relay": "shares every CPU with the rest"]
     }
 
     static func prepare(_ options: BenchOptions) async throws -> RelayBench {
@@ -51,7 +49,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
                                                keepDeliveries: max(200_000, 2 * envelopes), connections: options.concurrency,
                                                settings: settings, placement: placement)
-        var placed: (CPUPlacement.PostgresPlacement?, [String: Any])?
+        var placed: (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any])?
         if let placement { placed = await placePostgres(placement, stack: stack) }
         // Devices registered at accounts, each paired with one outpost through the relay.
         let pairings: [BenchPairing]
@@ -65,17 +63,17 @@ final class RelayBench: BenchRun, @unchecked Sendable {
                 }
         } catch {
             await stack.tearDown()
-            placed?.0?.restore()
+            placed?.postgres?.restore()
             throw error
         }
         return RelayBench(options: options, stack: stack, pairings: pairings, pairingSeconds: (ContinuousClock.now - start).seconds,
-                          placement: placement.map { ($0, placed?.0, placed?.1 ?? [:]) })
+                          placement: placed)
     }
 
     /// Moves a PostgreSQL server of this machine off the relay's CPUs; says where everything runs. A server that is
     /// elsewhere, or may not be moved, stays where it is (the report and stderr say so).
     private static func placePostgres(_ placement: CPUPlacement, stack: BenchStack)
-        async -> (CPUPlacement.PostgresPlacement?, [String: Any]) {
+        async -> (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any]) {
         var report: [String: Any] = ["relay": placement.relayList, "this_process_and_simulator": placement.othersList]
         do {
             let (pid, port) = try await stack.admin.query("SELECT pg_backend_pid(), inet_client_port()").single()
