@@ -20,28 +20,38 @@ public final class BenchStack: @unchecked Sendable {
     public let relay: BenchProcess, relayURL: String, client: HTTPClient
     /// The relay's admin listener (plain HTTP: `/metrics`, `/healthz`).
     public let relayAdminURL: String
+    /// Where the processes run (for a report): the relay's CPUs and the others', or that all share every CPU.
+    public let cpuPlacement: [String: Any]
+    /// PostgreSQL's server, when `start` moved it off the relay's CPUs: put back by `tearDown`.
+    private let postgresPlacement: CPUPlacement.PostgresPlacement?
 
     private init(work: URL, admin: PostgresClient, databases: [String], relayDatabaseURL: String, simulator: BenchProcess,
                  simulatorURL: String,
                  accounts: AccountsApp, accountsPool: PostgresClient, accountsServer: HTTPServer, relay: BenchProcess, relayURL: String,
-                 relayAdminURL: String, client: HTTPClient, simulatorClient: HTTPClient) {
+                 relayAdminURL: String, client: HTTPClient, simulatorClient: HTTPClient,
+                 placement: (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any])) {
         (self.work, self.admin, self.databases, self.relayDatabaseURL) = (work, admin, databases, relayDatabaseURL)
         (self.simulator, self.simulatorURL, self.simulatorClient) = (simulator, simulatorURL, simulatorClient)
         (self.accounts, self.accountsPool, self.accountsServer) = (accounts, accountsPool, accountsServer)
         (self.relay, self.relayURL, self.relayAdminURL, self.client) = (relay, relayURL, relayAdminURL, client)
+        (postgresPlacement, cpuPlacement) = placement
     }
 
     /// Starts everything; `name` prefixes the scratch databases and directory,
     /// `settings` are added to (or replace) the relay's `MAILWAKE_RELAY_*` settings,
-    /// `placement` (when given) starts the relay on its CPUs.
+    /// `placement` (when given) starts the relay alone on its CPUs and everything else (this process, the simulator, a
+    /// PostgreSQL server of this machine) on the others.
     public static func start(postgresURL: String, name: String, keepDeliveries: Int, connections: Int,
                              settings extra: [String: String] = [:], placement: CPUPlacement? = nil) async throws -> BenchStack {
         let bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        // Checked before anything starts: BenchProcess would find it missing only after the simulator and accounts run.
+        // Checked before anything starts: BenchProcess would find one missing only after databases and processes exist.
         let relayPath = bin.appendingPathComponent("mailwake-relay").path
-        guard FileManager.default.isExecutableFile(atPath: relayPath) else {
-            throw BenchError("\(relayPath) is missing: build it with `swift build -c release`")
+        let simulatorPath = bin.appendingPathComponent("mailwake-apns-simulator").path
+        for tool in [relayPath, simulatorPath] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw BenchError("\(tool) is missing: build it with `swift build -c release`")
         }
+        // Before anything starts, so that the simulator and every thread of this process inherit the other CPUs.
+        if let placement { try await OwnThread.run { try placement.placeThisProcess() } }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailwake-\(name)-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let path = { (name: String) in work.appendingPathComponent(name).path }
@@ -66,7 +76,7 @@ public final class BenchStack: @unchecked Sendable {
         }
 
         // The APNs simulator.
-        let simulator = try BenchProcess(executable: bin.appendingPathComponent("mailwake-apns-simulator").path, arguments: [
+        let simulator = try BenchProcess(executable: simulatorPath, arguments: [
             "serve", "--listen", "127.0.0.1:0", "--tls-cert", path("tls.pem"), "--tls-key", path("tls.key"), "--key-file",
             path("AuthKey.p8"),
             "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--topic", bundleID, "--keep-deliveries", String(keepDeliveries),
@@ -131,10 +141,12 @@ public final class BenchStack: @unchecked Sendable {
             up = (try? await client.execute(.init(url: relayAdminURL + "/healthz")))?.status == .ok
             if !up { try await Task.sleep(for: .milliseconds(100)) }
         }
+        var placed: (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any]) = (nil, ["relay": "shares every CPU with the rest"])
+        if up, let placement { placed = await placePostgres(placement, admin: admin) }
         let stack = BenchStack(work: work, admin: admin, databases: [accountsDB, relayDB], relayDatabaseURL: url(relayDB),
                                simulator: simulator, simulatorURL: simulatorURL, accounts: accounts, accountsPool: accountsPool,
                                accountsServer: accountsServer, relay: relay, relayURL: relayURL, relayAdminURL: relayAdminURL,
-                               client: client, simulatorClient: simulatorClient)
+                               client: client, simulatorClient: simulatorClient, placement: placed)
         guard up else {
             // Everything stops; the scratch directory stays for the relay's log.
             await stack.tearDown(keepingScratch: true)
@@ -156,7 +168,25 @@ public final class BenchStack: @unchecked Sendable {
         await accountsServer.shutdown()
         await accounts.database.close()
         await Self.dropDatabases(databases, admin: admin)
+        postgresPlacement?.restore()
         if !keepingScratch { try? FileManager.default.removeItem(at: work) }
+    }
+
+    /// Moves a PostgreSQL server of this machine off the relay's CPUs; says where everything runs. A server that is
+    /// elsewhere, or may not be moved, stays where it is (the report and stderr say so).
+    private static func placePostgres(_ placement: CPUPlacement, admin: PostgresClient)
+        async -> (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any]) {
+        var report: [String: Any] = ["relay": placement.relayList, "this_process_and_simulator": placement.othersList]
+        do {
+            let (pid, port) = try await admin.query("SELECT pg_backend_pid(), inet_client_port()").single().decode((Int32, Int32?).self)
+            let placed = try await OwnThread.run { try placement.placePostgres(backendPID: pid, clientPort: port) }
+            report["postgres"] = placement.othersList
+            return (placed, report)
+        } catch {
+            report["postgres"] = "not moved: \(error)"
+            FileHandle.standardError.write(Data("\(ProcessInfo.processInfo.processName): PostgreSQL stays on every CPU (\(error))\n".utf8))
+            return (nil, report)
+        }
     }
 
     /// Drops the scratch databases `names` and closes `admin`.

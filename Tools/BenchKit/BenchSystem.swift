@@ -15,14 +15,8 @@ public enum BenchSystem {
 
     /// Runs /usr/bin/openssl (blocking: call it from a thread of its own).
     public static func openssl(_ arguments: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        p.arguments = arguments
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw BenchError("openssl \(arguments.first ?? "") failed") }
+        let status = try output(of: "/usr/bin/openssl", arguments).status
+        guard status == 0 else { throw BenchError("openssl \(arguments.first ?? "") failed") }
     }
 
     /// Runs `path` with `arguments` and waits for it (blocking: call it from a thread of its own); returns its exit

@@ -63,10 +63,10 @@ public struct CPUPlacement: Sendable {
               name.hasPrefix("postgres") else {
             throw BenchError("PostgreSQL's backend \(backendPID) is not a process of this machine")
         }
-        let before = try Self.run(["-c", "-p", String(postmaster)])
-        guard let colon = before.lastIndex(of: ":") else { throw BenchError("taskset printed \"\(before)\"") }
-        let saved = before[before.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        let placed = PostgresPlacement(postmaster: postmaster, saved: saved)
+        guard let saved = Self.allowedCPUs(of: String(postmaster)) else {
+            throw BenchError("the CPUs of PostgreSQL's postmaster \(postmaster) are unreadable")
+        }
+        let placed = PostgresPlacement(postmaster: postmaster, saved: Self.list(saved))
         do {
             // The postmaster first: what it starts while its children are moved inherits its CPUs.
             try Self.run(["-a", "-p", "-c", othersList, String(postmaster)])
@@ -91,12 +91,14 @@ public struct CPUPlacement: Sendable {
         }
     }
 
-    /// The CPUs this process may use now (`Cpus_allowed_list` of /proc/self/status; CPU 0 when unreadable).
-    public static func allowedCPUs() -> [Int] {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }),
-              let cpus = parse(line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)) else { return [0] }
-        return cpus
+    /// The CPUs this process may use now (CPU 0 when unreadable).
+    public static func allowedCPUs() -> [Int] { allowedCPUs(of: "self") ?? [0] }
+
+    /// The CPUs process `pid` may use now (`Cpus_allowed_list` of its /proc status), nil when unreadable.
+    static func allowedCPUs(of pid: String) -> [Int]? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return nil }
+        return parse(line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces))
     }
 
     /// The CPUs of a list such as `0-2,5` (ascending, each once), nil when it is not one.

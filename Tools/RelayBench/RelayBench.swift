@@ -17,10 +17,6 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     let pairingSeconds: Double
     /// Envelopes sealed so far: where the round robin over the pairings goes on.
     let sealed = Locked(0)
-    /// PostgreSQL's placement with `--relay-cpus`, put back at the end.
-    let postgresPlacement: CPUPlacement.PostgresPlacement?
-    /// What the report says of the placement.
-    let placementReport: [String: Any]
 
     var relay: BenchProcess { stack.relay }
     var relayURL: String { stack.relayURL }
@@ -29,28 +25,21 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     var simulatorURL: String { stack.simulatorURL }
     var relayDatabaseURL: String { stack.relayDatabaseURL }
 
-    private init(options: BenchOptions, stack: BenchStack, pairings: [BenchPairing], pairingSeconds: Double,
-                 placement: (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any])?) {
+    private init(options: BenchOptions, stack: BenchStack, pairings: [BenchPairing], pairingSeconds: Double) {
         self.options = options
         self.stack = stack
         self.pairings = pairings
         self.pairingSeconds = pairingSeconds
-        postgresPlacement = placement?.postgres
-        placementReport = placement?.report ?? ["relay": "shares every CPU with the rest"]
     }
 
     static func prepare(_ options: BenchOptions) async throws -> RelayBench {
         let envelopes = options.warmUp + Int(Double(options.rate) * options.seconds) + options.saturation
         let settings = ["APNS_CLIENT": options.apnsClient, "HTTP_ENGINE": options.httpEngine,
                         "VERIFY_TABLES": String(options.verifyTables)]
-        // Placed before the stack starts, so that the simulator and every thread of this process inherit the other CPUs.
         let placement = try options.relayCPUs.map { try CPUPlacement(relayList: $0) }
-        if let placement { try await OwnThread.run { try placement.placeThisProcess() } }
         let stack = try await BenchStack.start(postgresURL: options.postgresURL, name: "relay-bench",
                                                keepDeliveries: max(200_000, 2 * envelopes), connections: options.concurrency,
                                                settings: settings, placement: placement)
-        var placed: (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any])?
-        if let placement { placed = await placePostgres(placement, stack: stack) }
         // Devices registered at accounts, each paired with one outpost through the relay.
         let pairings: [BenchPairing]
         let start = ContinuousClock.now
@@ -63,29 +52,9 @@ final class RelayBench: BenchRun, @unchecked Sendable {
                 }
         } catch {
             await stack.tearDown()
-            placed?.postgres?.restore()
             throw error
         }
-        return RelayBench(options: options, stack: stack, pairings: pairings, pairingSeconds: (ContinuousClock.now - start).seconds,
-                          placement: placed)
-    }
-
-    /// Moves a PostgreSQL server of this machine off the relay's CPUs; says where everything runs. A server that is
-    /// elsewhere, or may not be moved, stays where it is (the report and stderr say so).
-    private static func placePostgres(_ placement: CPUPlacement, stack: BenchStack)
-        async -> (postgres: CPUPlacement.PostgresPlacement?, report: [String: Any]) {
-        var report: [String: Any] = ["relay": placement.relayList, "this_process_and_simulator": placement.othersList]
-        do {
-            let (pid, port) = try await stack.admin.query("SELECT pg_backend_pid(), inet_client_port()").single()
-                .decode((Int32, Int32?).self)
-            let placed = try await OwnThread.run { try placement.placePostgres(backendPID: pid, clientPort: port) }
-            report["postgres"] = placement.othersList
-            return (placed, report)
-        } catch {
-            report["postgres"] = "not moved: \(error)"
-            progress("PostgreSQL stays on every CPU (\(error))")
-            return (nil, report)
-        }
+        return RelayBench(options: options, stack: stack, pairings: pairings, pairingSeconds: (ContinuousClock.now - start).seconds)
     }
 
     func run() async throws -> [String: Any] {
@@ -142,7 +111,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "http_engine": options.httpEngine,
             "verify_tables": options.verifyTables,
             "warm_up_envelopes": options.warmUp,
-            "cpu_placement": placementReport,
+            "cpu_placement": stack.cpuPlacement,
             "ecdsa_p256_verify_us": round1(Self.median(verifyBefore + verifyBetween + verifyAfter)),
             "ecdsa_p256_verify_us_by_moment": ["before_load": round1(Self.median(verifyBefore)),
                                                "after_fixed_rate": round1(Self.median(verifyBetween)),
@@ -425,10 +394,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         }
     }
 
-    func tearDown() async {
-        await stack.tearDown()
-        postgresPlacement?.restore()
-    }
+    func tearDown() async { await stack.tearDown() }
 
     /// Adds the phase's CPU per envelope in verifies, against the median of `rounds`.
     static func addVerifyRatio(to phase: inout [String: Any], rounds: [Double]) {
