@@ -56,7 +56,8 @@ struct DiagnosticBatchTests {
         #expect(Self.refusal(#"{"records":["# + Self.record(replacing: ["event_id": "null"]) + "]}") == "null at records[0].event_id")
         #expect(Self.refusal(#"{"records":["# + Self.record(replacing: ["occurred_at": "\"1\""]) + "]}")
                 == "wrong type at records[0].occurred_at")
-        #expect(Self.refusal(#"{"records":["# + Self.record(replacing: ["occurred_at": "1.5"]) + "]}") != nil)
+        #expect(Self.refusal(#"{"records":["# + Self.record(replacing: ["occurred_at": "1.5"]) + "]}")?
+                    .hasSuffix(": only integers are allowed") == true)
         #expect(Self.refusal(#"{"records":["# + Self.record(replacing: ["apns_reason": "7"]) + "]}")
                 == "wrong type at records[0].apns_reason")
         #expect(Self.refusal(#"{"records":{}}"#) == "wrong type at records")
@@ -89,6 +90,8 @@ struct DiagnosticBatchTests {
     }
 
     @Test func aDuplicateKeyIsRefusedBeforeAnyFieldIsRead() {
-        #expect(Self.refusal(#"{"records":["# + Self.record(adding: #","status":"delivered""#) + "]}") != nil)
+        // The parser refuses it: the record's reader never sees which of the two values would have won.
+        let refusal = Self.refusal(#"{"records":["# + Self.record(adding: #","status":"delivered""#) + "]}")
+        #expect(refusal?.hasPrefix("invalid JSON at byte ") == true && refusal?.hasSuffix(": duplicate key") == true)
     }
 }

@@ -47,16 +47,21 @@ extension StrictJSON {
 
         /// A string of at most `maxBytes` UTF-8 bytes.
         public func string(_ key: String, maxBytes: Int, allowEmpty: Bool = false) throws(ProtocolError) -> String {
-            let bytes = try stringBytes(key)
-            guard bytes.count <= maxBytes else { throw ProtocolError(.tooLarge, "\(key) is longer than \(maxBytes) bytes") }
-            guard allowEmpty || !bytes.isEmpty else { throw .malformed("\(key) is empty") }
-            return String(decoding: bytes, as: UTF8.self)
+            try string(required(key), key, maxBytes: maxBytes, allowEmpty: allowEmpty)
         }
 
         /// A string of at most `maxBytes` UTF-8 bytes, or nil when absent or null.
         public func optionalString(_ key: String, maxBytes: Int, allowEmpty: Bool = false) throws(ProtocolError) -> String? {
-            guard optional(key) != nil else { return nil }
-            return try string(key, maxBytes: maxBytes, allowEmpty: allowEmpty)
+            guard let value = optional(key) else { return nil }
+            return try string(value, key, maxBytes: maxBytes, allowEmpty: allowEmpty)
+        }
+
+        /// `value` as a string field named `key`, checked as `string(_:maxBytes:allowEmpty:)` says.
+        private func string(_ value: Value, _ key: String, maxBytes: Int, allowEmpty: Bool) throws(ProtocolError) -> String {
+            guard case .string(let bytes) = value else { throw .malformed("wrong type at \(name(key))") }
+            guard bytes.count <= maxBytes else { throw ProtocolError(.tooLarge, "\(key) is longer than \(maxBytes) bytes") }
+            guard allowEmpty || !bytes.isEmpty else { throw .malformed("\(key) is empty") }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         /// The elements of an array field.

@@ -67,71 +67,74 @@ struct IntakeBatch: Sendable {
         b.append(unique.map(\.acceptedMS).max() ?? 0)
         b.append(PostgresArray(unique.map { PostgresBytes(keepCatchUp ? $0.envelope : []) }))
         b.append(keepCatchUp)
-        // pg_notify runs in the statement's transaction: other instances hear
-        // of the new rows when they are committed. Buckets are taken in
-        // outpost order, so two batches never wait for each other's rows in
-        // opposite orders.
-        return PostgresQuery(unsafeSQL: """
-            WITH input AS (
-                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                                     $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[],
-                                         $16::text[],
-                                     $20::bytea[])
-                    WITH ORDINALITY
-                    AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat,
-                        deadline_at,
-                         accepted_ms, status, next_attempt_ms, claimed_by, envelope, ord)
-            ), looked AS (
-                SELECT i.*, d.envelope_hash AS stored_hash,
-                       (d.pairing_id IS NULL AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id
-                           AND p.state = 'active')) AS fresh
-                FROM input i
-                LEFT JOIN deliveries d ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
-            ), ranks AS (
-                -- Ranked on narrow rows, looked up by ordinality (no join).
-                SELECT array_agg(rank ORDER BY ord) AS of FROM (
-                    SELECT ord, row_number() OVER (PARTITION BY outpost_id, fresh ORDER BY ord) AS rank FROM looked) x
-            ), ranked AS (
-                SELECT l.*, ranks.of[l.ord::int4] AS rank FROM looked l, ranks
-            ), demand AS (
-                SELECT outpost_id, count(*)::int4 AS n FROM ranked WHERE fresh GROUP BY outpost_id
-            ), charged AS (
-                INSERT INTO rate_buckets AS r (bucket, tokens, updated_ms, requested, granted)
-                SELECT 'envelopes/' || outpost_id, $18::float8 - LEAST(n, floor($18::float8)), $19::int8, n, LEAST(n,
-                    floor($18::float8))::int4
-                FROM demand ORDER BY outpost_id
-                \(RateBuckets.takeSQL(rate: "$17::float8", burst: "$18::float8"))
-                RETURNING substr(bucket, 11) AS outpost_id, granted, tokens
-            ), inserted AS (
-                INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload,
-                    envelope_hash,
-                                        iat, deadline_at, status, attempts, next_attempt_ms, accepted_ms, updated_ms, claimed_by)
-                SELECT f.pairing_id, f.event_id, f.outpost_id, f.device_id, f.kind, f.activity_id, f.activity_event, f.payload,
-                    f.envelope_hash,
-                       f.iat, f.deadline_at, f.status, CASE WHEN f.status = 'sending' THEN 1 ELSE 0 END, f.next_attempt_ms, f.accepted_ms,
-                       f.accepted_ms, f.claimed_by
-                FROM ranked f JOIN charged c ON c.outpost_id = f.outpost_id
-                WHERE f.fresh AND f.rank <= c.granted
-                ON CONFLICT (pairing_id, event_id) DO NOTHING
-                RETURNING pairing_id, event_id, status
-            ), logged AS (
-                -- The catch-up log (PROTOCOL.md §12), in the same statement and
-                -- transaction: exactly the deliveries stored now, in submission order.
-                INSERT INTO catchup_envelopes (device_id, pairing_id, event_id, accepted_ms, envelope)
-                SELECT i.device_id, i.pairing_id, i.event_id, i.accepted_ms, i.envelope
-                FROM inserted n JOIN input i ON i.pairing_id = n.pairing_id AND i.event_id = n.event_id
-                WHERE $21::bool
-                ORDER BY i.ord
-            ), notified AS (
-                SELECT pg_notify($13, '') WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'queued')
-            )
-            SELECT n.pairing_id, n.event_id, true, NULL::bytea, false, NULL::float8 FROM inserted n LEFT JOIN notified ON true
-            UNION ALL
-            SELECT i.pairing_id, i.event_id, false, i.stored_hash, i.fresh, c.tokens
-            FROM ranked i LEFT JOIN charged c ON c.outpost_id = i.outpost_id
-            WHERE NOT i.fresh OR i.rank > c.granted
-            """, bindings: b)
+        return PostgresQuery(unsafeSQL: Self.sql, bindings: b)
     }
+
+    /// The statement's text, built once: every batch shares one string, which the prepared-statement cache
+    /// recognises by its storage instead of comparing its kilobytes with the cached text's.
+    ///
+    /// pg_notify runs in the statement's transaction: other instances hear of the new rows when they are committed.
+    /// Buckets are taken in outpost order, so two batches never wait for each other's rows in opposite orders.
+    private static let sql = """
+        WITH input AS (
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                                 $8::bytea[], $9::bytea[], $10::int8[], $11::int8[], $12::int8[], $14::text[], $15::int8[],
+                                     $16::text[],
+                                 $20::bytea[])
+                WITH ORDINALITY
+                AS t(pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload, envelope_hash, iat,
+                    deadline_at,
+                     accepted_ms, status, next_attempt_ms, claimed_by, envelope, ord)
+        ), looked AS (
+            SELECT i.*, d.envelope_hash AS stored_hash,
+                   (d.pairing_id IS NULL AND EXISTS (SELECT 1 FROM pairings p WHERE p.pairing_id = i.pairing_id
+                       AND p.state = 'active')) AS fresh
+            FROM input i
+            LEFT JOIN deliveries d ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
+        ), ranks AS (
+            -- Ranked on narrow rows, looked up by ordinality (no join).
+            SELECT array_agg(rank ORDER BY ord) AS of FROM (
+                SELECT ord, row_number() OVER (PARTITION BY outpost_id, fresh ORDER BY ord) AS rank FROM looked) x
+        ), ranked AS (
+            SELECT l.*, ranks.of[l.ord::int4] AS rank FROM looked l, ranks
+        ), demand AS (
+            SELECT outpost_id, count(*)::int4 AS n FROM ranked WHERE fresh GROUP BY outpost_id
+        ), charged AS (
+            INSERT INTO rate_buckets AS r (bucket, tokens, updated_ms, requested, granted)
+            SELECT 'envelopes/' || outpost_id, $18::float8 - LEAST(n, floor($18::float8)), $19::int8, n, LEAST(n,
+                floor($18::float8))::int4
+            FROM demand ORDER BY outpost_id
+            \(RateBuckets.takeSQL(rate: "$17::float8", burst: "$18::float8"))
+            RETURNING substr(bucket, 11) AS outpost_id, granted, tokens
+        ), inserted AS (
+            INSERT INTO deliveries (pairing_id, event_id, outpost_id, device_id, kind, activity_id, activity_event, payload,
+                envelope_hash,
+                                    iat, deadline_at, status, attempts, next_attempt_ms, accepted_ms, updated_ms, claimed_by)
+            SELECT f.pairing_id, f.event_id, f.outpost_id, f.device_id, f.kind, f.activity_id, f.activity_event, f.payload,
+                f.envelope_hash,
+                   f.iat, f.deadline_at, f.status, CASE WHEN f.status = 'sending' THEN 1 ELSE 0 END, f.next_attempt_ms, f.accepted_ms,
+                   f.accepted_ms, f.claimed_by
+            FROM ranked f JOIN charged c ON c.outpost_id = f.outpost_id
+            WHERE f.fresh AND f.rank <= c.granted
+            ON CONFLICT (pairing_id, event_id) DO NOTHING
+            RETURNING pairing_id, event_id, status
+        ), logged AS (
+            -- The catch-up log (PROTOCOL.md §12), in the same statement and
+            -- transaction: exactly the deliveries stored now, in submission order.
+            INSERT INTO catchup_envelopes (device_id, pairing_id, event_id, accepted_ms, envelope)
+            SELECT i.device_id, i.pairing_id, i.event_id, i.accepted_ms, i.envelope
+            FROM inserted n JOIN input i ON i.pairing_id = n.pairing_id AND i.event_id = n.event_id
+            WHERE $21::bool
+            ORDER BY i.ord
+        ), notified AS (
+            SELECT pg_notify($13, '') WHERE EXISTS (SELECT 1 FROM inserted WHERE status = 'queued')
+        )
+        SELECT n.pairing_id, n.event_id, true, NULL::bytea, false, NULL::float8 FROM inserted n LEFT JOIN notified ON true
+        UNION ALL
+        SELECT i.pairing_id, i.event_id, false, i.stored_hash, i.fresh, c.tokens
+        FROM ranked i LEFT JOIN charged c ON c.outpost_id = i.outpost_id
+        WHERE NOT i.fresh OR i.rank > c.granted
+        """
 
     /// What the statement's rows say of each envelope; those it does not say are missing.
     func written(from rows: PostgresRows) throws -> [EventKey: Written] {
