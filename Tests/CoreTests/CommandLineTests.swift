@@ -45,6 +45,24 @@ import Testing
         #expect(try Self.add.parse(["--host", "h", "--token=", "n"]).value("token") == "")
     }
 
+    /// Pairing and device ids are base64url, and one in 4,096 begins with `--` (the CLI test that unpaired a random
+    /// pairing met one): the user pastes it where the command expects it.
+    @Test func aPositionalIdentifierThatBeginsWithTwoDashesIsAValue() throws {
+        let a = try Self.add.parse(["--C14jgGtkQ_08sOF2U4gg", "--host", "h"])
+        #expect(a.positionals == ["--C14jgGtkQ_08sOF2U4gg"])
+        #expect(a.value("host") == "h")
+        #expect(try Self.add.parse(["--host", "h", "--_x"]).positionals == ["--_x"])
+        #expect(try Self.add.parse(["--host", "h", "--9lives"]).positionals == ["--9lives"])
+        // Spelled as an option (lower-case, digits, hyphens), it is read as one; a lone `--` before it makes it a value.
+        #expect(usage { try Self.add.parse(["--abc-123", "--host", "h"]) }?.message.hasPrefix("unknown option --abc-123 for add") == true)
+        #expect(try Self.add.parse(["--host", "h", "--", "--abc-123"]).positionals == ["--abc-123"])
+    }
+
+    @Test func optionNamesAreLowerCaseLettersDigitsAndHyphens() {
+        for name in ["host", "dry-run", "a", "tls2", "x-9"] { #expect(OptionSpec.isValidName(name[...]), "\(name)") }
+        for name in ["", "Host", "dry_run", "9lives", "-x", "h=", "hé"] { #expect(!OptionSpec.isValidName(name[...]), "\(name)") }
+    }
+
     @Test func helpAnywhere() {
         #expect(usage { try Self.add.parse(["--help"]) }?.isHelpRequest == true)
         #expect(usage { try Self.add.parse(["inbox", "--host", "h", "-h"]) }?.isHelpRequest == true)
@@ -57,7 +75,10 @@ import Testing
 
     @Test func usageErrors() {
         #expect(usage { try Self.add.parse(["inbox"]) }?.message == "missing --host HOST")
-        #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--bogus"]) }?.message == "unknown option --bogus for add")
+        #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--bogus"]) }?.message
+                == "unknown option --bogus for add (a value that begins with -- goes after a lone --)")
+        let noPositionals = CommandSpec("list", summary: "Lists.", options: [OptionSpec("all", help: "every one")])
+        #expect(usage { try noPositionals.parse(["--bogus"]) }?.message == "unknown option --bogus for list")
         #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--host", "i"]) }?.message == "--host given twice")
         #expect(usage { try Self.add.parse(["inbox", "--host"]) }?.message == "--host needs a value HOST")
         #expect(usage { try Self.add.parse(["inbox", "--host", "h", "--dry-run=yes"]) }?.message == "--dry-run takes no value")

@@ -42,7 +42,9 @@ public struct CommandSpec: Sendable {
     /// Parses `args` (everything after the command name).
     ///
     /// Accepts `--name value`, `--name=value` and `--` to end options. An option
-    /// that takes a value always consumes the next argument.
+    /// that takes a value always consumes the next argument. Two dashes followed
+    /// by what cannot be an option's name (see `OptionSpec.isValidName`) begin a
+    /// value, not an option: a base64url identifier may start with `--`.
     public func parse(_ args: [String]) throws(UsageError) -> ParsedArguments {
         var values: [String: String] = [:]
         var flags: Set<String> = []
@@ -52,10 +54,10 @@ public struct CommandSpec: Sendable {
         while i < args.count {
             let arg = args[i]
             i += 1
-            // After `--`, and for anything not starting with `--`, an argument is
-            // positional (a single leading dash is allowed: base64url values and
-            // negative numbers start with one).
-            if optionsEnded || !arg.hasPrefix("--") {
+            // After `--`, and for anything not starting with `--` or not naming an
+            // option after it, an argument is positional (base64url values start
+            // with one dash or two, negative numbers with one).
+            if optionsEnded || !arg.hasPrefix("--") || !Self.namesAnOption(arg) {
                 if !optionsEnded, arg == "-h" { throw UsageError.helpRequested }
                 positionalValues.append(arg)
                 continue
@@ -69,7 +71,9 @@ public struct CommandSpec: Sendable {
             }
             if key == "help" { throw UsageError.helpRequested }
             guard let spec = options.first(where: { $0.name == key }) else {
-                throw UsageError("unknown option --\(key) for \(name)")
+                // A value of option-like spelling (a lower-case identifier) can still be given after a lone `--`.
+                let hint = positionals.isEmpty ? "" : " (a value that begins with -- goes after a lone --)"
+                throw UsageError("unknown option --\(key) for \(name)" + hint)
             }
             if spec.valueName == nil {
                 guard inlineValue == nil else { throw UsageError("--\(key) takes no value") }
@@ -97,6 +101,16 @@ public struct CommandSpec: Sendable {
                              : "\(name) expects \(positionals.joined(separator: " "))")
         }
         return ParsedArguments(values: values, flags: flags, positionals: positionalValues)
+    }
+}
+
+extension CommandSpec {
+    /// Whether `arg` (starting with `--`) is spelled as an option: `--`, or `--name` or `--name=value` with a name
+    /// `OptionSpec` allows.
+    static func namesAnOption(_ arg: String) -> Bool {
+        let rest = arg.dropFirst(2)
+        let name = rest.firstIndex(of: "=").map { rest[..<$0] } ?? rest
+        return rest.isEmpty || OptionSpec.isValidName(name)
     }
 }
 
