@@ -184,7 +184,7 @@ public final class BenchStack: @unchecked Sendable {
             return (placed, report)
         } catch {
             report["postgres"] = "not moved: \(error)"
-            FileHandle.standardError.write(Data("\(ProcessInfo.processInfo.processName): PostgreSQL stays on every CPU (\(error))\n".utf8))
+            BenchSystem.progress("PostgreSQL stays on every CPU (\(error))")
             return (nil, report)
         }
     }

@@ -13,6 +13,11 @@ public enum BenchSystem {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
+    /// Says on stderr, after the program's name, where the run is (so a profiler can be attached to one phase).
+    public static func progress(_ what: String) {
+        FileHandle.standardError.write(Data("\(ProcessInfo.processInfo.processName): \(what)\n".utf8))
+    }
+
     /// Runs /usr/bin/openssl (blocking: call it from a thread of its own).
     public static func openssl(_ arguments: [String]) throws {
         let status = try output(of: "/usr/bin/openssl", arguments).status

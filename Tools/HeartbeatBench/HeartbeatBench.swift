@@ -36,11 +36,11 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
         let relayDatabase = PostgresClient(configuration: try .init(url: stack.relayDatabaseURL), logger: .disabled)
         do {
             // Every outpost paired with one device through the relay's pairing API (PROTOCOL §9).
-            progress("pairing \(options.outposts) outposts")
+            BenchSystem.progress("pairing \(options.outposts) outposts")
             let start = ContinuousClock.now
             let keys = try (0..<options.outposts).map { _ in try P256.Signing.PrivateKey() }
             _ = try await BenchPairing.makeMany(outposts: keys, devicesPerOutpost: 1, stack: stack, concurrency: options.pairConcurrency) {
-                progress("paired \($0)")
+                BenchSystem.progress("paired \($0)")
             }
             let seconds = (ContinuousClock.now - start).seconds
             return HeartbeatBench(options: options, stack: stack, relayDatabase: relayDatabase, outposts: keys, pairingSeconds: seconds)
@@ -54,12 +54,12 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
     func run() async throws -> [String: Any] {
         var rounds: [[String: Any]] = []
         for round in 1...options.rounds {
-            Self.progress("round \(round) of \(options.rounds)")
+            BenchSystem.progress("round \(round) of \(options.rounds)")
             rounds.append(try await saturatedRound(first: round == 1))
         }
-        Self.progress("real rate for \(options.seconds) s")
+        BenchSystem.progress("real rate for \(options.seconds) s")
         let real = try await realRatePhase()
-        Self.progress("silence-watch passes")
+        BenchSystem.progress("silence-watch passes")
         let silence = try await silencePasses()
         let rows = try await relayDatabase.query("""
                                                  SELECT count(*), pg_total_relation_size('outpost_heartbeats') FROM \
@@ -195,11 +195,6 @@ final class HeartbeatBench: BenchRun, @unchecked Sendable {
         request.url = stack.relayURL + request.url
         let r = try await stack.client.execute(request)
         guard r.status == .noContent else { throw BenchError("a heartbeat was answered \(r.status.code): \(r.text)") }
-    }
-
-    /// Says on stderr where the run is.
-    static func progress(_ what: String) {
-        FileHandle.standardError.write(Data("mailwake-heartbeat-bench: \(what)\n".utf8))
     }
 
     func tearDown() async {

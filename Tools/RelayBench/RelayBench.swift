@@ -45,10 +45,10 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let start = ContinuousClock.now
         do {
             let outposts = try (0..<options.outposts).map { _ in try P256.Signing.PrivateKey() }
-            progress("pairing \(options.outposts * options.devicesPerOutpost) devices")
+            BenchSystem.progress("pairing \(options.outposts * options.devicesPerOutpost) devices")
             pairings = try await BenchPairing.makeMany(outposts: outposts, devicesPerOutpost: options.devicesPerOutpost, stack: stack,
                                                        concurrency: options.pairConcurrency) {
-                    if $0 % 10_000 == 0 { progress("paired \($0)") }
+                    if $0 % 10_000 == 0 { BenchSystem.progress("paired \($0)") }
                 }
         } catch {
             await stack.tearDown()
@@ -70,7 +70,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         let fixedCount = Int(Double(options.rate) * options.seconds)
         let fixedEnvelopes = try makeEnvelopes(fixedCount)
         let footprint = options.footprint ? try await PhaseFootprint(bench: self) : nil
-        Self.progress("fixed-rate phase begins")
+        BenchSystem.progress("fixed-rate phase begins")
         let verifiesBefore = try await verifyCounts()
         var start = try await footprint?.begin()
         var sampler = VerifySampler(probe: VerifyProbe())
@@ -83,7 +83,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         fixed["relay_verifies"] = verifiesBetween.since(verifiesBefore)
         let fixedFailed = (fixed["failed_submissions"] as? [String: Int])?.values.reduce(0, +) ?? 0
         let saturationEnvelopes = try makeEnvelopes(options.saturation)
-        Self.progress("saturation phase begins")
+        BenchSystem.progress("saturation phase begins")
         start = try await footprint?.begin()
         sampler = VerifySampler(probe: VerifyProbe())
         var saturation = try await saturationPhase(saturationEnvelopes, seen: options.warmUp + fixedCount - fixedFailed)
@@ -95,7 +95,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         Self.addVerifyRatio(to: &saturation, rounds: verifyBetween + verifyAfter)
         if let footprint, let start { saturation["footprint"] = try await footprint.end(start, envelopes: options.saturation) }
         await footprint?.close()
-        Self.progress("done")
+        BenchSystem.progress("done")
         return [
             "benchmark": "mailwake-relay-bench",
             "setup": """
@@ -133,11 +133,6 @@ final class RelayBench: BenchRun, @unchecked Sendable {
                          rows after the devices' receipts (PROTOCOL §13)
                          """,
         ]
-    }
-
-    /// Says on stderr where the run is, so a profiler can be attached to one phase.
-    static func progress(_ what: String) {
-        FileHandle.standardError.write(Data("mailwake-relay-bench: \(what)\n".utf8))
     }
 
     /// Envelopes round-robin over the pairings, sealed before any timing starts; each call

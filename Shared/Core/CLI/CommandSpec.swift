@@ -54,10 +54,10 @@ public struct CommandSpec: Sendable {
         while i < args.count {
             let arg = args[i]
             i += 1
-            // After `--`, and for anything not starting with `--` or not naming an
-            // option after it, an argument is positional (base64url values start
-            // with one dash or two, negative numbers with one).
-            if optionsEnded || !arg.hasPrefix("--") || !Self.namesAnOption(arg) {
+            // After `--`, and for anything not starting with `--`, an argument is
+            // positional (a single leading dash is allowed: base64url values and
+            // negative numbers start with one).
+            if optionsEnded || !arg.hasPrefix("--") {
                 if !optionsEnded, arg == "-h" { throw UsageError.helpRequested }
                 positionalValues.append(arg)
                 continue
@@ -68,6 +68,11 @@ public struct CommandSpec: Sendable {
             if let eq = key.firstIndex(of: "=") {
                 inlineValue = String(key[key.index(after: eq)...])
                 key = String(key[..<eq])
+            }
+            // Not a name an option could have: a value (base64url values may start with two dashes too).
+            guard OptionSpec.isValidName(key[...]) else {
+                positionalValues.append(arg)
+                continue
             }
             if key == "help" { throw UsageError.helpRequested }
             guard let spec = options.first(where: { $0.name == key }) else {
@@ -101,16 +106,6 @@ public struct CommandSpec: Sendable {
                              : "\(name) expects \(positionals.joined(separator: " "))")
         }
         return ParsedArguments(values: values, flags: flags, positionals: positionalValues)
-    }
-}
-
-extension CommandSpec {
-    /// Whether `arg` (starting with `--`) is spelled as an option: `--`, or `--name` or `--name=value` with a name
-    /// `OptionSpec` allows.
-    static func namesAnOption(_ arg: String) -> Bool {
-        let rest = arg.dropFirst(2)
-        let name = rest.firstIndex(of: "=").map { rest[..<$0] } ?? rest
-        return rest.isEmpty || OptionSpec.isValidName(name)
     }
 }
 

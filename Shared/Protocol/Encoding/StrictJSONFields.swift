@@ -41,24 +41,29 @@ extension StrictJSON {
 
         /// The UTF-8 bytes of a string field.
         public func stringBytes(_ key: String) throws(ProtocolError) -> ArraySlice<UInt8> {
-            guard case .string(let bytes) = try required(key) else { throw .malformed("wrong type at \(name(key))") }
-            return bytes
+            try stringBytes(of: required(key), key)
         }
 
         /// A string of at most `maxBytes` UTF-8 bytes.
         public func string(_ key: String, maxBytes: Int, allowEmpty: Bool = false) throws(ProtocolError) -> String {
-            try string(required(key), key, maxBytes: maxBytes, allowEmpty: allowEmpty)
+            try Self.string(stringBytes(key), key, maxBytes: maxBytes, allowEmpty: allowEmpty)
         }
 
         /// A string of at most `maxBytes` UTF-8 bytes, or nil when absent or null.
         public func optionalString(_ key: String, maxBytes: Int, allowEmpty: Bool = false) throws(ProtocolError) -> String? {
             guard let value = optional(key) else { return nil }
-            return try string(value, key, maxBytes: maxBytes, allowEmpty: allowEmpty)
+            return try Self.string(stringBytes(of: value, key), key, maxBytes: maxBytes, allowEmpty: allowEmpty)
         }
 
-        /// `value` as a string field named `key`, checked as `string(_:maxBytes:allowEmpty:)` says.
-        private func string(_ value: Value, _ key: String, maxBytes: Int, allowEmpty: Bool) throws(ProtocolError) -> String {
+        /// The bytes of `value`, the field `key`, which must be a string.
+        private func stringBytes(of value: Value, _ key: String) throws(ProtocolError) -> ArraySlice<UInt8> {
             guard case .string(let bytes) = value else { throw .malformed("wrong type at \(name(key))") }
+            return bytes
+        }
+
+        /// `bytes` as the string field `key`, checked as `string(_:maxBytes:allowEmpty:)` says.
+        private static func string(_ bytes: ArraySlice<UInt8>, _ key: String, maxBytes: Int, allowEmpty: Bool) throws(ProtocolError)
+            -> String {
             guard bytes.count <= maxBytes else { throw ProtocolError(.tooLarge, "\(key) is longer than \(maxBytes) bytes") }
             guard allowEmpty || !bytes.isEmpty else { throw .malformed("\(key) is empty") }
             return String(decoding: bytes, as: UTF8.self)
