@@ -55,6 +55,13 @@ public final class PythonHTTPTestServer: Sendable {
         logText().split(separator: "\n").filter { $0.hasPrefix("connection ") }.count
     }
 
+    /// Connections accepted so far, read once the log shows each of `connections` (ids the answers named). The server
+    /// logs a connection before it answers on it, but its log reaches this process later, through a pipe.
+    public func connectionCount(including connections: some Sequence<Int>) async throws -> Int {
+        for id in connections { try await waitForLog("connection \(id) ") }
+        return connectionCount
+    }
+
     /// Waits until `logText()` contains `text` (a request or reset the server has logged).
     public func waitForLog(_ text: String, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
