@@ -4,7 +4,8 @@
 #   mw_on_exit COMMAND...      registers a cleanup; all run (last registered first) by one EXIT
 #                              trap, on success, on failure and on SIGINT/SIGTERM. A failing
 #                              cleanup does not stop the others.
-#   mw_free_port               a free TCP port on 127.0.0.1
+#   mw_free_ports NAME...      sets each NAME to a distinct TCP port that binds on 127.0.0.1 now, from
+#                              below the kernel's ephemeral range (scripts/lib/free_ports.py says why)
 #   mw_db_url URL DB           URL (postgres://…) with its database replaced by DB
 #   mw_cleanup_mark            prints how many cleanups are registered (a mark for mw_cleanup_since)
 #   mw_cleanup_since MARK      runs now, last first, the cleanups registered after MARK, and forgets them
@@ -27,6 +28,7 @@
 MW_COMMON_LOADED=1
 MW_CLEANUPS=()
 MW_SCRIPT_NAME="$(basename "${0:-mailwake}")"
+MW_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 mw_on_exit() {
   local IFS=' '
@@ -59,8 +61,14 @@ mw_cleanup_since() {
   MW_CLEANUPS=("${MW_CLEANUPS[@]}")
 }
 
-mw_free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+mw_free_ports() {
+  local ports name i=0
+  ports="$(python3 "$MW_LIB_DIR/free_ports.py" "$#")" || return 1
+  read -r -a ports <<< "$ports"
+  for name in "$@"; do
+    printf -v "$name" '%s' "${ports[$i]}"
+    i=$((i + 1))
+  done
 }
 
 mw_db_url() {

@@ -77,7 +77,7 @@ compose_cleanup() {  # PROJECT IMAGES_BEFORE_FILE
 }
 
 compose_suite() {
-  local t0 project images_before ports note code
+  local t0 project images_before note code
   t0="$(date +%s)"
   cd "$COMPOSE_LIB_DIR/../.."
   podman_setup
@@ -86,9 +86,8 @@ compose_suite() {
   project="mailwake-ci-$$"
   export COMPOSE_PROJECT_NAME="$project"
   # Host ports of the stack: free ones, so the suite runs beside anything on the usual ports.
-  for ports in ACCOUNTS_PORT RELAY_PORT RELAY_ADMIN_PORT APNS_PORT IMAPS_PORT OUTPOST_PORT; do
-    export "$ports=$(mw_free_port)"
-  done
+  mw_free_ports ACCOUNTS_PORT RELAY_PORT RELAY_ADMIN_PORT APNS_PORT IMAPS_PORT OUTPOST_PORT || return 1
+  export ACCOUNTS_PORT RELAY_PORT RELAY_ADMIN_PORT APNS_PORT IMAPS_PORT OUTPOST_PORT
   compose_runner
   echo "compose: ${COMPOSE[*]} ($("${COMPOSE[@]}" version --short 2>/dev/null || true)), project $project, DOCKER_HOST=${DOCKER_HOST:-default}"
   images_before="$(mktemp /tmp/mailwake-compose-images.XXXXXX)"

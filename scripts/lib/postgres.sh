@@ -32,8 +32,10 @@ pg_test_as_owner() {
   fi
 }
 
+PG_TEST_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
 pg_test_free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+  python3 "$PG_TEST_LIB_DIR/free_ports.py" 1
 }
 
 pg_test_start() {
@@ -52,7 +54,7 @@ pg_test_start() {
       -E UTF8 --locale=C --no-sync --no-instructions >"$dir/initdb.log" 2>&1) \
     || { cat "$dir/initdb.log" >&2; return 1; }
   rm -f "$dir/pwfile"
-  port="$(pg_test_free_port)"
+  port="$(pg_test_free_port)" || return 1
   local durability="-c fsync=off -c full_page_writes=off"
   [ "${PG_TEST_DURABLE:-0}" = 1 ] && durability="-c fsync=on -c full_page_writes=on -c synchronous_commit=on"
   (cd "$dir" && pg_test_as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \

@@ -17,8 +17,7 @@ outpost_schemathesis() {
   local bin="$1" python="$2" st="$3"
   local dir port proxy_port serve_pid invite_pid proxy_pid link rc=0
   dir="$(mktemp -d /tmp/mailwake-st.XXXXXX)"
-  port="$(mw_free_port)"
-  proxy_port="$(mw_free_port)"
+  mw_free_ports port proxy_port
   export MAILWAKE_OUTPOST_LISTEN="127.0.0.1:$port" MAILWAKE_OUTPOST_PUBLIC_URL="https://127.0.0.1:$port"
   "$bin/mailwake-outpost" init --data-dir "$dir/outpost" >/dev/null
   # A relay that is never reached: nothing here is delivered.

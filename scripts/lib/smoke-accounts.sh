@@ -10,8 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 accounts_smoke() {
   local bin="$1/mailwake-accounts" py="$2" port admin db url pid status log token
-  port="$(mw_free_port)"
-  admin="$(mw_free_port)"
+  mw_free_ports port admin
   db="accounts_smoke_$$"
   url="$(mw_db_url "$MAILWAKE_TEST_POSTGRES_URL" "$db")"
   psql "$MAILWAKE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
