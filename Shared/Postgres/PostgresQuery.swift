@@ -13,6 +13,15 @@ public struct PostgresBindings: Sendable, Hashable {
 
     public var count: Int { types.count }
 
+    /// Makes room for `parameters` more parameters and `bytes` more bytes of values, so that binding a statement's
+    /// parameters does not grow four arrays step by step.
+    public mutating func reserveCapacity(parameters: Int, bytes: Int) {
+        types.reserveCapacity(types.count + parameters)
+        offsets.reserveCapacity(offsets.count + parameters)
+        lengths.reserveCapacity(lengths.count + parameters)
+        storage.reserveCapacity(storage.count + bytes)
+    }
+
     /// Appends a value as the next parameter (inlinable: the caller's module specializes the encoding).
     @inlinable public mutating func append(_ value: some PostgresEncodable) {
         record(type(of: value).postgresType, isNull: value.isPostgresNull) { value.encode(into: &$0) }

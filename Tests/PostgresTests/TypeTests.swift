@@ -77,6 +77,31 @@ struct TypeTests {
         }
     }
 
+    @Test("an empty value binds as empty, not NULL, before, between and after values with bytes")
+    func emptyValuesAmongOthers() async throws {
+        try await PG.withClient(poolSize: 1) { client async throws in
+            let empty: [UInt8] = []
+            let row = try await client.query("""
+                SELECT \("")::text, \("a")::text, \(empty)::bytea, \(String?.none)::text, \("b")::text, \("")::text, \(empty)::bytea
+                """).single()
+            let values = try row.decode((String, String, [UInt8], String?, String, String, [UInt8]).self)
+            #expect(values.0 == "" && values.1 == "a" && values.2 == [] && values.3 == nil)
+            #expect(values.4 == "b" && values.5 == "" && values.6 == [])
+            #expect(!row.isNull(at: 0) && !row.isNull(at: 5) && !row.isNull(at: 6) && row.isNull(at: 3))
+        }
+    }
+
+    @Test("an array built from a collection through a transform has one element per value, NULLs included")
+    func arrayThroughATransform() async throws {
+        try await PG.withClient(poolSize: 1) { client async throws in
+            let numbers = PostgresArray([1, 2, 3]) { Int64($0 * 10) }
+            let names = PostgresArray([1, 2, 3]) { $0 == 2 ? nil : "n\($0)" }
+            let row = try await client.query("SELECT \(numbers), \(names)").single()
+            #expect(try row.decode(PostgresArray<Int64>.self, at: 0).nonNull() == [10, 20, 30])
+            #expect(try row.decode(PostgresArray<String>.self, at: 1).elements == ["n1", nil, "n3"])
+        }
+    }
+
     @Test("numeric and uuid decode as text; integers widen")
     func conversions() async throws {
         try await PG.withClient(poolSize: 1) { client async throws in

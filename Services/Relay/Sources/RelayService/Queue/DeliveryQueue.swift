@@ -136,13 +136,14 @@ final class DeliveryQueue: Sendable {
 
     private static func completionStatement(_ items: [DeliveryCompletion]) -> PostgresQuery {
         var b = PostgresBindings()
-        b.append(PostgresArray(items.map(\.pairingID)))
-        b.append(PostgresArray(items.map(\.eventID)))
-        b.append(PostgresArray(items.map(\.status.rawValue)))
-        b.append(PostgresArray(items.map(\.nextAttemptMS)))
-        b.append(PostgresArray(items.map { $0.apnsStatus.map(Int32.init) }))
-        b.append(PostgresArray(items.map(\.reason?.rawValue)))
-        b.append(PostgresArray(items.map(\.atMS)))
+        b.reserveCapacity(parameters: 7, bytes: 7 * 20 + items.count * (7 * 4 + 2 * 22 + 40 + 3 * 8))
+        b.append(PostgresArray(items) { $0.pairingID })
+        b.append(PostgresArray(items) { $0.eventID })
+        b.append(PostgresArray(items) { $0.status.rawValue })
+        b.append(PostgresArray(items) { $0.nextAttemptMS })
+        b.append(PostgresArray(items) { $0.apnsStatus.map(Int32.init) })
+        b.append(PostgresArray(items) { $0.reason?.rawValue })
+        b.append(PostgresArray(items) { $0.atMS })
         return PostgresQuery(unsafeSQL: completionSQL, bindings: b)
     }
 
