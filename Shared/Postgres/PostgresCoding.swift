@@ -67,7 +67,7 @@ public struct PostgresJSONB: Sendable, Hashable, PostgresEncodable, PostgresDeco
 // MARK: - Big-endian helpers
 
 /// Appends `v`'s bytes, most significant first, one `append` each: appending a raw buffer of four or eight bytes went
-/// through the generic sequence path, a loop with its own checks (12 % of binding the relay's group commit).
+/// through the generic sequence path, a loop with its own checks (12 % of `mailwake-postgres-bench --encode --batch 1`).
 @inlinable @inline(__always)
 func appendBigEndian<T: FixedWidthInteger>(_ v: T, to buffer: inout [UInt8]) {
     var shift = T.bitWidth - 8

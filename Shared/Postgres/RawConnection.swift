@@ -443,8 +443,8 @@ final class RawConnection {
     ) -> R {
         let n = b.count
         if n == 0 { return body(0, nil, nil, nil, nil) }
-        // libpq's arrays live on the stack for the call, and the values are read where the bindings keep them (a copy
-        // of every value per statement, and four arrays on the heap, were a tenth of binding the relay's group commit).
+        // libpq's arrays live on the stack for the call, and the values are read where the bindings keep them, instead
+        // of a copy of every value and four arrays on the heap per statement.
         // A non-NULL empty value still needs a non-NULL pointer: bindings whose values are all empty have no storage
         // address, so they lend one byte of their own.
         let storage = b.storage.isEmpty ? [0] : b.storage

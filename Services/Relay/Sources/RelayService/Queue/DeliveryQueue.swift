@@ -136,6 +136,7 @@ final class DeliveryQueue: Sendable {
 
     private static func completionStatement(_ items: [DeliveryCompletion]) -> PostgresQuery {
         var b = PostgresBindings()
+        // Per outcome: seven length words, two ids, a status and a reason, three numbers; 20 per array header.
         b.reserveCapacity(parameters: 7, bytes: 7 * 20 + items.count * (7 * 4 + 2 * 22 + 40 + 3 * 8))
         b.append(PostgresArray(items) { $0.pairingID })
         b.append(PostgresArray(items) { $0.eventID })
