@@ -7,6 +7,8 @@ public enum LeanLoad {
     public struct Answer: Sendable, Equatable {
         /// When its request was written (wall clock, ms).
         public var sentMS: Double
+        /// When its answer was read, or its connection failed (wall clock, ms).
+        public var answeredMS: Double
         /// The answer's HTTP status; 0 when its connection failed first.
         public var status: Int
     }
@@ -25,18 +27,72 @@ public enum LeanLoad {
     /// - Returns: one answer per body, in order.
     /// - Throws: `BenchError` when no connection could be set up (connect, TLS, certificate).
     public static func closedLoop(ip: String, port: Int, hostHeader: String, path: String, caFile: String, connections: Int,
-                                  bodies: [[UInt8]]) throws -> [Answer] {
+                                  bodies: [[UInt8]], connected: (() -> Void)? = nil) throws -> [Answer] {
+        try run(ip: ip, port: port, hostHeader: hostHeader, path: path, caFile: caFile, connections: connections, bodies: bodies,
+                schedule: nil, connected: connected)
+    }
+
+    /// Posts `bodies` in order, body i when `schedule` says or as soon after as one of `connections` has nothing in flight;
+    /// blocks until every body has an answer (run it on a thread of its own).
+    ///
+    /// An open loop: a server that falls behind is offered the same rate, and its slowness shows as late answers and,
+    /// once every connection waits, as bodies written late (their `sentMS`).
+    ///
+    /// - Parameters:
+    ///   - connections: how many connections (1…4096): enough for the answers in flight at the schedule's rate.
+    ///   - schedule: when each body is due, one offset from the start per body, not decreasing.
+    ///   - connected: called once every connection is set up, just before the start.
+    ///   - others: as `closedLoop`.
+    /// - Returns: one answer per body, in order.
+    /// - Throws: `BenchError` when no connection could be set up (connect, TLS, certificate).
+    public static func openLoop(ip: String, port: Int, hostHeader: String, path: String, caFile: String, connections: Int,
+                                bodies: [[UInt8]], schedule: ArrivalSchedule, connected: (() -> Void)? = nil) throws -> [Answer] {
+        guard schedule.offsetsNS.count == bodies.count else {
+            throw BenchError("the schedule has \(schedule.offsetsNS.count) times for \(bodies.count) bodies")
+        }
+        return try run(ip: ip, port: port, hostHeader: hostHeader, path: path, caFile: caFile, connections: connections,
+                       bodies: bodies, schedule: schedule, connected: connected)
+    }
+
+    /// What `connected` is passed to C as.
+    private final class Callback {
+        let call: () -> Void
+        init(_ call: @escaping () -> Void) { self.call = call }
+    }
+
+    private static func run(ip: String, port: Int, hostHeader: String, path: String, caFile: String, connections: Int,
+                            bodies: [[UInt8]], schedule: ArrivalSchedule?, connected: (() -> Void)?) throws -> [Answer] {
         let joined = Array(bodies.joined())
         let lengths = bodies.map(\.count)
         var sent = [Double](repeating: 0, count: bodies.count)
+        var answered = [Double](repeating: 0, count: bodies.count)
         var status = [Int32](repeating: 0, count: bodies.count)
         var error = [CChar](repeating: 0, count: 512)
-        let rc = mw_h1_load_closed_loop(ip, Int32(port), hostHeader, path, caFile, Int32(connections), joined, lengths,
-                                        bodies.count, &sent, &status, &error, error.count)
+        let callback = connected.map(Callback.init)
+        let rc = withExtendedLifetime(callback) {
+            let context = callback.map { Unmanaged.passUnretained($0).toOpaque() }
+            let call: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = callback == nil ? nil : { context in
+                Unmanaged<Callback>.fromOpaque(context!).takeUnretainedValue().call()
+            }
+            return schedule.map(\.offsetsNS).withOptionalBuffer { due in
+                mw_h1_load_run(ip, Int32(port), hostHeader, path, caFile, Int32(connections), joined, lengths, bodies.count, due,
+                               call, context, &sent, &answered, &status, &error, error.count)
+            }
+        }
         guard rc == 0 else {
             let why = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw BenchError("the load client could not connect: \(why)")
         }
-        return zip(sent, status).map { Answer(sentMS: $0, status: Int($1)) }
+        return (0..<bodies.count).map { Answer(sentMS: sent[$0], answeredMS: answered[$0], status: Int(status[$0])) }
+    }
+}
+
+private extension Optional where Wrapped == [Int64] {
+    /// The array's storage, or nil, for the duration of `body`.
+    func withOptionalBuffer<R>(_ body: (UnsafePointer<Int64>?) -> R) -> R {
+        switch self {
+        case .some(let array): array.withUnsafeBufferPointer { body($0.baseAddress) }
+        case .none: body(nil)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MailwakeBenchKit
 
 /// Command-line options of `mailwake-relay-bench`.
 struct BenchOptions {
@@ -27,9 +28,12 @@ struct BenchOptions {
     var warmUp = 500
     /// The relay's `VERIFY_TABLES`: outpost keys that may hold a precomputed verify table (0 turns them off).
     var verifyTables = 64
-    /// The saturation phase's load client: `lean` (`LeanLoad`, one epoll thread) or `libcurl` (the HTTP client, as the
-    /// fixed-rate phase uses); the lean one leaves more of the shared machine to the relay and PostgreSQL.
+    /// Both phases' load client: `lean` (`LeanLoad`, one epoll thread: an open loop at the fixed rate, a closed loop at
+    /// saturation) or `libcurl` (the HTTP client, a task a request); the lean one leaves more of the shared machine to the
+    /// relay and PostgreSQL.
     var loadClient = "lean"
+    /// How the fixed-rate phase spreads its envelopes: `poisson` (independent senders, the default) or `even`.
+    var arrivals = ArrivalSchedule.Pattern.poisson
     /// `--relay-cpus`: the relay alone on these CPUs, everything else (this process, the simulator, a local PostgreSQL
     /// server) on the rest, as when the relay has a machine of its own; nil shares every CPU among all of them.
     var relayCPUs: String?
@@ -73,6 +77,12 @@ struct BenchOptions {
                     FileHandle.standardError.write(Data("--load-client takes lean or libcurl\n".utf8))
                     exit(2)
                 }
+            case "--arrivals":
+                guard let pattern = ArrivalSchedule.Pattern(rawValue: args.popFirst() ?? "") else {
+                    FileHandle.standardError.write(Data("--arrivals takes poisson or even\n".utf8))
+                    exit(2)
+                }
+                arrivals = pattern
             case "--relay-cpus": relayCPUs = args.popFirst() ?? ""
             case "--warm-up":
                 guard let n = Int(args.popFirst() ?? ""), n >= 1 else {
@@ -86,7 +96,8 @@ struct BenchOptions {
                     N] [--concurrency C] [--no-receipts]
                                                 [--pair-concurrency C] [--footprint] [--settle S] [--apns-client nghttp2|libcurl]
                                                 [--http-engine epoll|libmicrohttpd] [--verify-tables N]
-                                                [--warm-up N] [--load-client lean|libcurl] [--relay-cpus LIST]
+                                                [--warm-up N] [--load-client lean|libcurl] [--arrivals poisson|even]
+                                                [--relay-cpus LIST]
                     --footprint adds to each phase what it cost: accounts look-ups per envelope, PostgreSQL commits, WAL, CPU,
                     table growth (and per-statement work when the server preloads pg_stat_statements), read --settle seconds (11)
                     after the phase, when PostgreSQL's idle backends have flushed their counters.
@@ -95,8 +106,12 @@ struct BenchOptions {
                     --warm-up sends N envelopes (500) before the phases; 32 an outpost or more lets the relay build its verify
                     tables before the fixed-rate phase, as a relay that has run a while has them.
                     --verify-tables sets the relay's VERIFY_TABLES (64, its default; 0 checks every signature with the key alone).
-                    --load-client picks the saturation phase's client: lean (the default: HTTP/1.1 keep-alive over TLS on one
-                    epoll thread, a few µs a request) or libcurl (the HTTP client the fixed-rate phase uses, about 40 µs a request).
+                    --load-client picks both phases' client: lean (the default: HTTP/1.1 keep-alive over TLS on one epoll
+                    thread, a few µs a request; at the fixed rate an open loop on --concurrency connections) or libcurl (the
+                    HTTP client, a task a request, about 40 µs a request).
+                    --arrivals spreads the fixed-rate phase's envelopes as independent arrivals at the rate (poisson, the
+                    default: many outposts that do not coordinate; a fixed seed, so runs offer the same load) or one every
+                    1/rate seconds exactly (even: no two arrive together, the hardest case for batching).
                     --relay-cpus runs the relay alone on LIST (taskset's list: 0, 0-1, 0,2) and everything else on the other
                     CPUs: this process (load clients, accounts), the simulator and, when it runs on this machine and may be moved,
                     PostgreSQL (put back at the end, unless the bench is killed), as when the relay has a machine of its own.

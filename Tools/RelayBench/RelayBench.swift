@@ -164,14 +164,12 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     }
 
     /// `submit` through `LeanLoad` on a thread of its own: the same closed loop, every answer a 202.
-    func submitLean(_ envelopes: [Envelope], bodies: [[UInt8]], concurrency: Int) async throws -> [String: Double] {
-        guard let url = URLComponents(string: relayURL), let host = url.host, let port = url.port else {
-            throw BenchError("unreadable relay URL \(relayURL)")
-        }
-        let caFile = stack.caFile
+    func submitLean(_ envelopes: [Envelope], bodies: [[UInt8]], concurrency: Int,
+                    connected: @escaping @Sendable () -> Void) async throws -> [String: Double] {
+        let relay = try leanTarget()
         let answers = try await OwnThread.run {
-            try LeanLoad.closedLoop(ip: host, port: port, hostHeader: "\(host):\(port)", path: "/v1/envelopes", caFile: caFile,
-                                    connections: concurrency, bodies: bodies)
+            try LeanLoad.closedLoop(ip: relay.ip, port: relay.port, hostHeader: relay.hostHeader, path: "/v1/envelopes",
+                                    caFile: relay.caFile, connections: concurrency, bodies: bodies, connected: connected)
         }
         if let refused = answers.first(where: { $0.status != 202 }) {
             throw BenchError("an envelope was answered \(refused.status == 0 ? "with a failed connection" : String(refused.status))")
@@ -180,6 +178,78 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         times.reserveCapacity(envelopes.count)
         for (envelope, answer) in zip(envelopes, answers) { times[envelope.context.eventID] = answer.sentMS }
         return times
+    }
+
+    /// The relay's counters and the clocks when a phase's load begins: after the load client's connections are set up
+    /// (their TLS handshakes are not the phase's work).
+    struct PhaseStart: Sendable {
+        var cpuSeconds: Double
+        var switches: Int
+        var threads: [String: Double]
+        var instant: ContinuousClock.Instant
+        var wallMS: Double
+    }
+
+    func phaseStart() -> PhaseStart {
+        PhaseStart(cpuSeconds: relay.cpuSeconds, switches: relay.contextSwitches,
+                   threads: relay.threadCPUSeconds(groupedBy: Self.threadGroup), instant: .now, wallMS: BenchSystem.nowMS())
+    }
+
+    /// The relay's intake as the lean client reaches it: its address literal, port, Host header and the CA to trust.
+    func leanTarget() throws -> (ip: String, port: Int, hostHeader: String, caFile: String) {
+        guard let url = URLComponents(string: relayURL), let host = url.host, let port = url.port else {
+            throw BenchError("unreadable relay URL \(relayURL)")
+        }
+        return (host, port, "\(host):\(port)", stack.caFile)
+    }
+
+    /// What became of one envelope of the fixed-rate phase.
+    struct Posted {
+        var sentMS: Double
+        var answeredMS: Double
+        /// Why it was not accepted (the kind of failure), nil when answered 202.
+        var failure: String?
+    }
+
+    /// Posts `envelopes` through `LeanLoad`'s open loop on `schedule`, on a thread of its own.
+    func postLean(_ envelopes: [Envelope], bodies: [[UInt8]], schedule: ArrivalSchedule, connections: Int,
+                  connected: @escaping @Sendable () -> Void) async throws -> [Posted] {
+        let relay = try leanTarget()
+        let answers = try await OwnThread.run {
+            try LeanLoad.openLoop(ip: relay.ip, port: relay.port, hostHeader: relay.hostHeader, path: "/v1/envelopes",
+                                  caFile: relay.caFile, connections: connections, bodies: bodies, schedule: schedule,
+                                  connected: connected)
+        }
+        return answers.map { a in
+            Posted(sentMS: a.sentMS, answeredMS: a.answeredMS,
+                   failure: a.status == 202 ? nil : a.status == 0 ? "connection" : "status_\(a.status)")
+        }
+    }
+
+    /// Posts `envelopes` through the HTTP client (libcurl) on `schedule`, a task each.
+    func postAtRate(_ envelopes: [Envelope], schedule: ArrivalSchedule) async throws -> [Posted] {
+        let start = ContinuousClock.now
+        let posted = Locked([Posted?](repeating: nil, count: envelopes.count))
+        // A discarding group: each finished child leaves the group at once. A
+        // plain group kept all of them (150,000 at 2,500/s for 60 s) until
+        // waitForAll, and the runtime's child list work grew with them.
+        try await withThrowingDiscardingTaskGroup { group in
+            for (i, envelope) in envelopes.enumerated() {
+                try await Task.sleep(until: start + .nanoseconds(schedule.offsetsNS[i]), clock: .continuous)
+                group.addTask { [self] in
+                    let t0 = BenchSystem.nowMS()
+                    var failure: String?
+                    do {
+                        try await post(envelope)
+                    } catch {
+                        failure = String(describing: (error as? HTTPClientError)?.code ?? .other)
+                    }
+                    let done = Posted(sentMS: t0, answeredMS: BenchSystem.nowMS(), failure: failure)
+                    posted.withLock { $0[i] = done }
+                }
+            }
+        }
+        return posted.withLock { $0.map { $0! } }
     }
 
     func post(_ envelope: Envelope) async throws {
@@ -191,51 +261,44 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
     /// Open loop at `options.rate` a second.
     func fixedRatePhase(_ envelopes: [Envelope], seen: Int) async throws -> [String: Any] {
-        let cpuBefore = relay.cpuSeconds
-        let switchesBefore = relay.contextSwitches
-        let start = ContinuousClock.now
-        let interval = Duration.seconds(1) / options.rate
-        let sendTimes = Locked([String: Double]())
-        let answerTimes = Locked([String: Double]())
-        let intake = Locked([Double]())
-        // Open loop: a rate the machine cannot carry shows as failed
-        // submissions (answers that never came in time), not as an abort.
-        let failures = Locked([String: Int]())
+        // The lean client posts bodies written before the phase; libcurl's path writes each as it posts it.
+        let bodies = options.loadClient == "lean" ? envelopes.map(\.jsonBytes) : nil
+        let schedule = ArrivalSchedule(count: envelopes.count, rate: options.rate, pattern: options.arrivals)
+        let started = Locked<PhaseStart?>(nil)
+        let markStart: @Sendable () -> Void = { [self] in started.withLock { $0 = phaseStart() } }
         // The devices post receipts while the phase runs.
         let index = Dictionary(pairings.enumerated().map { ($1.pairingID, $0) }, uniquingKeysWith: { a, _ in a })
         let receipts = ReceiptPoster(bench: self, envelopes: envelopes, pairingIndex: index)
         let receiptTask = Task { [options] in if options.receipts { try await receipts.run() } }
-        // A discarding group: each finished child leaves the group at once. A
-        // plain group kept all of them (150,000 at 2,500/s for 60 s) until
-        // waitForAll, and the runtime's child list work grew with them.
-        try await withThrowingDiscardingTaskGroup { group in
-            for (i, envelope) in envelopes.enumerated() {
-                try await Task.sleep(until: start + interval * i, clock: .continuous)
-                group.addTask { [self] in
-                    let t0 = BenchSystem.nowMS()
-                    do {
-                        try await post(envelope)
-                    } catch {
-                        failures.withLock { $0[String(describing: (error as? HTTPClientError)?.code ?? .other), default: 0] += 1 }
-                        return
-                    }
-                    let t1 = BenchSystem.nowMS()
-                    sendTimes.withLock { $0[envelope.context.eventID] = t0 }
-                    answerTimes.withLock { $0[envelope.context.eventID] = t1 }
-                    intake.withLock { $0.append(t1 - t0) }
-                }
-            }
+        let posted = if let bodies {
+            try await postLean(envelopes, bodies: bodies, schedule: schedule, connections: options.concurrency, connected: markStart)
+        } else {
+            try await { markStart(); return try await postAtRate(envelopes, schedule: schedule) }()
         }
-        let acceptSeconds = (ContinuousClock.now - start).seconds
-        let failed = failures.withLock { $0 }
+        guard let phase = started.withLock({ $0 }) else { throw BenchError("the fixed-rate phase's load never started") }
+        var sendTimes: [String: Double] = [:], answerTimes: [String: Double] = [:]
+        var intake: [Double] = []
+        // Open loop: a rate the machine cannot carry shows as failed
+        // submissions (answers that never came in time), not as an abort.
+        var failed: [String: Int] = [:]
+        for (envelope, post) in zip(envelopes, posted) {
+            if let failure = post.failure {
+                failed[failure, default: 0] += 1
+                continue
+            }
+            sendTimes[envelope.context.eventID] = post.sentMS
+            answerTimes[envelope.context.eventID] = post.answeredMS
+            intake.append(post.answeredMS - post.sentMS)
+        }
+        let acceptSeconds = (ContinuousClock.now - phase.instant).seconds
         let deliveries = try await waitForSimulator(total: seen + envelopes.count - failed.values.reduce(0, +), timeout: 120)
-        let cpuMicros = (relay.cpuSeconds - cpuBefore) * 1e6 / Double(envelopes.count)
-        let switches = relay.contextSwitches - switchesBefore
+        let cpuMicros = (relay.cpuSeconds - phase.cpuSeconds) * 1e6 / Double(envelopes.count)
+        let switches = relay.contextSwitches - phase.switches
         receipts.stop()
         try await receiptTask.value
         let hops = try await receiptHops(envelopes.map(\.context.eventID))
-        let times = sendTimes.withLock { $0 }
-        let answered = answerTimes.withLock { $0 }
+        let times = sendTimes
+        let answered = answerTimes
         var latencies: [Double] = []
         var afterAnswer: [Double] = []
         var last = 0.0, first = Double.greatestFiniteMagnitude
@@ -249,10 +312,11 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             first = min(first, d.receivedMS)
         }
         return [
-            "envelopes": envelopes.count, "target_rate": options.rate,
+            "envelopes": envelopes.count, "target_rate": options.rate, "load_client": options.loadClient,
+            "arrivals": options.arrivals.rawValue,
             "accepted_per_second": (Double(envelopes.count - failed.values.reduce(0, +)) / acceptSeconds).rounded(),
             "sent_per_second": latencies.count > 1 ? (Double(latencies.count) / ((last - first) / 1000)).rounded() : 0,
-            "intake_ms": Percentiles(intake.withLock { $0 }).summary,
+            "intake_ms": Percentiles(intake).summary,
             "submit_to_apns_ms": Percentiles(latencies).summary,
             "accepted_to_apns_ms": Percentiles(afterAnswer).summary,
             "relay_cpu_us_per_envelope": round1(cpuMicros),
@@ -306,23 +370,23 @@ final class RelayBench: BenchRun, @unchecked Sendable {
 
     /// Closed loop with `options.concurrency` connections, then until all are sent.
     func saturationPhase(_ envelopes: [Envelope], seen: Int) async throws -> [String: Any] {
-        let cpuBefore = relay.cpuSeconds
-        let threadsBefore = relay.threadCPUSeconds(groupedBy: Self.threadGroup)
-        let switchesBefore = relay.contextSwitches
         // The lean client posts bodies written before the phase; libcurl's path writes each as it posts it.
         let bodies = options.loadClient == "lean" ? envelopes.map(\.jsonBytes) : nil
-        let start = ContinuousClock.now
-        let startMS = BenchSystem.nowMS()
+        let started = Locked<PhaseStart?>(nil)
+        let markStart: @Sendable () -> Void = { [self] in started.withLock { $0 = phaseStart() } }
         let times = if let bodies {
-            try await submitLean(envelopes, bodies: bodies, concurrency: options.concurrency)
+            try await submitLean(envelopes, bodies: bodies, concurrency: options.concurrency, connected: markStart)
         } else {
-            try await submit(envelopes, concurrency: options.concurrency)
+            try await { markStart(); return try await submit(envelopes, concurrency: options.concurrency) }()
         }
-        let acceptSeconds = (ContinuousClock.now - start).seconds
+        guard let phase = started.withLock({ $0 }) else { throw BenchError("the saturation phase's load never started") }
+        let acceptSeconds = (ContinuousClock.now - phase.instant).seconds
+        let startMS = phase.wallMS
         let deliveries = try await waitForSimulator(total: seen + envelopes.count, timeout: 300)
-        let cpu = relay.cpuSeconds - cpuBefore
+        let cpu = relay.cpuSeconds - phase.cpuSeconds
+        let threadsBefore = phase.threads
         let threads = relay.threadCPUSeconds(groupedBy: Self.threadGroup)
-        let switches = relay.contextSwitches - switchesBefore
+        let switches = relay.contextSwitches - phase.switches
         var latencies: [Double] = []
         var last = 0.0
         for d in deliveries {

@@ -38,9 +38,25 @@ typedef struct {
     const uint8_t *bodies;        /* every body, one after the other */
     const size_t *lengths;
     size_t count, next, next_offset, answered;
-    double *sent_ms;
+    double *sent_ms, *answered_ms;
     int *status;
+    /* Open loop: body i is due at start_ns + due_ns[i] (CLOCK_MONOTONIC); NULL for a closed loop. */
+    const int64_t *due_ns;
+    int64_t start_ns;
+    conn **idle;                  /* open loop: connections with nothing in flight */
+    size_t idle_count;
 } run;
+
+static int64_t monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* When the next body is due (CLOCK_MONOTONIC, ns); a closed loop's is always now. */
+static int64_t next_due_ns(const run *r) {
+    return r->due_ns ? r->start_ns + r->due_ns[r->next] : 0;
+}
 
 static double wall_ms(void) {
     struct timespec t;
@@ -95,10 +111,18 @@ static void close_conn(conn *c) {
 static void fail_conn(conn *c, run *r) {
     if (c->current >= 0) {
         r->status[c->current] = 0;
+        r->answered_ms[c->current] = wall_ms();
         r->answered++;
     }
     c->current = -1;
     c->alive = 0;
+    /* An idle connection that failed (the server closed it) leaves the idle list. */
+    for (size_t k = 0; k < r->idle_count; k++) {
+        if (r->idle[k] == c) {
+            r->idle[k] = r->idle[--r->idle_count];
+            break;
+        }
+    }
     ERR_clear_error();
 }
 
@@ -116,9 +140,14 @@ static int progress_write(conn *c) {
     return 0;
 }
 
-/* Sends the next body on `c`, if any is left; -1 when the connection failed. */
+/* Sends the next body on `c`, if any is left and it is due (an open loop's connection waits idle for it otherwise);
+ * -1 when the connection failed. */
 static int start_next(conn *c, run *r) {
     if (r->next >= r->count) return 0;
+    if (r->due_ns && monotonic_ns() < next_due_ns(r)) {
+        r->idle[r->idle_count++] = c;
+        return 0;
+    }
     long i = (long)r->next;
     size_t body = r->lengths[i];
     char head[MAX_HEAD];
@@ -218,6 +247,7 @@ static int progress_read(conn *c, run *r) {
         /* An answer before the whole request was written would leave the rest of it on the connection. */
         if (c->out_off < c->out_len) return -1;
         r->status[c->current] = code;
+        r->answered_ms[c->current] = wall_ms();
         r->answered++;
         c->current = -1;
         if (closes) return -1;
@@ -225,11 +255,31 @@ static int progress_read(conn *c, run *r) {
     }
 }
 
-int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, const char *path, const char *ca_file,
-                           int connections, const uint8_t *bodies, const size_t *lengths, size_t count,
-                           double *sent_ms, int *status, char *error, size_t error_len) {
+/* Open loop: sends each body that is due, while a connection is idle. */
+static void start_due(run *r) {
+    while (r->idle_count > 0 && r->next < r->count && monotonic_ns() >= next_due_ns(r)) {
+        conn *c = r->idle[--r->idle_count];
+        if (start_next(c, r) != 0) fail_conn(c, r);
+    }
+}
+
+/* How long epoll may wait: until the next body is due when a connection is idle for it, else a second. */
+static void wait_limit(const run *r, struct timespec *limit) {
+    int64_t wait = 1000000000;
+    if (r->due_ns && r->idle_count > 0 && r->next < r->count) {
+        int64_t until = next_due_ns(r) - monotonic_ns();
+        wait = until < 0 ? 0 : (until < wait ? until : wait);
+    }
+    limit->tv_sec = (time_t)(wait / 1000000000);
+    limit->tv_nsec = (long)(wait % 1000000000);
+}
+
+int mw_h1_load_run(const char *ip, int port, const char *host_header, const char *path, const char *ca_file,
+                   int connections, const uint8_t *bodies, const size_t *lengths, size_t count, const int64_t *due_ns,
+                   void (*connected)(void *context), void *context,
+                   double *sent_ms, double *answered_ms, int *status, char *error, size_t error_len) {
     if (!ip || !host_header || !path || !ca_file || connections < 1 || connections > 4096 || (count && (!bodies || !lengths))
-        || !sent_ms || !status || !error || error_len == 0) {
+        || !sent_ms || !answered_ms || !status || !error || error_len == 0) {
         if (error && error_len) snprintf(error, error_len, "invalid arguments");
         return -1;
     }
@@ -243,6 +293,7 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
     }
     for (size_t i = 0; i < count; i++) {
         sent_ms[i] = 0;
+        answered_ms[i] = 0;
         status[i] = 0;
     }
 
@@ -252,7 +303,7 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
     sigaddset(&pipe_only, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
     int rc = -1, ep = -1;
-    conn *conns = NULL;
+    conn *conns = NULL, **idle = NULL;
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx) { set_error(error, error_len, "TLS context"); goto done; }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
@@ -261,16 +312,19 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
     if (SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1) { set_error(error, error_len, "CA file"); goto done; }
     conns = calloc((size_t)connections, sizeof *conns);
     if (conns) for (int k = 0; k < connections; k++) conns[k].fd = -1;
+    idle = calloc((size_t)connections, sizeof *idle);
     ep = epoll_create1(EPOLL_CLOEXEC);
-    if (!conns || ep < 0) { set_error(error, error_len, "set-up"); goto done; }
+    if (!conns || !idle || ep < 0) { set_error(error, error_len, "set-up"); goto done; }
     for (int k = 0; k < connections; k++) {
         if (open_conn(&conns[k], ctx, address, ip, error, error_len) != 0) goto done;
         struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET, .data.ptr = &conns[k] };
         if (epoll_ctl(ep, EPOLL_CTL_ADD, conns[k].fd, &ev) != 0) { set_error(error, error_len, "epoll_ctl"); goto done; }
     }
 
+    if (connected) connected(context);
     run r = { .host_header = host_header, .path = path, .bodies = bodies, .lengths = lengths, .count = count,
-              .sent_ms = sent_ms, .status = status };
+              .sent_ms = sent_ms, .answered_ms = answered_ms, .status = status, .due_ns = due_ns,
+              .start_ns = monotonic_ns(), .idle = idle };
     for (int k = 0; k < connections; k++) {
         if (start_next(&conns[k], &r) != 0) fail_conn(&conns[k], &r);
     }
@@ -280,13 +334,15 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
         int alive = 0;
         for (int k = 0; k < connections; k++) alive += conns[k].alive;
         if (!alive) break;
-        int n = epoll_wait(ep, events, 256, 1000);
+        struct timespec limit;
+        wait_limit(&r, &limit);
+        int n = epoll_pwait2(ep, events, 256, &limit, NULL);
         if (n < 0) {
             if (errno == EINTR) continue;
-            set_error(error, error_len, "epoll_wait");
+            set_error(error, error_len, "epoll_pwait2");
             goto done;
         }
-        size_t before = r.answered;
+        size_t before = r.answered, sent_before = r.next;
         for (int k = 0; k < n; k++) {
             conn *c = events[k].data.ptr;
             if (!c->alive) continue;
@@ -296,8 +352,9 @@ int mw_h1_load_closed_loop(const char *ip, int port, const char *host_header, co
             }
             if (progress_write(c) != 0 || progress_read(c, &r) != 0) fail_conn(c, &r);
         }
+        start_due(&r);
         double now = wall_ms();
-        if (r.answered != before) last_progress = now;
+        if (r.answered != before || r.next != sent_before) last_progress = now;
         else if (now - last_progress > IDLE_TIMEOUT_MS) {
             for (int k = 0; k < connections; k++) if (conns[k].alive) fail_conn(&conns[k], &r);
         }
@@ -309,6 +366,7 @@ done:
         for (int k = 0; k < connections; k++) close_conn(&conns[k]);
         free(conns);
     }
+    free(idle);
     if (ep >= 0) close(ep);
     SSL_CTX_free(ctx);
     freeaddrinfo(address);
