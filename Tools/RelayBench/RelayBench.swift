@@ -281,6 +281,9 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         // Open loop: a rate the machine cannot carry shows as failed
         // submissions (answers that never came in time), not as an abort.
         var failed: [String: Int] = [:]
+        // How late each envelope was written against its schedule: a relay that falls behind keeps every connection
+        // busy, and the open loop's next envelopes wait for one.
+        let lateness = zip(posted, schedule.offsetsNS).map { max(0, $0.sentMS - phase.wallMS - Double($1) / 1e6) }
         for (envelope, post) in zip(envelopes, posted) {
             if let failure = post.failure {
                 failed[failure, default: 0] += 1
@@ -316,6 +319,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
             "arrivals": options.arrivals.rawValue,
             "accepted_per_second": (Double(envelopes.count - failed.values.reduce(0, +)) / acceptSeconds).rounded(),
             "sent_per_second": latencies.count > 1 ? (Double(latencies.count) / ((last - first) / 1000)).rounded() : 0,
+            "sent_late_ms": Percentiles(lateness).summary,
             "intake_ms": Percentiles(intake).summary,
             "submit_to_apns_ms": Percentiles(latencies).summary,
             "accepted_to_apns_ms": Percentiles(afterAnswer).summary,
