@@ -74,9 +74,11 @@ public enum LeanLoad {
             let call: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = callback == nil ? nil : { context in
                 Unmanaged<Callback>.fromOpaque(context!).takeUnretainedValue().call()
             }
-            return schedule.map(\.offsetsNS).withOptionalBuffer { due in
-                mw_h1_load_run(ip, Int32(port), hostHeader, path, caFile, Int32(connections), joined, lengths, bodies.count, due,
-                               call, context, &sent, &answered, &status, &error, error.count)
+            // No schedule is a closed loop: NULL times.
+            return (schedule?.offsetsNS ?? []).withUnsafeBufferPointer { offsets in
+                mw_h1_load_run(ip, Int32(port), hostHeader, path, caFile, Int32(connections), joined, lengths, bodies.count,
+                               schedule == nil ? nil : offsets.baseAddress, call, context, &sent, &answered, &status, &error,
+                               error.count)
             }
         }
         guard rc == 0 else {
@@ -84,15 +86,5 @@ public enum LeanLoad {
             throw BenchError("the load client could not connect: \(why)")
         }
         return (0..<bodies.count).map { Answer(sentMS: sent[$0], answeredMS: answered[$0], status: Int(status[$0])) }
-    }
-}
-
-private extension Optional where Wrapped == [Int64] {
-    /// The array's storage, or nil, for the duration of `body`.
-    func withOptionalBuffer<R>(_ body: (UnsafePointer<Int64>?) -> R) -> R {
-        switch self {
-        case .some(let array): array.withUnsafeBufferPointer { body($0.baseAddress) }
-        case .none: body(nil)
-        }
     }
 }

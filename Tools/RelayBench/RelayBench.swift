@@ -190,9 +190,20 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         var wallMS: Double
     }
 
-    func phaseStart() -> PhaseStart {
-        PhaseStart(cpuSeconds: relay.cpuSeconds, switches: relay.contextSwitches,
-                   threads: relay.threadCPUSeconds(groupedBy: Self.threadGroup), instant: .now, wallMS: BenchSystem.nowMS())
+    /// Runs a phase's load; returns the relay's counters when it began and what the load returned.
+    ///
+    /// - Parameter load: posts the phase's envelopes, calling its argument once, when it is ready to send (the lean
+    ///   client once its connections are set up).
+    func withPhaseStart<T>(_ load: (_ began: @escaping @Sendable () -> Void) async throws -> T) async throws -> (PhaseStart, T) {
+        let started = Locked<PhaseStart?>(nil)
+        let result = try await load { [self] in
+            let now = PhaseStart(cpuSeconds: relay.cpuSeconds, switches: relay.contextSwitches,
+                                 threads: relay.threadCPUSeconds(groupedBy: Self.threadGroup), instant: .now,
+                                 wallMS: BenchSystem.nowMS())
+            started.withLock { $0 = now }
+        }
+        guard let phase = started.withLock({ $0 }) else { throw BenchError("a phase's load never began") }
+        return (phase, result)
     }
 
     /// The relay's intake as the lean client reaches it: its address literal, port, Host header and the CA to trust.
@@ -264,19 +275,18 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         // The lean client posts bodies written before the phase; libcurl's path writes each as it posts it.
         let bodies = options.loadClient == "lean" ? envelopes.map(\.jsonBytes) : nil
         let schedule = ArrivalSchedule(count: envelopes.count, rate: options.rate, pattern: options.arrivals)
-        let started = Locked<PhaseStart?>(nil)
-        let markStart: @Sendable () -> Void = { [self] in started.withLock { $0 = phaseStart() } }
         // The devices post receipts while the phase runs.
         let index = Dictionary(pairings.enumerated().map { ($1.pairingID, $0) }, uniquingKeysWith: { a, _ in a })
         let receipts = ReceiptPoster(bench: self, envelopes: envelopes, pairingIndex: index)
         let receiptTask = Task { [options] in if options.receipts { try await receipts.run() } }
-        let posted = if let bodies {
-            try await postLean(envelopes, bodies: bodies, schedule: schedule, connections: options.concurrency, connected: markStart)
-        } else {
-            try await { markStart(); return try await postAtRate(envelopes, schedule: schedule) }()
+        let (phase, posted) = try await withPhaseStart { began in
+            guard let bodies else {
+                began()
+                return try await postAtRate(envelopes, schedule: schedule)
+            }
+            return try await postLean(envelopes, bodies: bodies, schedule: schedule, connections: options.concurrency, connected: began)
         }
-        guard let phase = started.withLock({ $0 }) else { throw BenchError("the fixed-rate phase's load never started") }
-        var sendTimes: [String: Double] = [:], answerTimes: [String: Double] = [:]
+        var times: [String: Double] = [:], answered: [String: Double] = [:]
         var intake: [Double] = []
         // Open loop: a rate the machine cannot carry shows as failed
         // submissions (answers that never came in time), not as an abort.
@@ -289,8 +299,8 @@ final class RelayBench: BenchRun, @unchecked Sendable {
                 failed[failure, default: 0] += 1
                 continue
             }
-            sendTimes[envelope.context.eventID] = post.sentMS
-            answerTimes[envelope.context.eventID] = post.answeredMS
+            times[envelope.context.eventID] = post.sentMS
+            answered[envelope.context.eventID] = post.answeredMS
             intake.append(post.answeredMS - post.sentMS)
         }
         let acceptSeconds = (ContinuousClock.now - phase.instant).seconds
@@ -300,8 +310,6 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         receipts.stop()
         try await receiptTask.value
         let hops = try await receiptHops(envelopes.map(\.context.eventID))
-        let times = sendTimes
-        let answered = answerTimes
         var latencies: [Double] = []
         var afterAnswer: [Double] = []
         var last = 0.0, first = Double.greatestFiniteMagnitude
@@ -376,19 +384,16 @@ final class RelayBench: BenchRun, @unchecked Sendable {
     func saturationPhase(_ envelopes: [Envelope], seen: Int) async throws -> [String: Any] {
         // The lean client posts bodies written before the phase; libcurl's path writes each as it posts it.
         let bodies = options.loadClient == "lean" ? envelopes.map(\.jsonBytes) : nil
-        let started = Locked<PhaseStart?>(nil)
-        let markStart: @Sendable () -> Void = { [self] in started.withLock { $0 = phaseStart() } }
-        let times = if let bodies {
-            try await submitLean(envelopes, bodies: bodies, concurrency: options.concurrency, connected: markStart)
-        } else {
-            try await { markStart(); return try await submit(envelopes, concurrency: options.concurrency) }()
+        let (phase, times) = try await withPhaseStart { began in
+            guard let bodies else {
+                began()
+                return try await submit(envelopes, concurrency: options.concurrency)
+            }
+            return try await submitLean(envelopes, bodies: bodies, concurrency: options.concurrency, connected: began)
         }
-        guard let phase = started.withLock({ $0 }) else { throw BenchError("the saturation phase's load never started") }
         let acceptSeconds = (ContinuousClock.now - phase.instant).seconds
-        let startMS = phase.wallMS
         let deliveries = try await waitForSimulator(total: seen + envelopes.count, timeout: 300)
         let cpu = relay.cpuSeconds - phase.cpuSeconds
-        let threadsBefore = phase.threads
         let threads = relay.threadCPUSeconds(groupedBy: Self.threadGroup)
         let switches = relay.contextSwitches - phase.switches
         var latencies: [Double] = []
@@ -402,12 +407,12 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         // Live threads only: what threads that ended during the phase used is in the total, not here.
         var byThread: [String: Double] = [:]
         for (group, seconds) in threads {
-            byThread[group] = round1((seconds - (threadsBefore[group] ?? 0)) * 1e6 / Double(envelopes.count))
+            byThread[group] = round1((seconds - (phase.threads[group] ?? 0)) * 1e6 / Double(envelopes.count))
         }
         return [
             "envelopes": envelopes.count, "concurrency": options.concurrency, "load_client": options.loadClient,
             "accepted_per_second": (Double(envelopes.count) / acceptSeconds).rounded(),
-            "sent_per_second": (Double(latencies.count) / ((last - startMS) / 1000)).rounded(),
+            "sent_per_second": (Double(latencies.count) / ((last - phase.wallMS) / 1000)).rounded(),
             "submit_to_apns_ms": Percentiles(latencies).summary,
             "relay_cpu_us_per_envelope": round1(cpuMicros),
             "relay_voluntary_context_switches_per_envelope": round2(Double(switches) / Double(envelopes.count)),
