@@ -78,33 +78,38 @@ public struct JSONWriter: Sendable {
 
     /// Appends `value` as a JSON string: `"` and `\` escaped, control
     /// characters as `\n`, `\t`… or `\u00XX`, everything else as UTF-8.
+    ///
+    /// Bytes between escapes are copied a run at a time: a JSON text carried
+    /// as a string (the APNs simulator's record of a payload) escapes every
+    /// quote, and a byte at a time cost it a fifth of its CPU.
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copied whole.
-        let copied = value.withContiguousUTF8 { utf8 in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            out.append(contentsOf: utf8)
-            return true
-        }
-        if copied {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for b in value.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)],
-                                        hex[Int(b & 0xF)]])
-            default: out.append(b)
+        var value = value
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for (i, b) in utf8.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                appendEscape(of: b, to: &out)
+                runStart = i + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the escape of one byte that JSON does not allow in a string.
+    private static func appendEscape(of b: UInt8, to out: inout [UInt8]) {
+        switch b {
+        case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+        case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+            // Below 0x20: \u00 then two lowercase hex digits.
+            let hex = { (n: UInt8) -> UInt8 in n < 10 ? UInt8(ascii: "0") + n : UInt8(ascii: "a") + n - 10 }
+            out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(b >> 4), hex(b & 0xF)])
+        }
     }
 
     /// The serialised length of `value` as a JSON string, quotes included.

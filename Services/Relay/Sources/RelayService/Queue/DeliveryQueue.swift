@@ -71,7 +71,7 @@ final class DeliveryQueue: Sendable {
     /// running. Nobody waits for an outcome (the push has gone, the outpost had its 202), so below saturation
     /// batches of several outcomes save the wake-ups of a transaction per outcome; the status endpoint shows
     /// `sending` this much longer. Measured in docs/relay.md ("Outcomes that linger").
-    static let completionLinger: Duration = .milliseconds(5)
+    static let completionLinger: Duration = .milliseconds(20)
 
     /// Stores an accepted envelope durably (returns after the commit).
     func enqueue(_ delivery: NewDelivery) async throws -> EnqueueOutcome {
@@ -163,7 +163,9 @@ final class DeliveryQueue: Sendable {
     /// finished delivery drops its payload: nothing sends it again, and the
     /// row version this update writes (and its WAL) shrinks by the payload.
     /// An outcome APNs did not answer (the deadline passed before the
-    /// retry, the transport failed) keeps the last answer APNs gave.
+    /// retry, the transport failed) keeps the last answer APNs gave. The
+    /// final outcomes go to accounts' diagnostics as one outbox row, the
+    /// arrays of one aggregate, so their elements line up.
     ///
     /// "Not finished" is `NOT IN finishedStatusesSQL`, see there. Each row is found by its primary key.
     static let completionSQL = """
@@ -179,8 +181,11 @@ final class DeliveryQueue: Sendable {
                 AND d.status NOT IN \(finishedStatusesSQL)
             RETURNING d.device_id, d.pairing_id, d.event_id, d.status, d.apns_reason, d.updated_ms
         )
-        INSERT INTO diagnostics_outbox (device_id, pairing_id, event_id, status, apns_reason, occurred_at)
-        SELECT device_id, pairing_id, event_id, status, apns_reason, updated_ms / 1000 FROM updated
+        INSERT INTO diagnostics_outbox_batches (device_ids, pairing_ids, event_ids, statuses, apns_reasons, occurred_at)
+        SELECT array_agg(device_id), array_agg(pairing_id), array_agg(event_id), array_agg(status), array_agg(apns_reason),
+               array_agg(updated_ms / 1000)
+        FROM updated
         WHERE status IN ('sent', 'failed', 'expired')
+        HAVING count(*) > 0
         """
 }

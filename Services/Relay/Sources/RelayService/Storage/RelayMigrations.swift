@@ -154,5 +154,33 @@ enum RelayMigrations {
                 PRIMARY KEY (team_id, key_id)
             );
             """),
+        // PostgreSQL's work per envelope (docs/relay.md, "Fewer rows an
+        // envelope"). A bucket's update touched an indexed column
+        // (`updated_ms`), so each one wrote new entries in both of the table's
+        // indexes; without that index, and with room on each page, it is a
+        // heap-only update (maintenance prunes old buckets in a sequential
+        // scan, once a run). Outcomes for accounts' diagnostics go out as one
+        // row per outcomes' statement, its records in arrays, instead of a row
+        // each. A row stays inline up to a page (about 70 records); a larger
+        // one goes to TOAST uncompressed, since compressing ids and UUIDs cost
+        // more CPU than it saved. `diagnostics_outbox` stays for one release:
+        // the previous binary still writes it, and the reporter drains it first.
+        PostgresMigration(version: 9, name: "heap-only bucket updates, diagnostics outbox in batches", sql: """
+            DROP INDEX rate_buckets_updated;
+            ALTER TABLE rate_buckets SET (fillfactor = 50);
+            CREATE TABLE diagnostics_outbox_batches (
+                id bigserial PRIMARY KEY,
+                device_ids text[] NOT NULL,
+                pairing_ids text[] NOT NULL,
+                event_ids text[] NOT NULL,
+                statuses text[] NOT NULL,
+                apns_reasons text[] NOT NULL,
+                occurred_at bigint[] NOT NULL
+            ) WITH (toast_tuple_target = 8160);
+            ALTER TABLE diagnostics_outbox_batches ALTER COLUMN device_ids SET STORAGE EXTERNAL,
+                ALTER COLUMN pairing_ids SET STORAGE EXTERNAL, ALTER COLUMN event_ids SET STORAGE EXTERNAL,
+                ALTER COLUMN statuses SET STORAGE EXTERNAL, ALTER COLUMN apns_reasons SET STORAGE EXTERNAL,
+                ALTER COLUMN occurred_at SET STORAGE EXTERNAL;
+            """),
     ]
 }
