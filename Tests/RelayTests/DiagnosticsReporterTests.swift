@@ -63,20 +63,40 @@ struct DiagnosticsReporterTests {
         }
     }
 
-    @Test func anOutboxRowOfMoreRecordsThanOneRequestTakesReachesAccountsWholeAndLeavesTheOutbox() async throws {
+    @Test func anOutboxRowOfMoreRecordsThanOneRequestTakesReachesAccountsWholeInARoundOfItsOwn() async throws {
         let f = try await Fixture.start()
         let (bigDevice, smallDevice) = (Fixture.newID(), Fixture.newID())
         let bigEvents = try await f.writeBatch(device: bigDevice, count: 512)
         let smallEvents = try await f.writeBatch(device: smallDevice, count: 3)
-        let more = try await f.reporter.sendRound()
+        let first = try await f.reporter.sendRound()
         let big = try await f.recorded(device: bigDevice)
+        let smallAfterFirst = try await f.recorded(device: smallDevice)
+        let second = try await f.reporter.sendRound()
         let small = try await f.recorded(device: smallDevice)
         let left = try await f.outboxRows("diagnostics_outbox_batches")
         await f.stop()
-        #expect(more == false, "two rows, fewer than a round takes: nothing more waits")
+        #expect(first == true, "the row over a request's records goes alone, and the next one waits")
         #expect(big == bigEvents)
+        #expect(smallAfterFirst.isEmpty)
+        #expect(second == false)
         #expect(small == smallEvents)
         #expect(left == 0)
+    }
+
+    @Test func aRoundTakesWholeRowsUpToOneRequestsRecords() async throws {
+        let f = try await Fixture.start()
+        let devices = (0..<3).map { _ in Fixture.newID() }
+        for device in devices { try await f.writeBatch(device: device, count: 200) }
+        let first = try await f.reporter.sendRound()
+        var afterFirst: [Int] = []
+        for device in devices { afterFirst.append(try await f.recorded(device: device).count) }
+        _ = try await f.reporter.sendRound()
+        var afterSecond: [Int] = []
+        for device in devices { afterSecond.append(try await f.recorded(device: device).count) }
+        await f.stop()
+        #expect(first == true)
+        #expect(afterFirst == [200, 200, 0], "a third row of 200 would make 600 records")
+        #expect(afterSecond == [200, 200, 200])
     }
 
     @Test func aFullRoundSaysThatMoreMayWait() async throws {

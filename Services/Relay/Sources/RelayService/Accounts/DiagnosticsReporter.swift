@@ -4,7 +4,7 @@ import MailwakeProtocol
 
 /// Sends finished deliveries' outcomes to accounts' diagnostics, at most 500
 /// a request, from the outbox the outcomes' statement writes (a row of arrays
-/// per statement, `diagnostics_outbox_batches`). Rows leave the outbox only
+/// per statement, `diagnostics_outbox_batches`), whole rows a round. Rows leave the outbox only
 /// once accounts has their records, so an accounts outage delays but loses
 /// nothing. Rows the previous release wrote to `diagnostics_outbox`, a record
 /// each, go first.
@@ -18,8 +18,8 @@ struct DiagnosticsReporter: Service {
 
     /// Records accounts takes in one request (`DiagnosticBatch.maxRecords` there).
     static let recordsPerRequest = 500
-    /// Outbox rows one round takes, an outcomes' statement's each: about 17 records at 2,000 outcomes a second, 60
-    /// at saturation, 512 at most.
+    /// Outbox rows one round locks at most, an outcomes' statement's each (about 17 records at 2,000 outcomes a
+    /// second, 60 at saturation, 512 at most); it sends those that fit in one request.
     static let batchesPerRound = 64
 
     func run() async throws {
@@ -59,18 +59,30 @@ struct DiagnosticsReporter: Service {
                 try await tx.execute("DELETE FROM diagnostics_outbox WHERE id = ANY(\(array: records.map(\.row)))")
                 return records.count == Self.recordsPerRequest
             }
+            // Whole rows up to one request's records (a row over that alone is sent in several), so that a
+            // refused request leaves every row whose records accounts does not have, and no row half sent.
+            let locked = try await tx.query("""
+                SELECT id, cardinality(event_ids) FROM diagnostics_outbox_batches ORDER BY id
+                LIMIT \(Int64(Self.batchesPerRound)) FOR UPDATE SKIP LOCKED
+                """).map { try $0.decode((Int64, Int32).self) }
+            var rows: [Int64] = []
+            var count = 0
+            for (id, n) in locked {
+                guard rows.isEmpty || count + Int(n) <= Self.recordsPerRequest else { break }
+                rows.append(id)
+                count += Int(n)
+            }
+            guard !rows.isEmpty else { return false }
             let records = try await tx.query("""
                 SELECT b.id, r.device_id, r.pairing_id, r.event_id, r.status, r.apns_reason, r.occurred_at
-                FROM (SELECT * FROM diagnostics_outbox_batches ORDER BY id LIMIT \(Int64(Self.batchesPerRound))
-                      FOR UPDATE SKIP LOCKED) b,
+                FROM diagnostics_outbox_batches b,
                      unnest(b.device_ids, b.pairing_ids, b.event_ids, b.statuses, b.apns_reasons, b.occurred_at)
                          AS r(device_id, pairing_id, event_id, status, apns_reason, occurred_at)
+                WHERE b.id = ANY(\(array: rows))
                 """).map(Self.record)
-            guard !records.isEmpty else { return false }
             try await send(records)
-            let rows = Array(Set(records.map(\.row)))
             try await tx.execute("DELETE FROM diagnostics_outbox_batches WHERE id = ANY(\(array: rows))")
-            return rows.count == Self.batchesPerRound
+            return rows.count < locked.count || locked.count == Self.batchesPerRound
         }
     }
 
