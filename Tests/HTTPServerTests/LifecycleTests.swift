@@ -38,8 +38,13 @@ struct LifecycleTests {
     @Test func shutdownLetsInFlightRequestsFinish() async throws {
         let latch = Latch()
         let entered = Latch()
-        // A drain timeout no loaded machine reaches: the request must finish because it is let finish, not because it was quick.
-        let f = try ServerFixture.start(LimitsTests.router(latch: latch, entered: entered)) { $0.drainTimeoutSeconds = 120 }
+        // A drain timeout and a request deadline no loaded machine reaches: the request must finish because it is let
+        // finish, not because it was quick (under AddressSanitizer on a loaded CI machine, 30 s, the default deadline,
+        // passed before the drain did, and the request was answered 503 for its deadline).
+        let f = try ServerFixture.start(LimitsTests.router(latch: latch, entered: entered)) {
+            $0.drainTimeoutSeconds = 120
+            $0.requestDeadlineSeconds = 600
+        }
         let c = try RawConnection(port: f.port)
         c.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\n")
         await entered.wait()   // the request is in its handler
@@ -57,7 +62,11 @@ struct LifecycleTests {
 
     @Test func shutdownAnswersStragglers503AfterTheDrainTimeout() async throws {
         let entered = Latch()
-        let f = try ServerFixture.start(LimitsTests.router(entered: entered)) { $0.drainTimeoutSeconds = 0.3 }
+        // The drain ends long before a request deadline no loaded machine reaches, so the 503 is the drain's.
+        let f = try ServerFixture.start(LimitsTests.router(entered: entered)) {
+            $0.drainTimeoutSeconds = 0.3
+            $0.requestDeadlineSeconds = 600
+        }
         let c = try RawConnection(port: f.port)
         c.send("GET /sleep HTTP/1.1\r\nHost: localhost\r\n\r\n")
         await entered.wait()   // the request is in its handler, which outlasts the drain
