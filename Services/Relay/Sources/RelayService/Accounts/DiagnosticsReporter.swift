@@ -4,10 +4,10 @@ import MailwakeProtocol
 
 /// Sends finished deliveries' outcomes to accounts' diagnostics, at most 500
 /// a request, from the outbox the outcomes' statement writes (a row of arrays
-/// per statement, `diagnostics_outbox_batches`), whole rows a round. Rows leave the outbox only
-/// once accounts has their records, so an accounts outage delays but loses
-/// nothing. Rows the previous release wrote to `diagnostics_outbox`, a record
-/// each, go first.
+/// per statement, `diagnostics_outbox_batches`), whole rows a round. Rows
+/// leave the outbox only once accounts has their records, so an accounts
+/// outage delays but loses nothing. Rows the previous release wrote to
+/// `diagnostics_outbox`, a record each, go first.
 struct DiagnosticsReporter: Service {
     var name: String { "diagnostics-reporter" }
     let database: PostgresClient
