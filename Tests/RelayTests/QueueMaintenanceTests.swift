@@ -14,15 +14,22 @@ struct QueueMaintenanceTests {
     static func start() async throws -> (IntakeTests.Paired, QueueMaintenance) {
         let p = try await IntakeTests.Paired.start { $0.databaseURL = $0.databaseURL.appendingQueryItem("statement_timeout", "1000") }
         let app = p.stack.relay.app
-        try await app.database.execute("""
-            INSERT INTO rate_buckets (bucket, tokens, updated_ms, requested, granted) VALUES ('stale', 1, 1, 0, 0)
-            """)
-        try await app.database.execute("""
-            INSERT INTO outpost_heartbeats (outpost_id, last_seen_ms, mailboxes, failing, state) VALUES ('never-paired', 1, 1, 0, 'alive')
-            """)
+        try await insertRowsToPrune(into: app.database)
         let maintenance = QueueMaintenance(database: app.database, configuration: app.configuration,
                                            metrics: RelayMetrics(MetricsRegistry()), logger: .disabled, clockMS: WallClock.milliseconds)
         return (p, maintenance)
+    }
+
+    /// Inserts (unless there) the rows every pruning step deletes, the rate bucket into `bucketsTable`.
+    static func insertRowsToPrune(into database: PostgresClient, bucketsTable: String = "rate_buckets") async throws {
+        try await database.execute("""
+            INSERT INTO \(identifier: bucketsTable) (bucket, tokens, updated_ms, requested, granted) VALUES ('stale', 1, 1, 0, 0)
+                ON CONFLICT DO NOTHING
+            """)
+        try await database.execute("""
+            INSERT INTO outpost_heartbeats (outpost_id, last_seen_ms, mailboxes, failing, state) VALUES ('never-paired', 1, 1, 0, 'alive')
+                ON CONFLICT DO NOTHING
+            """)
     }
 
     /// How many rows of `table` have `column` = `value` (on a session of its own, without the relay's timeout).
@@ -60,11 +67,16 @@ struct QueueMaintenanceTests {
 
     @Test func aKindOfRowThatCannotBePrunedDoesNotKeepTheOthersFromIt() async throws {
         let (p, maintenance) = try await Self.start()
-        let database = p.stack.relay.app.database
+        // The renames run on a session of their own: on a loaded machine the exclusive lock they take can wait longer
+        // than the relay's 1 s timeout (an autovacuum worker is only cancelled after the 1 s deadlock_timeout).
+        let database = PostgresClient(configuration: try .init(url: p.stack.relayDatabaseURL), logger: .disabled)
         try await database.execute("ALTER TABLE rate_buckets RENAME TO rate_buckets_away")
+        // Again, in case the relay's own maintenance (it prunes at start) got to them first on a slow machine.
+        try await Self.insertRowsToPrune(into: database, bucketsTable: "rate_buckets_away")
         await #expect(throws: PostgresError.self, "the failed step is reported") { try await maintenance.prune() }
         try await database.execute("ALTER TABLE rate_buckets_away RENAME TO rate_buckets")
         #expect(try await Self.count(database, "outpost_heartbeats", "outpost_id", "never-paired") == 0, "pruned after the failed step")
         #expect(try await Self.count(database, "rate_buckets", "bucket", "stale") == 1)
+        await database.close()
     }
 }
