@@ -140,4 +140,47 @@ struct QueuePlanTests {
         await database.close()
         #expect(hot == 3, "no index covers the columns a take changes")
     }
+    /// A device's catch-up log of `count` envelopes `event-<n>` of `pairing-1`, analyzed, with receipts' statement
+    /// parameters: device, pairings, events, shown-at times, now.
+    static func catchUpLog(of count: Int) async throws -> PostgresClient {
+        let database = try await RelayTestDatabase.fresh(prefix: "relay_plans",
+                                                         sessionSettings: RelayConfiguration.postgresSessionSettings)
+        try await database.execute(PostgresQuery(unsafeSQL: """
+            INSERT INTO catchup_envelopes (device_id, pairing_id, event_id, accepted_ms, envelope)
+            SELECT 'device-1', 'pairing-1', 'event-' || n, n, '\\x00'::bytea FROM generate_series(1, \(count)) n
+            """))
+        try await database.execute("ANALYZE catchup_envelopes")
+        return database
+    }
+
+    @Test(arguments: ["force_generic_plan", "force_custom_plan"])
+    func aReceiptFindsItsCatchUpEnvelopeByEventNotThroughTheDevicesLog(planCacheMode: String) async throws {
+        let database = try await Self.catchUpLog(of: 2000)
+        let plan = try await Self.plan(of: ReceiptStore.markSQL, types: "text, text[], text[], int8[], int8",
+                                       arguments: "'device-1', '{pairing-1}', '{event-7}', '{7}', 9",
+                                       in: database, planCacheMode: planCacheMode)
+        await database.close()
+        #expect(plan.contains("Index Scan using catchup_envelopes_event on catchup_envelopes"), "\(plan)")
+        #expect(!plan.contains("catchup_envelopes_device"), "\(plan)")
+    }
+
+    @Test func aReceiptsCommitWithoutAFlushEndsWithItsStatement() async throws {
+        let database = try await Self.catchUpLog(of: 3)
+        var b = PostgresBindings()
+        b.append("device-1")
+        b.append(PostgresArray(["pairing-1"]))
+        b.append(PostgresArray(["event-2"]))
+        b.append(PostgresArray([Int64(2)]))
+        b.append(Int64(9))
+        let (kinds, setting) = try await database.withConnection { connection in
+            let kinds = try await connection.query(PostgresQuery(unsafeSQL: ReceiptStore.markSQL, bindings: b))
+                .map { (try $0.decode(Int32.self, at: 0), try $0.decode(Int64.self, at: 1)) }
+            return (kinds, try await connection.query("SHOW synchronous_commit").scalar(String.self))
+        }
+        let left = try await database.query("SELECT event_id FROM catchup_envelopes ORDER BY seq").map { try $0.decode(String.self, at: 0) }
+        await database.close()
+        #expect(kinds.map(\.0) == [1, 2] && kinds.last?.1 == 1, "counts only, one envelope trimmed: \(kinds)")
+        #expect(left == ["event-1", "event-3"])
+        #expect(setting == "on", "the session's next commits wait for the flush again")
+    }
 }

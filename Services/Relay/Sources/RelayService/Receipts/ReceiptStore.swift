@@ -30,23 +30,15 @@ struct ReceiptStore: Sendable {
         b.append(PostgresArray(receipts.map(\.eventID)))
         b.append(PostgresArray(receipts.map(\.shownAt)))
         b.append(nowMS)
-        let query = PostgresQuery(unsafeSQL: Self.markSQL, bindings: b)
-        // Committed without waiting for the WAL flush: receipts come one
-        // small request per phone, and a flush each would compete with the
-        // intake's group commits. A crash may forget the last few hundred ms
-        // of receipts; those envelopes stay in the catch-up log, the App reads
-        // them again, drops them as duplicates and receipts them again.
-        let rows = try await database.withTransaction { connection in
-            try await connection.execute("SET LOCAL synchronous_commit TO off")
-            return try await connection.query(query)
-        }
+        let rows = try await database.query(PostgresQuery(unsafeSQL: Self.markSQL, bindings: b))
         var marked = Marked()
         for row in rows {
             let (kind, a, sent, displayed) = try row.decode((Int32, Int64, Int64?, Int64?).self)
             switch kind {
             case 0: marked.displayed.append(Marked.Delivery(acceptedMS: a, sentMS: sent, displayedMS: displayed))
             case 1: marked.alreadyDisplayed = Int(a)
-            default: marked.trimmed = Int(a)
+            case 2: marked.trimmed = Int(a)
+            default: break
             }
         }
         return marked
@@ -57,8 +49,19 @@ struct ReceiptStore: Sendable {
     // worker's later completion leaves a finished row alone. A Live
     // Activity push not sent yet is never cut short (ActivityKit needs it):
     // its receipt is ignored.
+    //
+    // One statement, in the implicit transaction of its own, committed
+    // without waiting for the WAL flush (`settings`, a setting local to that
+    // transaction): receipts come one small request per phone, and a flush
+    // each would compete with the intake's group commits. A crash may forget
+    // the last few hundred ms of receipts; those envelopes stay in the
+    // catch-up log, the App reads them again, drops them as duplicates and
+    // receipts them again. The last branch never yields a row; it is what
+    // runs `settings`.
     static let markSQL = """
-        WITH input AS (
+        WITH settings AS MATERIALIZED (
+            SELECT set_config('synchronous_commit', 'off', true) AS value
+        ), input AS (
             SELECT * FROM unnest($2::text[], $3::text[], $4::int8[]) AS t(pairing_id, event_id, shown_ms)
         ), marked AS (
             UPDATE deliveries d
@@ -79,5 +82,7 @@ struct ReceiptStore: Sendable {
         WHERE d.device_id = $1 AND d.status = 'displayed'
         UNION ALL
         SELECT 2, count(*), NULL, NULL FROM trimmed
+        UNION ALL
+        SELECT 3, 0, NULL, NULL FROM settings WHERE value <> 'off'
         """
 }

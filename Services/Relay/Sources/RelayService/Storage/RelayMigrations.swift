@@ -182,5 +182,13 @@ enum RelayMigrations {
                 ALTER COLUMN statuses SET STORAGE EXTERNAL, ALTER COLUMN apns_reasons SET STORAGE EXTERNAL,
                 ALTER COLUMN occurred_at SET STORAGE EXTERNAL;
             """),
+        // A receipt removes its envelope from the catch-up log by event
+        // (docs/relay.md, "Receipts find their catch-up envelope by key").
+        // Through `catchup_envelopes_device` it read every version of the
+        // device's log that VACUUM had not yet removed: a bitmap scan visits
+        // each dead row again, receipt after receipt, between two vacuums.
+        PostgresMigration(version: 10, name: "catch-up envelopes by event", sql: """
+            CREATE INDEX catchup_envelopes_event ON catchup_envelopes (pairing_id, event_id);
+            """),
     ]
 }
