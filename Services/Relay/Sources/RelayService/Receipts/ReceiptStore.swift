@@ -58,6 +58,11 @@ struct ReceiptStore: Sendable {
     // catch-up log, the App reads them again, drops them as duplicates and
     // receipts them again. The last branch never yields a row; it is what
     // runs `settings`.
+    //
+    // Each receipt looks up its own rows, by key (the `OFFSET 0` lateral
+    // subqueries are planned per receipt): joined as sets, a generic plan
+    // made while the tables were small read the device's whole catch-up log,
+    // or every displayed delivery, for each batch of receipts.
     static let markSQL = """
         WITH settings AS MATERIALIZED (
             SELECT set_config('synchronous_commit', 'off', true) AS value
@@ -72,14 +77,17 @@ struct ReceiptStore: Sendable {
               AND (d.kind = 'notification' OR d.status IN ('sent', 'failed', 'expired'))
             RETURNING d.accepted_ms, d.sent_ms, d.displayed_ms
         ), trimmed AS (
-            DELETE FROM catchup_envelopes c USING input i
-            WHERE c.device_id = $1 AND c.pairing_id = i.pairing_id AND c.event_id = i.event_id
+            DELETE FROM catchup_envelopes WHERE ctid = ANY (ARRAY(
+                SELECT e.ctid FROM input i, LATERAL (
+                    SELECT c.ctid FROM catchup_envelopes c
+                    WHERE c.pairing_id = i.pairing_id AND c.event_id = i.event_id AND c.device_id = $1 OFFSET 0) e))
             RETURNING 1
         )
         SELECT 0, accepted_ms, sent_ms, displayed_ms FROM marked
         UNION ALL
-        SELECT 1, count(*), NULL, NULL FROM deliveries d JOIN input i ON d.pairing_id = i.pairing_id AND d.event_id = i.event_id
-        WHERE d.device_id = $1 AND d.status = 'displayed'
+        SELECT 1, count(*), NULL, NULL FROM input i, LATERAL (
+            SELECT 1 FROM deliveries d
+            WHERE d.pairing_id = i.pairing_id AND d.event_id = i.event_id AND d.device_id = $1 AND d.status = 'displayed' OFFSET 0) d
         UNION ALL
         SELECT 2, count(*), NULL, NULL FROM trimmed
         UNION ALL
