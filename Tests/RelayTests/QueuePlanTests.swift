@@ -189,6 +189,10 @@ struct QueuePlanTests {
         let database = try await RelayTestDatabase.fresh(prefix: "relay_plans",
                                                          sessionSettings: RelayConfiguration.postgresSessionSettings)
         try await Self.insertCatchUp(database, from: 1, count: 3)
+        try await database.execute("""
+            INSERT INTO pairings (pairing_id, outpost_id, outpost_key, relay_token_hash, expires_at, state, device_id, created_at)
+            VALUES ('pairing-1', 'outpost-1', '\\x00', '\\x00', 0, 'active', 'device-1', 0)
+            """)
         var b = PostgresBindings()
         b.append("device-1")
         b.append(PostgresArray(["pairing-1"]))

@@ -86,17 +86,6 @@ struct PairingStore: Sendable {
             """).first?.decode([UInt8].self, at: 0)
     }
 
-    /// Whether every pairing of `pairingIDs` is the device's.
-    func allBelong(_ pairingIDs: [String], to deviceID: String) async throws -> Bool {
-        var bindings = PostgresBindings()
-        bindings.append(PostgresArray(pairingIDs))
-        bindings.append(deviceID)
-        let owned = try await database.query(PostgresQuery(unsafeSQL: """
-            SELECT count(*) FROM pairings WHERE pairing_id = ANY($1::text[]) AND device_id = $2
-            """, bindings: bindings)).single().decode(Int64.self, at: 0)
-        return owned == pairingIDs.count
-    }
-
     /// The number of active pairings (the `/admin` page).
     func activeCount() async throws -> Int64 {
         try await database.query("SELECT count(*) FROM pairings WHERE state = 'active'").single().decode(Int64.self, at: 0)

@@ -18,11 +18,14 @@ struct ReceiptStore: Sendable {
         var alreadyDisplayed = 0
         /// Catch-up envelopes removed.
         var trimmed = 0
+        /// A receipt named a pairing that is not the device's: nothing was written.
+        var namesOthersPairing = false
     }
 
-    /// In one statement marks the deliveries `displayed` (first receipt wins;
-    /// `shown_at` clamped to [accepted, now]) and trims the catch-up log.
-    /// `receipts` holds each pairing/event once, all pairings the device's.
+    /// In one statement checks that every pairing named is the device's
+    /// (writing nothing otherwise), marks the deliveries `displayed` (first
+    /// receipt wins; `shown_at` clamped to [accepted, now]) and trims the
+    /// catch-up log. `receipts` holds each pairing/event once.
     func markDisplayed(deviceID: String, _ receipts: [ReceiptsBody.Receipt], nowMS: Int64) async throws -> Marked {
         var b = PostgresBindings()
         b.append(deviceID)
@@ -38,6 +41,7 @@ struct ReceiptStore: Sendable {
             case 0: marked.displayed.append(Marked.Delivery(acceptedMS: a, sentMS: sent, displayedMS: displayed))
             case 1: marked.alreadyDisplayed = Int(a)
             case 2: marked.trimmed = Int(a)
+            case 4: marked.namesOthersPairing = true
             default: break
             }
         }
@@ -68,16 +72,19 @@ struct ReceiptStore: Sendable {
             SELECT set_config('synchronous_commit', 'off', true) AS value
         ), input AS (
             SELECT * FROM unnest($2::text[], $3::text[], $4::int8[]) AS t(pairing_id, event_id, shown_ms)
+        ), owned AS MATERIALIZED (
+            SELECT count(*) = (SELECT count(DISTINCT pairing_id) FROM input) AS all_owned
+            FROM pairings WHERE pairing_id = ANY($2::text[]) AND device_id = $1
         ), marked AS (
             UPDATE deliveries d
             SET status = 'displayed', displayed_ms = LEAST(GREATEST(i.shown_ms, d.accepted_ms), $5::int8), updated_ms = $5::int8,
                 claimed_by = NULL, payload = ''::bytea
             FROM input i
             WHERE d.pairing_id = i.pairing_id AND d.event_id = i.event_id AND d.device_id = $1 AND d.status <> 'displayed'
-              AND (d.kind = 'notification' OR d.status IN ('sent', 'failed', 'expired'))
+              AND (d.kind = 'notification' OR d.status IN ('sent', 'failed', 'expired')) AND (SELECT all_owned FROM owned)
             RETURNING d.accepted_ms, d.sent_ms, d.displayed_ms
         ), trimmed AS (
-            DELETE FROM catchup_envelopes WHERE ctid = ANY (ARRAY(
+            DELETE FROM catchup_envelopes WHERE (SELECT all_owned FROM owned) AND ctid = ANY (ARRAY(
                 SELECT e.ctid FROM input i, LATERAL (
                     SELECT c.ctid FROM catchup_envelopes c
                     WHERE c.pairing_id = i.pairing_id AND c.event_id = i.event_id AND c.device_id = $1 OFFSET 0) e))
@@ -92,5 +99,7 @@ struct ReceiptStore: Sendable {
         SELECT 2, count(*), NULL, NULL FROM trimmed
         UNION ALL
         SELECT 3, 0, NULL, NULL FROM settings WHERE value <> 'off'
+        UNION ALL
+        SELECT 4, 0, NULL, NULL FROM owned WHERE NOT all_owned
         """
 }

@@ -36,16 +36,16 @@ extension RelayApp {
         var trimmed = 0
     }
 
-    /// Checks every pairing is the device's (403 otherwise, nothing written),
-    /// then marks the deliveries `displayed` and trims the catch-up log (`ReceiptStore`).
+    /// Marks the deliveries `displayed` and trims the catch-up log (`ReceiptStore`), if every pairing is the
+    /// device's (403 otherwise, nothing written).
     func recordReceipts(deviceID: String, _ receipts: [ReceiptsBody.Receipt]) async throws -> ReceiptCounts {
         var seen = Set<String>()
         let unique = receipts.filter { seen.insert($0.pairingID + "/" + $0.eventID).inserted }
-        guard try await pairingStore.allBelong(Array(Set(unique.map(\.pairingID))), to: deviceID) else {
+        let marked = try await receiptStore.markDisplayed(deviceID: deviceID, unique, nowMS: clockMS())
+        guard !marked.namesOthersPairing else {
             throw HTTPError(.forbidden, code: .notThisDevicesPairing,
                             detail: "a receipt names a pairing that is not this device's; nothing was recorded")
         }
-        let marked = try await receiptStore.markDisplayed(deviceID: deviceID, unique, nowMS: clockMS())
         for delivery in marked.displayed {
             guard let displayed = delivery.displayedMS else { continue }
             relayMetrics.acceptToDisplayed.observe(Double(max(0, displayed - delivery.acceptedMS)) / 1000)
