@@ -204,7 +204,8 @@ struct QueuePlanTests {
                 .map { (try $0.decode(Int32.self, at: 0), try $0.decode(Int64.self, at: 1)) }
             return (kinds, try await connection.query("SHOW synchronous_commit").scalar(String.self))
         }
-        let left = try await database.query("SELECT event_id FROM catchup_envelopes ORDER BY seq").map { try $0.decode(String.self, at: 0) }
+        let left = try await database.query("SELECT event_id FROM catchup_envelopes ORDER BY seq")
+            .map { try $0.decode(String.self, at: 0) }
         await database.close()
         #expect(kinds.map(\.0) == [1, 2] && kinds.last?.1 == 1, "counts only, one envelope trimmed: \(kinds)")
         #expect(left == ["event-1", "event-3"])
