@@ -74,9 +74,12 @@ struct QueueMaintenanceTests {
         // Again, in case the relay's own maintenance (it prunes at start) got to them first on a slow machine.
         try await Self.insertRowsToPrune(into: database, bucketsTable: "rate_buckets_away")
         await #expect(throws: PostgresError.self, "the failed step is reported") { try await maintenance.prune() }
+        // Counted before the table has its name back, which the relay's own maintenance would prune.
+        let stale = try await Self.count(database, "rate_buckets_away", "bucket", "stale")
         try await database.execute("ALTER TABLE rate_buckets_away RENAME TO rate_buckets")
-        #expect(try await Self.count(database, "outpost_heartbeats", "outpost_id", "never-paired") == 0, "pruned after the failed step")
-        #expect(try await Self.count(database, "rate_buckets", "bucket", "stale") == 1)
+        let neverPaired = try await Self.count(database, "outpost_heartbeats", "outpost_id", "never-paired")
         await database.close()
+        #expect(neverPaired == 0, "pruned after the failed step")
+        #expect(stale == 1)
     }
 }

@@ -180,6 +180,9 @@ struct QueuePlanTests {
         await database.close()
         #expect(plan.components(separatedBy: "Index Scan using deliveries_pkey on deliveries").count - 1 == 2, "\(plan)")
         #expect(plan.contains("Index Scan using catchup_envelopes_event on catchup_envelopes"), "\(plan)")
+        let byReceiptKey = plan.matches(of: /Index Cond: \(\(pairing_id = (i(?:_\d+)?)\.pairing_id\) AND \(event_id = \1\.event_id\)\)/)
+        #expect(byReceiptKey.count == 3, "the update, the count and the catch-up look-up each by its receipt's key: \(plan)")
+        #expect(plan.contains("Tid Scan on catchup_envelopes"), "\(plan)")
         #expect(!plan.contains("catchup_envelopes_device"), "\(plan)")
         #expect(!plan.contains("deliveries_finished"), "\(plan)")
         #expect(!plan.contains("Seq Scan"), "\(plan)")
@@ -193,22 +196,32 @@ struct QueuePlanTests {
             INSERT INTO pairings (pairing_id, outpost_id, outpost_key, relay_token_hash, expires_at, state, device_id, created_at)
             VALUES ('pairing-1', 'outpost-1', '\\x00', '\\x00', 0, 'active', 'device-1', 0)
             """)
-        var b = PostgresBindings()
-        b.append("device-1")
-        b.append(PostgresArray(["pairing-1"]))
-        b.append(PostgresArray(["event-2"]))
-        b.append(PostgresArray([Int64(2)]))
-        b.append(Int64(9))
-        let (kinds, setting) = try await database.withConnection { connection in
-            let kinds = try await connection.query(PostgresQuery(unsafeSQL: ReceiptStore.markSQL, bindings: b))
+        func receipt(_ event: String) -> PostgresQuery {
+            var b = PostgresBindings()
+            b.append("device-1")
+            b.append(PostgresArray(["pairing-1"]))
+            b.append(PostgresArray([event]))
+            b.append(PostgresArray([Int64(2)]))
+            b.append(Int64(9))
+            return PostgresQuery(unsafeSQL: ReceiptStore.markSQL, bindings: b)
+        }
+        let (before, kinds, after, withinATransaction) = try await database.withConnection { connection in
+            let before = try await connection.query("SHOW synchronous_commit").scalar(String.self)
+            let kinds = try await connection.query(receipt("event-2"))
                 .map { (try $0.decode(Int32.self, at: 0), try $0.decode(Int64.self, at: 1)) }
-            return (kinds, try await connection.query("SHOW synchronous_commit").scalar(String.self))
+            let after = try await connection.query("SHOW synchronous_commit").scalar(String.self)
+            let within = try await connection.withTransaction { tx in
+                _ = try await tx.query(receipt("event-3"))
+                return try await tx.query("SHOW synchronous_commit").scalar(String.self)
+            }
+            return (before, kinds, after, within)
         }
         let left = try await database.query("SELECT event_id FROM catchup_envelopes ORDER BY seq")
             .map { try $0.decode(String.self, at: 0) }
         await database.close()
         #expect(kinds.map(\.0) == [1, 2] && kinds.last?.1 == 1, "counts only, one envelope trimmed: \(kinds)")
-        #expect(left == ["event-1", "event-3"])
-        #expect(setting == "on", "the session's next commits wait for the flush again")
+        #expect(left == ["event-1"])
+        #expect(withinATransaction == "off", "the statement sets its transaction's commit not to wait for the flush")
+        #expect(before != "off" && after == before, "the session's next commits wait for the flush again")
     }
 }

@@ -167,7 +167,8 @@ final class DeliveryQueue: Sendable {
     /// final outcomes go to accounts' diagnostics as one outbox row, the
     /// arrays of one aggregate, so their elements line up.
     ///
-    /// "Not finished" is `NOT IN finishedStatusesSQL`, see there. Each row is found by its primary key.
+    /// "Not finished" is `NOT IN finishedStatusesSQL`, see there. Each row is found by its primary key, in key order (the
+    /// order a pairing's end and a receipts request lock them in, so none of them waits for another in a cycle).
     static let completionSQL = """
         WITH updated AS (
             UPDATE deliveries d
@@ -175,8 +176,9 @@ final class DeliveryQueue: Sendable {
                 apns_reason = u.reason,
                 updated_ms = u.at_ms, claimed_by = NULL, sent_ms = CASE WHEN u.status = 'sent' THEN u.at_ms ELSE d.sent_ms END,
                 payload = CASE WHEN u.status IN ('sent', 'failed', 'expired') THEN ''::bytea ELSE d.payload END
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
-                AS u(pairing_id, event_id, status, next_ms, apns_status, reason, at_ms)
+            FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::int8[])
+                      AS u(pairing_id, event_id, status, next_ms, apns_status, reason, at_ms)
+                  ORDER BY pairing_id, event_id) u
             WHERE d.pairing_id = u.pairing_id AND d.event_id = u.event_id
                 AND d.status NOT IN \(finishedStatusesSQL)
             RETURNING d.device_id, d.pairing_id, d.event_id, d.status, d.apns_reason, d.updated_ms

@@ -66,12 +66,18 @@ struct ReceiptStore: Sendable {
     // Each receipt looks up its own rows, by key (the `OFFSET 0` lateral
     // subqueries are planned per receipt): joined as sets, a generic plan
     // made while the tables were small read the device's whole catch-up log,
-    // or every displayed delivery, for each batch of receipts.
+    // or every displayed delivery, for each batch of receipts. The receipts
+    // go in key order, so the update locks deliveries in the order a
+    // pairing's end and the completion batch do. The catch-up envelope is
+    // deleted by `ctid`: its rows are inserted and deleted, never updated,
+    // so the version the statement found is the row (keep it so, and keep
+    // the table unpartitioned, or delete by key instead).
     static let markSQL = """
         WITH settings AS MATERIALIZED (
             SELECT set_config('synchronous_commit', 'off', true) AS value
         ), input AS (
             SELECT * FROM unnest($2::text[], $3::text[], $4::int8[]) AS t(pairing_id, event_id, shown_ms)
+            ORDER BY pairing_id, event_id
         ), owned AS MATERIALIZED (
             SELECT count(*) = (SELECT count(DISTINCT pairing_id) FROM input) AS all_owned
             FROM pairings WHERE pairing_id = ANY($2::text[]) AND device_id = $1

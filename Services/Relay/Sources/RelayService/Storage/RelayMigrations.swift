@@ -187,8 +187,12 @@ enum RelayMigrations {
         // Through `catchup_envelopes_device` it read every version of the
         // device's log that VACUUM had not yet removed: a bitmap scan visits
         // each dead row again, receipt after receipt, between two vacuums.
+        // Built in the migration's transaction, the index holds up writes to
+        // the log, so intake, while it builds; a large deployment builds it
+        // first with CREATE INDEX CONCURRENTLY (docs/operations.md), and then
+        // this is a no-op.
         PostgresMigration(version: 10, name: "catch-up envelopes by event", sql: """
-            CREATE INDEX catchup_envelopes_event ON catchup_envelopes (pairing_id, event_id);
+            CREATE INDEX IF NOT EXISTS catchup_envelopes_event ON catchup_envelopes (pairing_id, event_id);
             """),
     ]
 }
