@@ -140,6 +140,7 @@ struct QueuePlanTests {
         await database.close()
         #expect(hot == 3, "no index covers the columns a take changes")
     }
+
     /// A device's catch-up log of `count` envelopes `event-<n>` of `pairing-1`, from `first` on.
     static func insertCatchUp(_ database: PostgresClient, from first: Int, count: Int) async throws {
         try await database.execute(PostgresQuery(unsafeSQL: """
@@ -197,13 +198,7 @@ struct QueuePlanTests {
             VALUES ('pairing-1', 'outpost-1', '\\x00', '\\x00', 0, 'active', 'device-1', 0)
             """)
         func receipt(_ event: String) -> PostgresQuery {
-            var b = PostgresBindings()
-            b.append("device-1")
-            b.append(PostgresArray(["pairing-1"]))
-            b.append(PostgresArray([event]))
-            b.append(PostgresArray([Int64(2)]))
-            b.append(Int64(9))
-            return PostgresQuery(unsafeSQL: ReceiptStore.markSQL, bindings: b)
+            ReceiptStore.markQuery(deviceID: "device-1", pairingIDs: ["pairing-1"], eventIDs: [event], shownAt: [2], nowMS: 9)
         }
         let (before, kinds, after, withinATransaction) = try await database.withConnection { connection in
             let before = try await connection.query("SHOW synchronous_commit").scalar(String.self)

@@ -26,37 +26,14 @@ final class ReceiptPoster: Sendable {
 
     func stop() { stopped.withLock { $0 = true } }
 
-    /// What the poller reads of a simulator page (`GET /_sim/deliveries`): decoded into these few fields only, since
-    /// building the whole page as Foundation objects (every payload a string) cost a quarter of the bench's CPU.
-    struct DeliveryPage: Decodable {
-        struct Delivery: Decodable {
-            let apnsID: String?
-            let status: Int
-            enum CodingKeys: String, CodingKey {
-                case apnsID = "apns_id"
-                case status
-            }
-        }
-
-        let deliveries: [Delivery]
-        let next: Int64?
-    }
-
     /// Polls and posts until every phase envelope was receipted or `stop()` was called with nothing left to read.
     func run() async throws {
         var cursor: Int64 = 0
         var done = 0
         while done < pairingOf.count {
-            let r = try await bench.simulatorClient.execute(.init(url: bench.simulatorURL + """
-                                                                                            /_sim/deliveries?since=\(cursor)&limi\
-                                                                                            t=10000
-                                                                                            """))
-            let page: DeliveryPage
-            do { page = try JSONDecoder().decode(DeliveryPage.self, from: Data(r.body)) } catch {
-                throw BenchError("unreadable simulator answer: \(error)")
-            }
+            let page = try await bench.simulatorPage(since: cursor)
             let list = page.deliveries
-            cursor = page.next ?? cursor
+            cursor = page.next
             let shownAt = Int64(BenchSystem.nowMS())
             var byDevice: [Int: [String]] = [:]
             for d in list where d.status == 200 {

@@ -445,14 +445,12 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         var all: [Received] = []
         var cursor: Int64 = 0
         while true {
-            let r = try await simulatorClient.execute(.init(url: simulatorURL + "/_sim/deliveries?since=\(cursor)&limit=10000"))
-            guard let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any],
-                  let list = object["deliveries"] as? [[String: Any]] else { throw BenchError("unreadable simulator answer") }
-            for d in list where (d["status"] as? Int) == 200 {
-                if let id = d["apns_id"] as? String,
-                   let at = (d["received_at_ms"] as? NSNumber)?.doubleValue { all.append(Received(eventID: id, receivedMS: at)) }
+            let page = try await simulatorPage(since: cursor)
+            let list = page.deliveries
+            for d in list where d.status == 200 {
+                if let id = d.apnsID { all.append(Received(eventID: id, receivedMS: Double(d.receivedAtMS))) }
             }
-            cursor = (object["next"] as? NSNumber)?.int64Value ?? cursor
+            cursor = page.next
             if all.count >= total { return all }
             guard ContinuousClock.now < deadline else { throw BenchError("""
                                                                          the simulator received \(all.count) of \(total) pushes in \

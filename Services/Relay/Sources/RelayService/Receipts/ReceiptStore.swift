@@ -27,13 +27,9 @@ struct ReceiptStore: Sendable {
     /// receipt wins; `shown_at` clamped to [accepted, now]) and trims the
     /// catch-up log. `receipts` holds each pairing/event once.
     func markDisplayed(deviceID: String, _ receipts: [ReceiptsBody.Receipt], nowMS: Int64) async throws -> Marked {
-        var b = PostgresBindings()
-        b.append(deviceID)
-        b.append(PostgresArray(receipts.map(\.pairingID)))
-        b.append(PostgresArray(receipts.map(\.eventID)))
-        b.append(PostgresArray(receipts.map(\.shownAt)))
-        b.append(nowMS)
-        let rows = try await database.query(PostgresQuery(unsafeSQL: Self.markSQL, bindings: b))
+        let rows = try await database.query(Self.markQuery(deviceID: deviceID, pairingIDs: receipts.map(\.pairingID),
+                                                           eventIDs: receipts.map(\.eventID), shownAt: receipts.map(\.shownAt),
+                                                           nowMS: nowMS))
         var marked = Marked()
         for row in rows {
             let (kind, a, sent, displayed) = try row.decode((Int32, Int64, Int64?, Int64?).self)
@@ -46,6 +42,17 @@ struct ReceiptStore: Sendable {
             }
         }
         return marked
+    }
+
+    /// `markSQL` with its parameters: the device, each receipt's pairing, event and `shown_at` (ms), and now (ms).
+    static func markQuery(deviceID: String, pairingIDs: [String], eventIDs: [String], shownAt: [Int64], nowMS: Int64) -> PostgresQuery {
+        var b = PostgresBindings()
+        b.append(deviceID)
+        b.append(PostgresArray(pairingIDs))
+        b.append(PostgresArray(eventIDs))
+        b.append(PostgresArray(shownAt))
+        b.append(nowMS)
+        return PostgresQuery(unsafeSQL: markSQL, bindings: b)
     }
 
     // A receipt for a notification still queued or being sent ends it as
