@@ -51,9 +51,13 @@ final class ConnectionWorker: @unchecked Sendable {
     @discardableResult
     func submit(_ job: @escaping Job) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
-        guard !stopping else { return false }
+        guard !stopping else {
+            condition.unlock()
+            return false
+        }
         jobs.append(job)
+        condition.unlock()
+        // After the unlock: the woken worker's first step takes the lock, and found it held it blocked again at once.
         condition.signal()
         return true
     }

@@ -176,6 +176,22 @@ import Testing
         }
     }
 
+    /// Several responses larger than the stream and connection windows share one connection: each turn reads at most
+    /// 16 TLS records, the windows reopen as the bodies are taken, and every body arrives whole.
+    @Test func responsesOfManyRecordsArriveWholeTogether() async throws {
+        let size = 3 << 20
+        try await Self.withServer({ $0.maxResponseBytes = size }) { server, client async throws in
+            let bodies = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await client.execute(.init(url: server.baseURL + "/bytes?n=\(size)")).body.count }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(bodies == [size, size, size, size])
+            #expect(try await server.connectionCount(including: [1]) == 1)
+        }
+    }
+
     @Test func aTimedOutStreamIsResetAndItsConnectionStays() async throws {
         try await Self.withServer { server, client async throws in
             let first = try Echo(try await client.execute(.init(url: server.baseURL + "/echo")))

@@ -712,10 +712,12 @@ static void cancel_one(mw_h2_client *c, uint64_t id) {
     }
 }
 
-/* Takes the inbox. Returns 1 when the client is stopping. */
-static int take_inbox(mw_h2_client *c, uint64_t **cancels, size_t *cancel_count, size_t *cancel_cap) {
+/* Takes the inbox; `woken` when poll found the wake eventfd readable (one read zeroes its counter, and a wake
+ * written after it makes it readable again). Returns 1 when the client is stopping. */
+static int take_inbox(mw_h2_client *c, int woken, uint64_t **cancels, size_t *cancel_count, size_t *cancel_cap) {
     uint64_t value;
-    while (read(c->wake_fd, &value, sizeof value) > 0) {}
+    if (woken && read(c->wake_fd, &value, sizeof value) < 0) { /* EAGAIN: another turn took this wake's requests */
+    }
     pthread_mutex_lock(&c->lock);
     int stopping = c->stopping;
     list_splice(&c->waiting, &c->inbox);
@@ -769,8 +771,10 @@ static void run(mw_h2_client *c) {
     uint64_t *cancels = NULL;
     size_t cancel_count = 0, cancel_cap = 0;
     uint64_t next_tick = mw_h2_now_ms() + TICK_MS;
+    int woken = 1;
     for (;;) {
-        if (take_inbox(c, &cancels, &cancel_count, &cancel_cap)) break;
+        if (take_inbox(c, woken, &cancels, &cancel_count, &cancel_cap)) break;
+        woken = 0;
         for (size_t i = 0; i < cancel_count; i++) cancel_one(c, cancels[i]);
         uint64_t now = mw_h2_now_ms();
         if (now >= next_tick) {
@@ -846,6 +850,7 @@ static void run(mw_h2_client *c) {
             continue;
         }
         if (!busy) next_tick = mw_h2_now_ms() + TICK_MS;
+        woken = fds[0].revents != 0;
         for (size_t i = 1; i < n; i++) {
             if (fds[i].revents || (fd_conns[i]->ssl && fd_conns[i]->state >= C_READY && SSL_pending(fd_conns[i]->ssl) > 0)) {
                 conn_event(c, fd_conns[i], fds[i].revents);
@@ -956,6 +961,12 @@ fail:
 #undef FAIL
 }
 
+/* Wakes the client's thread (an eventfd whose counter is already non-zero takes the write and wakes nobody twice). */
+static void wake(mw_h2_client *c) {
+    uint64_t one = 1;
+    (void)!write(c->wake_fd, &one, sizeof one);
+}
+
 int mw_h2_client_submit(mw_h2_client *c, uint64_t id, const char *method, size_t method_len, const char *path, size_t path_len,
                         const mw_h2c_header *headers, size_t header_count, const uint8_t *body, size_t body_len,
                         size_t max_response_bytes, uint32_t timeout_ms, void *request_ctx) {
@@ -1003,23 +1014,22 @@ int mw_h2_client_submit(mw_h2_client *c, uint64_t id, const char *method, size_t
     }
     int first = c->inbox.head == NULL;
     list_append(&c->inbox, r);
-    if (first) {
-        uint64_t one = 1;
-        (void)!write(c->wake_fd, &one, sizeof one);
-    }
     pthread_mutex_unlock(&c->lock);
+    /* After the unlock: the woken thread's first step takes this lock. */
+    if (first) wake(c);
     return 0;
 }
 
 void mw_h2_client_cancel(mw_h2_client *c, uint64_t id) {
+    int queued = 0;
     pthread_mutex_lock(&c->lock);
     if (!c->stopping && grow((void **)&c->cancels, &c->cancel_cap, (c->cancel_count + 1) * sizeof(uint64_t),
                              16 * sizeof(uint64_t)) == 0) {
         c->cancels[c->cancel_count++] = id;
-        uint64_t one = 1;
-        (void)!write(c->wake_fd, &one, sizeof one);
+        queued = 1;
     }
     pthread_mutex_unlock(&c->lock);
+    if (queued) wake(c);
 }
 
 uint64_t mw_h2_client_connections_opened(const mw_h2_client *c) { return atomic_load(&c->opened); }
@@ -1034,9 +1044,8 @@ void mw_h2_client_stop(mw_h2_client *c) {
         return;
     }
     c->stopping = 1;
-    uint64_t one = 1;
-    (void)!write(c->wake_fd, &one, sizeof one);
     pthread_mutex_unlock(&c->lock);
+    wake(c);
     pthread_join(c->thread, NULL);
     pthread_mutex_lock(&c->lock);
     c->stopped = 1;
