@@ -57,7 +57,7 @@ final class ConnectionWorker: @unchecked Sendable {
         }
         jobs.append(job)
         condition.unlock()
-        // After the unlock: the woken worker's first step takes the lock, and found it held it blocked again at once.
+        // After the unlock: the woken worker's first step is to take the lock, which would still be held here.
         condition.signal()
         return true
     }

@@ -716,7 +716,7 @@ static void cancel_one(mw_h2_client *c, uint64_t id) {
  * written after it makes it readable again). Returns 1 when the client is stopping. */
 static int take_inbox(mw_h2_client *c, int woken, uint64_t **cancels, size_t *cancel_count, size_t *cancel_cap) {
     uint64_t value;
-    if (woken && read(c->wake_fd, &value, sizeof value) < 0) { /* EAGAIN: another turn took this wake's requests */
+    if (woken && read(c->wake_fd, &value, sizeof value) < 0) { /* EAGAIN on the first turn only: nothing written yet */
     }
     pthread_mutex_lock(&c->lock);
     int stopping = c->stopping;

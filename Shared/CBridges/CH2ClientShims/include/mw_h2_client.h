@@ -119,7 +119,9 @@ uint64_t mw_h2_client_connections_open(const mw_h2_client *client);
 void mw_h2_client_stop(mw_h2_client *client);
 
 /* Stops the client (as mw_h2_client_stop) and frees it. Nothing may use the
- * client afterwards. */
+ * client afterwards, and no mw_h2_client_submit or mw_h2_client_cancel call
+ * may still be running: they wake the client's thread after unlocking, even
+ * for a request already answered. */
 void mw_h2_client_free(mw_h2_client *client);
 
 #ifdef __cplusplus
