@@ -1,7 +1,5 @@
 import MailwakePostgres
 @testable import RelayService
-import StackSupport
-import TestSupport
 import Testing
 
 /// Migration 10 on a large relay whose operator built the catch-up log's event index first, without blocking writes
@@ -9,10 +7,8 @@ import Testing
 @Suite("Relay: the catch-up index built before its migration")
 struct CatchUpIndexMigrationTests {
     @Test func theMigrationKeepsAnIndexBuiltConcurrentlyBeforeIt() async throws {
-        let postgres = try await PostgresTestServer.shared()
-        let name = try await StackDatabases.create(prefix: "relay_migration", on: postgres)
-        let database = PostgresClient(configuration: try .init(url: postgres.url(database: name)), logger: .disabled)
-        try await PostgresMigrator(RelayMigrations.all.filter { $0.version < 10 }, logger: .disabled).migrate(database)
+        let database = try await RelayTestDatabase.fresh(prefix: "relay_migration",
+                                                         migrations: RelayMigrations.all.filter { $0.version < 10 })
         try await database.execute("""
             CREATE INDEX CONCURRENTLY IF NOT EXISTS catchup_envelopes_event ON catchup_envelopes (pairing_id, event_id)
             """)

@@ -7,14 +7,17 @@ import TestSupport
 enum RelayTestDatabase {
     /// Creates and migrates a database named `prefix` and a random suffix.
     ///
-    /// - Parameter sessionSettings: settings for each of the client's sessions (the relay's planner settings, say).
-    static func fresh(prefix: String, sessionSettings: [String: String] = [:]) async throws -> PostgresClient {
+    /// - Parameters:
+    ///   - sessionSettings: settings for each of the client's sessions (the relay's planner settings, say).
+    ///   - migrations: the migrations applied (all of them unless a test wants an older schema).
+    static func fresh(prefix: String, sessionSettings: [String: String] = [:],
+                      migrations: [PostgresMigration] = RelayMigrations.all) async throws -> PostgresClient {
         let postgres = try await PostgresTestServer.shared()
         let name = try await StackDatabases.create(prefix: prefix, on: postgres)
         var configuration = try PostgresClient.Configuration(url: postgres.url(database: name))
         configuration.sessionSettings = sessionSettings
         let database = PostgresClient(configuration: configuration, logger: .disabled)
-        try await PostgresMigrator(RelayMigrations.all, logger: .disabled).migrate(database)
+        try await PostgresMigrator(migrations, logger: .disabled).migrate(database)
         return database
     }
 }

@@ -446,8 +446,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
         var cursor: Int64 = 0
         while true {
             let page = try await simulatorPage(since: cursor)
-            let list = page.deliveries
-            for d in list where d.status == 200 {
+            for d in page.deliveries where d.status == 200 {
                 if let id = d.apnsID { all.append(Received(eventID: id, receivedMS: Double(d.receivedAtMS))) }
             }
             cursor = page.next
@@ -456,7 +455,7 @@ final class RelayBench: BenchRun, @unchecked Sendable {
                                                                          the simulator received \(all.count) of \(total) pushes in \
                                                                          \(timeout) s
                                                                          """) }
-            if list.count < 10000 { try await Task.sleep(for: .milliseconds(100)) }
+            if page.deliveries.count < 10000 { try await Task.sleep(for: .milliseconds(100)) }
         }
     }
 

@@ -712,12 +712,8 @@ static void cancel_one(mw_h2_client *c, uint64_t id) {
     }
 }
 
-/* Takes the inbox; `woken` when poll found the wake eventfd readable (one read zeroes its counter, and a wake
- * written after it makes it readable again). Returns 1 when the client is stopping. */
-static int take_inbox(mw_h2_client *c, int woken, uint64_t **cancels, size_t *cancel_count, size_t *cancel_cap) {
-    uint64_t value;
-    if (woken && read(c->wake_fd, &value, sizeof value) < 0) { /* EAGAIN on the first turn only: nothing written yet */
-    }
+/* Takes the inbox. Returns 1 when the client is stopping. */
+static int take_inbox(mw_h2_client *c, uint64_t **cancels, size_t *cancel_count, size_t *cancel_cap) {
     pthread_mutex_lock(&c->lock);
     int stopping = c->stopping;
     list_splice(&c->waiting, &c->inbox);
@@ -771,10 +767,8 @@ static void run(mw_h2_client *c) {
     uint64_t *cancels = NULL;
     size_t cancel_count = 0, cancel_cap = 0;
     uint64_t next_tick = mw_h2_now_ms() + TICK_MS;
-    int woken = 1;
     for (;;) {
-        if (take_inbox(c, woken, &cancels, &cancel_count, &cancel_cap)) break;
-        woken = 0;
+        if (take_inbox(c, &cancels, &cancel_count, &cancel_cap)) break;
         for (size_t i = 0; i < cancel_count; i++) cancel_one(c, cancels[i]);
         uint64_t now = mw_h2_now_ms();
         if (now >= next_tick) {
@@ -850,7 +844,12 @@ static void run(mw_h2_client *c) {
             continue;
         }
         if (!busy) next_tick = mw_h2_now_ms() + TICK_MS;
-        woken = fds[0].revents != 0;
+        if (fds[0].revents & POLLIN) {
+            /* One read zeroes the counter; the next turn takes the inbox, and a wake written after this read makes
+             * the descriptor readable again. */
+            uint64_t value;
+            (void)!read(c->wake_fd, &value, sizeof value);
+        }
         for (size_t i = 1; i < n; i++) {
             if (fds[i].revents || (fd_conns[i]->ssl && fd_conns[i]->state >= C_READY && SSL_pending(fd_conns[i]->ssl) > 0)) {
                 conn_event(c, fd_conns[i], fds[i].revents);
